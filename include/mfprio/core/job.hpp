@@ -1,0 +1,107 @@
+#pragma once
+/// \file
+/// `mfprio::job`, the plain job record the library's own tools use, and `job_traits<J>`,
+/// the one extension point through which every factor reads a job. A scheduler's own job
+/// type works unchanged as long as it has members of the same names, or a specialization of
+/// `job_traits` that says where each field lives.
+
+#include <cstdint>
+#include <span>
+#include <type_traits>
+
+namespace mfprio {
+
+/// Where a job is in its life. Slurm has no "held" state (a held job is pending with
+/// priority 0); we keep it separate so readers can say HELD explicitly.
+enum class job_state : std::uint8_t {
+    pending,    ///< waiting to start
+    held,       ///< pending with priority 0 (user or admin hold)
+    running,    ///< running
+    suspended,  ///< suspended
+    completing, ///< finishing
+    finished,   ///< completed, failed, cancelled, timed out...
+};
+
+/// Sentinel meaning "no value" for 32-bit fields (Slurm's NO_VAL).
+inline constexpr std::uint32_t no_val32 = 0xfffffffeu;
+/// Sentinel meaning "unlimited" for 32-bit fields (Slurm's INFINITE).
+inline constexpr std::uint32_t infinite32 = 0xffffffffu;
+
+/// A job as the priority calculation sees it: dense integer ids into the tables of the
+/// evaluation context, and plain numbers. Names live in the tables, not here.
+struct job {
+    std::uint32_t id = 0;            ///< job id (Slurm JobId)
+    std::uint32_t user = 0;          ///< user id (index into the context's user names)
+    std::uint32_t association = 0;   ///< association index (fair-share and assoc priority)
+    std::uint32_t partition = 0;     ///< partition index (the highest-tier one for multi-partition jobs)
+    std::uint32_t qos = 0;           ///< QOS index (the highest-priority one for multi-QOS jobs)
+    job_state state = job_state::pending;
+    std::int64_t submit_time = 0;    ///< epoch seconds
+    std::int64_t accrue_time = 0;    ///< epoch seconds age accrues from; 0 = not accruing (Slurm accrue_time)
+    std::uint32_t min_nodes = 1;     ///< requested nodes (Slurm details.min_nodes)
+    std::uint32_t cpus = 1;          ///< CPUs (total_cpus, else max_cpus, else min_cpus)
+    std::uint32_t time_limit = no_val32; ///< minutes; no_val32 = none requested; infinite32 = UNLIMITED
+    std::int32_t nice = 0;           ///< nice value, not offset (subtracted from the priority)
+    std::int32_t site_factor = 0;    ///< site factor, not offset (added to the priority)
+    std::uint32_t admin_priority = 0; ///< priority set by an administrator (0 = not set)
+    std::span<const double> tres;    ///< requested TRES counts, indexed by the context's TRES ids (mem in MB)
+    std::span<const std::uint32_t> partitions; ///< all partitions of a multi-partition job (empty = just `partition`)
+    std::span<const std::uint32_t> qos_list;   ///< all QOS of a multi-QOS job (empty = just `qos`)
+};
+
+/// How factors read a job. The primary template reads members of the same names as
+/// `mfprio::job`; specialize it for a job type whose fields are named or stored otherwise.
+/// Every accessor is a template so that a missing member removes the accessor instead of
+/// breaking the whole class: factors are constrained on exactly the accessors they use.
+template <class J>
+struct job_traits {
+#define MFPRIO_DETAIL_JOB_FIELD(field)                                                        \
+    template <class T = J>                                                                    \
+    static constexpr auto field(const T& j) noexcept -> decltype(j.field) { return j.field; }
+    MFPRIO_DETAIL_JOB_FIELD(id)
+    MFPRIO_DETAIL_JOB_FIELD(user)
+    MFPRIO_DETAIL_JOB_FIELD(association)
+    MFPRIO_DETAIL_JOB_FIELD(partition)
+    MFPRIO_DETAIL_JOB_FIELD(qos)
+    MFPRIO_DETAIL_JOB_FIELD(state)
+    MFPRIO_DETAIL_JOB_FIELD(submit_time)
+    MFPRIO_DETAIL_JOB_FIELD(accrue_time)
+    MFPRIO_DETAIL_JOB_FIELD(min_nodes)
+    MFPRIO_DETAIL_JOB_FIELD(cpus)
+    MFPRIO_DETAIL_JOB_FIELD(time_limit)
+    MFPRIO_DETAIL_JOB_FIELD(nice)
+    MFPRIO_DETAIL_JOB_FIELD(site_factor)
+    MFPRIO_DETAIL_JOB_FIELD(admin_priority)
+    MFPRIO_DETAIL_JOB_FIELD(tres)
+    MFPRIO_DETAIL_JOB_FIELD(partitions)
+    MFPRIO_DETAIL_JOB_FIELD(qos_list)
+#undef MFPRIO_DETAIL_JOB_FIELD
+};
+
+/// Concepts naming the job fields a factor reads, one per field, so that a factor's call
+/// operator says exactly what it needs (e.g. `requires has_accrue_time<J>`).
+#define MFPRIO_DETAIL_JOB_CONCEPT(field)                                                      \
+    template <class J>                                                                        \
+    concept has_##field = requires(const J& j) {                                              \
+        { job_traits<J>::field(j) };                                                          \
+    };
+MFPRIO_DETAIL_JOB_CONCEPT(id)
+MFPRIO_DETAIL_JOB_CONCEPT(user)
+MFPRIO_DETAIL_JOB_CONCEPT(association)
+MFPRIO_DETAIL_JOB_CONCEPT(partition)
+MFPRIO_DETAIL_JOB_CONCEPT(qos)
+MFPRIO_DETAIL_JOB_CONCEPT(state)
+MFPRIO_DETAIL_JOB_CONCEPT(submit_time)
+MFPRIO_DETAIL_JOB_CONCEPT(accrue_time)
+MFPRIO_DETAIL_JOB_CONCEPT(min_nodes)
+MFPRIO_DETAIL_JOB_CONCEPT(cpus)
+MFPRIO_DETAIL_JOB_CONCEPT(time_limit)
+MFPRIO_DETAIL_JOB_CONCEPT(nice)
+MFPRIO_DETAIL_JOB_CONCEPT(site_factor)
+MFPRIO_DETAIL_JOB_CONCEPT(admin_priority)
+MFPRIO_DETAIL_JOB_CONCEPT(tres)
+MFPRIO_DETAIL_JOB_CONCEPT(partitions)
+MFPRIO_DETAIL_JOB_CONCEPT(qos_list)
+#undef MFPRIO_DETAIL_JOB_CONCEPT
+
+} // namespace mfprio

@@ -1,0 +1,8 @@
+#pragma once
+/// \file
+/// Library version: MFPRIO_VERSION is major * 10000 + minor * 100 + patch.
+
+#define MFPRIO_VERSION_MAJOR 0
+#define MFPRIO_VERSION_MINOR 1
+#define MFPRIO_VERSION_PATCH 0
+#define MFPRIO_VERSION (MFPRIO_VERSION_MAJOR * 10000 + MFPRIO_VERSION_MINOR * 100 + MFPRIO_VERSION_PATCH)
