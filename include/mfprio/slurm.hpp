@@ -3,6 +3,7 @@
 /// Everything Slurm: factors, context, the multifactor engine, priority arrays, ordering.
 #include <mfprio/slurm/age.hpp>
 #include <mfprio/slurm/association.hpp>
+#include <mfprio/slurm/cluster.hpp>
 #include <mfprio/slurm/context.hpp>
 #include <mfprio/slurm/fairshare.hpp>
 #include <mfprio/slurm/flags.hpp>

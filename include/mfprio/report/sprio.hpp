@@ -1,0 +1,464 @@
+#pragma once
+/// \file
+/// What Slurm's `sprio` prints, from an mfprio Slurm engine: the rows (one per job x
+/// partition x QOS entry, weighted factors per entry), the format language `%[.][size]type`
+/// with Slurm's own justification rule (a leading `.` right-justifies, no dot
+/// left-justifies and cuts at the width), the default formats chosen by the non-zero
+/// weights, `-l`, `-n`, `-w`, `-o`, `-h`, the `-j/-u/-p` filters, `-S` sort keys, and a
+/// plain-language `--explain` of one job.
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <mfprio/core/job.hpp>
+#include <mfprio/slurm/cluster.hpp>
+#include <mfprio/slurm/flags.hpp>
+#include <mfprio/slurm/multifactor.hpp>
+
+namespace mfprio::report {
+
+/// One weighted TRES of a row, as sprio's %T/%t show it.
+struct sprio_tres {
+    std::string name;   ///< e.g. "cpu", "mem", "gres/gpu"
+    double weighted = 0; ///< factor x weight
+    double weight = 0;   ///< the PriorityWeightTRES weight
+};
+
+/// One sprio row: a job's (partition, QOS) entry with weighted factors.
+struct sprio_row {
+    std::uint32_t job_id = 0;
+    std::string partition, user, account, qos;
+    std::uint32_t direct_priority = 0; ///< administrator-set priority (factors print 0)
+    slurm::weighted_factors factors{};
+    std::vector<sprio_tres> tres;      ///< weighted TRES with a non-zero value, in TRES id order
+    std::int64_t site = 0, nice = 0;
+
+    /// sprio's client-side PRIORITY: age + assoc + fs + js + part + qos + site - nice, then
+    /// each non-zero weighted TRES in turn, floored at 1, no upper clamp, no INCR_ONLY; the
+    /// set priority for direct-set jobs.
+    [[nodiscard]] double priority() const noexcept {
+        if (direct_priority > 0) return static_cast<double>(direct_priority);
+        const auto& f = factors;
+        double p = f.age + f.assoc + f.fairshare + f.job_size + f.part + f.qos_term +
+                   static_cast<double>(site) - static_cast<double>(nice);
+        for (const auto& t : tres) p += t.weighted;
+        if (p < 1) p = 1;
+        return p;
+    }
+};
+
+/// The weights sprio knows (from slurm.conf).
+struct sprio_weights {
+    slurm::weights w{};
+    std::string tres_text; ///< PriorityWeightTRES as written (empty = unset)
+};
+
+/// Which jobs sprio lists (`_foreach_priority_factor_job`): pending jobs (running and
+/// suspended ones too under CALCULATE_RUNNING) whose start of accrual (submit time under
+/// ACCRUE_ALWAYS, else the eligible time) is set and not in the future, that are not held
+/// and that have a partition.
+template <class J>
+[[nodiscard]] bool listed_by_sprio(const J& j, const slurm::context& c, slurm::priority_flags flags) {
+    if (!slurm::recalculated_periodically(j, flags)) return false;
+    if (job_traits<J>::state(j) == job_state::held) return false;
+    const std::int64_t use = flags.has(slurm::priority_flag::accrue_always)
+        ? static_cast<std::int64_t>(job_traits<J>::submit_time(j))
+        : static_cast<std::int64_t>(job_traits<J>::accrue_time(j));
+    if (use == 0 || use > c.now) return false;
+    return c.partition(static_cast<std::uint32_t>(job_traits<J>::partition(j))) != nullptr;
+}
+
+/// Builds sprio's rows for `jobs`: one per (partition, QOS) entry of each listed job, in
+/// the job's partition-then-QOS order. `user_names` maps job user ids to names.
+template <slurm::slurm_engine E>
+[[nodiscard]] std::vector<sprio_row> sprio_rows(const E& e, const slurm::cluster& cl, std::span<const job> jobs,
+                                                const slurm::context& c, slurm::priority_flags flags,
+                                                std::span<const std::string> user_names) {
+    std::vector<sprio_row> rows;
+    const auto& tres = e.template term_of<slurm::tres_factor>().factor;
+    for (const job& j : jobs) {
+        if (!listed_by_sprio(j, c, flags)) continue;
+        const auto parts = slurm::job_partitions(j);
+        const auto qos = slurm::job_qos_list(j);
+        const std::size_t np = parts.empty() ? 1 : parts.size();
+        const std::size_t nq = qos.empty() ? 1 : qos.size();
+        for (std::size_t pi = 0; pi < np; ++pi) {
+            const std::uint32_t p = parts.empty() ? j.partition : parts[pi];
+            for (std::size_t qi = 0; qi < nq; ++qi) {
+                const std::uint32_t q = qos.empty() ? j.qos : qos[qi];
+                sprio_row r;
+                r.job_id = j.id;
+                r.partition = p < cl.partition_names().size() ? cl.partition_names()[p] : std::string();
+                r.qos = q < cl.qos_names().size() ? cl.qos_names()[q] : std::string();
+                r.user = j.user < user_names.size() ? user_names[j.user] : std::to_string(j.user);
+                r.account = j.association < cl.assoc_accounts().size() ? cl.assoc_accounts()[j.association] : std::string();
+                r.direct_priority = j.admin_priority;
+                r.site = j.site_factor;
+                r.nice = j.nice;
+                if (j.admin_priority == 0) {
+                    r.factors = slurm::breakdown(e, j, c, p, q);
+                    if (tres.count != 0)
+                        tres.each(j, p, c, [&](const slurm::tres_weight_entry& te, double, double weighted) {
+                            if (weighted != 0.0)
+                                r.tres.push_back({te.id < cl.tres_names().size() ? cl.tres_names()[te.id] : "?",
+                                                  weighted, te.weight});
+                        });
+                }
+                rows.push_back(std::move(r));
+            }
+        }
+    }
+    return rows;
+}
+
+/// sprio's command-line choices.
+struct sprio_options {
+    bool long_list = false;   ///< -l
+    bool normalized = false;  ///< -n
+    bool weights = false;     ///< -w
+    bool no_header = false;   ///< -h
+    std::string format;       ///< -o (empty: the default format)
+    std::string sort = "i";   ///< -S
+    std::vector<std::uint32_t> jobs;       ///< -j
+    std::vector<std::string> users;        ///< -u
+    std::vector<std::string> partitions;   ///< -p
+};
+
+/// One field of a parsed format: its type letter, width, justification and the literal
+/// text that follows it. The type '\0' is the leading literal text.
+struct sprio_field {
+    char type = '\0';
+    int width = 0;
+    bool right = false;
+    std::string suffix;
+};
+
+/// The default format sprio chooses (sprio.c): short forms include only the factors whose
+/// weight is non-zero (TRES when PriorityWeightTRES is set).
+[[nodiscard]] inline std::string sprio_default_format(const sprio_options& o, const sprio_weights& w) {
+    if (o.normalized) {
+        if (o.long_list) return "%.15i %9r %.8u %.8o %10y %10a %10b %10f %10j %10p %10n %10q %20t";
+        std::string f = "%.15i %9r";
+        if (!o.users.empty()) f += " %.8u";
+        f += " %10y";
+        if (w.w.age) f += " %10a";
+        if (w.w.assoc) f += " %10b";
+        if (w.w.fairshare) f += " %10f";
+        if (w.w.job_size) f += " %10j";
+        if (w.w.partition) f += " %10p";
+        if (w.w.qos) f += " %10q";
+        if (!w.tres_text.empty()) f += " %20t";
+        return f;
+    }
+    if (o.long_list) return "%.15i %9r %.8u %.8o %.10Y %.10S %.10A %.10B %.10F %.10J %.10P %.10n %.10Q %.11N %.20T";
+    std::string f = "%.15i %9r";
+    if (!o.users.empty()) f += " %.8u";
+    f += " %.10Y %.10S";
+    if (w.w.age) f += " %.10A";
+    if (w.w.assoc) f += " %.10B";
+    if (w.w.fairshare) f += " %.10F";
+    if (w.w.job_size) f += " %.10J";
+    if (w.w.partition) f += " %.10P";
+    if (w.w.qos) f += " %.10Q";
+    if (!w.tres_text.empty()) f += " %.20T";
+    return f;
+}
+
+/// Parses a sprio format. Returns an error sentence for an unknown field letter.
+[[nodiscard]] inline std::optional<std::string> parse_sprio_format(std::string_view fmt, std::vector<sprio_field>& out) {
+    static constexpr std::string_view known = "aAbBcfFiJjnNopPqQrsStTuyY";
+    out.clear();
+    std::size_t i = 0;
+    sprio_field lead;
+    while (i < fmt.size() && fmt[i] != '%') lead.suffix += fmt[i++];
+    if (!lead.suffix.empty()) out.push_back(lead);
+    while (i < fmt.size()) {
+        ++i; // '%'
+        sprio_field f;
+        if (i < fmt.size() && fmt[i] == '.') {
+            f.right = true;
+            ++i;
+        }
+        while (i < fmt.size() && fmt[i] >= '0' && fmt[i] <= '9') {
+            f.width = f.width * 10 + (fmt[i] - '0');
+            if (f.width > 4096) return std::string("field width too large in format \"") + std::string(fmt) + '"';
+            ++i;
+        }
+        if (i >= fmt.size()) return std::string("format ends in the middle of a field: \"") + std::string(fmt) + '"';
+        f.type = fmt[i++];
+        if (known.find(f.type) == std::string_view::npos)
+            return std::string("Invalid job format specification: ") + f.type;
+        while (i < fmt.size() && fmt[i] != '%') f.suffix += fmt[i++];
+        out.push_back(std::move(f));
+    }
+    return std::nullopt;
+}
+
+namespace detail {
+
+/// Slurm's `_print_str` with cut_output: right-justified "%*s" then cut to the width;
+/// left-justified "%.*s" (cut) then padded; width 0 prints as is.
+inline void put_str(std::string& out, std::string_view s, int width, bool right) {
+    if (width <= 0) {
+        out += s;
+        return;
+    }
+    const auto w = static_cast<std::size_t>(width);
+    if (right) {
+        std::string padded = s.size() < w ? std::string(w - s.size(), ' ') + std::string(s) : std::string(s);
+        out += padded.substr(0, w);
+    } else {
+        const std::string_view cut = s.substr(0, std::min(s.size(), w));
+        out += cut;
+        out.append(w - cut.size(), ' ');
+    }
+}
+
+inline std::string fmt_double(const char* f, double v) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, f, v);
+    return buf;
+}
+
+inline void put_int(std::string& out, double v, int width, bool right) { put_str(out, fmt_double("%.0f", v), width, right); }
+inline void put_norm(std::string& out, double v, int width, bool right) { put_str(out, fmt_double("%.7f", v), width, right); }
+
+inline void put_header(std::string& out, const sprio_field& f) {
+    std::string_view h;
+    switch (f.type) {
+    case 'a': case 'A': h = "AGE"; break;
+    case 'b': case 'B': h = "ASSOC"; break;
+    case 'c': h = "CLUSTER"; break;
+    case 'f': case 'F': h = "FAIRSHARE"; break;
+    case 'i': h = "JOBID"; break;
+    case 'j': case 'J': h = "JOBSIZE"; break;
+    case 'n': h = "QOSNAME"; break;
+    case 'N': h = "NICE"; break;
+    case 'o': h = "ACCOUNT"; break;
+    case 'p': case 'P': h = "PARTITION"; break;
+    case 'q': case 'Q': h = "QOS"; break;
+    case 'r': h = "PARTITION"; break;
+    case 's': h = "SLUID"; break;
+    case 'S': h = "SITE"; break;
+    case 't': case 'T': h = "TRES"; break;
+    case 'u': h = "USER"; break;
+    case 'y': case 'Y': h = "PRIORITY"; break;
+    default: break;
+    }
+    put_str(out, h, f.width, f.right);
+}
+
+inline void put_weights(std::string& out, const sprio_field& f, const sprio_weights& w, std::string_view cluster) {
+    switch (f.type) {
+    case 'a': case 'A': put_int(out, w.w.age, f.width, f.right); break;
+    case 'b': case 'B': put_int(out, w.w.assoc, f.width, f.right); break;
+    case 'f': case 'F': put_int(out, w.w.fairshare, f.width, f.right); break;
+    case 'j': case 'J': put_int(out, w.w.job_size, f.width, f.right); break;
+    case 'p': case 'P': put_int(out, w.w.partition, f.width, f.right); break;
+    case 'q': case 'Q': put_int(out, w.w.qos, f.width, f.right); break;
+    case 'S': put_int(out, 1, f.width, f.right); break;
+    case 'i': put_str(out, "Weights", f.width, f.right); break;
+    case 'T': put_str(out, w.tres_text, f.width, f.right); break;
+    case 'c': put_str(out, cluster, f.width, f.right); break;
+    default: put_str(out, "", f.width, f.right); break;
+    }
+}
+
+inline void put_value(std::string& out, const sprio_field& f, const sprio_row& r, const sprio_weights& w,
+                      std::string_view cluster) {
+    const bool direct = r.direct_priority > 0;
+    const auto& x = r.factors;
+    const auto weighted = [&](double v) { put_int(out, direct ? 0.0 : v, f.width, f.right); };
+    const auto norm = [&](double v, std::uint32_t weight) {
+        if (direct) put_int(out, 0.0, f.width, f.right);
+        else put_norm(out, weight ? v / weight : 0.0, f.width, f.right);
+    };
+    switch (f.type) {
+    case 'A': weighted(x.age); break;
+    case 'a': norm(x.age, w.w.age); break;
+    case 'B': weighted(x.assoc); break;
+    case 'b': norm(x.assoc, w.w.assoc); break;
+    case 'F': weighted(x.fairshare); break;
+    case 'f': norm(x.fairshare, w.w.fairshare); break;
+    case 'J': weighted(x.job_size); break;
+    case 'j': norm(x.job_size, w.w.job_size); break;
+    case 'P': weighted(x.part); break;
+    case 'p': norm(x.part, w.w.partition); break;
+    case 'Q': weighted(x.qos_term); break;
+    case 'q': norm(x.qos_term, w.w.qos); break;
+    case 'S': weighted(static_cast<double>(r.site)); break;
+    case 'N': weighted(static_cast<double>(r.nice)); break;
+    case 'c': put_str(out, cluster, f.width, f.right); break;
+    case 'i': put_str(out, std::to_string(r.job_id), f.width, f.right); break;
+    case 'n': put_str(out, r.qos, f.width, f.right); break;
+    case 'o': put_str(out, r.account, f.width, f.right); break;
+    case 'r': put_str(out, r.partition, f.width, f.right); break;
+    case 's': put_str(out, "", f.width, f.right); break;
+    case 'u': put_str(out, r.user, f.width, f.right); break;
+    case 'Y': put_str(out, std::to_string(static_cast<long long>(r.priority())), f.width, f.right); break;
+    case 'y':
+        put_str(out, fmt_double("%16.14f", direct ? r.priority() : r.priority() / 4294967295.0), f.width, f.right);
+        break;
+    case 'T':
+    case 't': {
+        std::string s;
+        if (!direct)
+            for (const auto& t : r.tres) {
+                if (!s.empty()) s += ',';
+                s += t.name;
+                s += '=';
+                s += f.type == 'T' ? fmt_double("%.0f", t.weighted) : fmt_double("%.2f", t.weighted / t.weight);
+            }
+        put_str(out, s, f.width, f.right);
+        break;
+    }
+    default: put_str(out, "", f.width, f.right); break;
+    }
+}
+
+inline int compare_double(double a, double b) {
+    const double d = a - b;
+    if (d > -1e-6 && d < 1e-6) return 0; // Slurm's fuzzy_equal
+    return a < b ? -1 : 1;
+}
+
+} // namespace detail
+
+/// The outcome of rendering: the text, or an error sentence for a bad format or sort key.
+struct sprio_output {
+    std::string text;
+    std::string error; ///< non-empty on a usage error
+};
+
+/// Renders sprio's output for `rows` (already built by `sprio_rows`).
+[[nodiscard]] inline sprio_output render_sprio(std::vector<sprio_row> rows, const sprio_weights& w,
+                                               const sprio_options& o, std::string_view cluster = {}) {
+    sprio_output res;
+    std::vector<sprio_field> fields;
+    const std::string fmt = o.format.empty() ? sprio_default_format(o, w) : o.format;
+    if (auto err = parse_sprio_format(fmt, fields)) {
+        res.error = *err;
+        return res;
+    }
+    // Filters (-j, -u, -p): the controller filters by job id, user and partition entry.
+    std::erase_if(rows, [&](const sprio_row& r) {
+        if (!o.jobs.empty() && std::find(o.jobs.begin(), o.jobs.end(), r.job_id) == o.jobs.end()) return true;
+        if (!o.users.empty() && std::find(o.users.begin(), o.users.end(), r.user) == o.users.end()) return true;
+        if (!o.partitions.empty() && std::find(o.partitions.begin(), o.partitions.end(), r.partition) == o.partitions.end())
+            return true;
+        return false;
+    });
+    const auto line = [&](auto&& put) {
+        for (const auto& f : fields) {
+            if (f.type != '\0') put(f);
+            res.text += f.suffix;
+        }
+        res.text += '\n';
+    };
+    if (!o.weights && !o.jobs.empty() && rows.empty()) {
+        res.text = "Unable to find jobs matching user/id(s) specified\n";
+        return res;
+    }
+    if (!o.no_header) line([&](const sprio_field& f) { detail::put_header(res.text, f); });
+    if (o.weights) {
+        line([&](const sprio_field& f) { detail::put_weights(res.text, f, w, cluster); });
+        return res;
+    }
+    // -S: keys applied from the last to the first, each a stable sort; '-' descends.
+    for (std::size_t k = o.sort.size(); k-- > 0;) {
+        const char c = o.sort[k];
+        if (c == ',' || c == '-' || c == '+') continue;
+        const bool desc = k > 0 && o.sort[k - 1] == '-';
+        int (*cmp)(const sprio_row&, const sprio_row&) = nullptr;
+        switch (c) {
+        case 'c': cmp = [](const sprio_row&, const sprio_row&) { return 0; }; break;
+        case 'i': cmp = [](const sprio_row& a, const sprio_row& b) { return a.job_id < b.job_id ? -1 : a.job_id > b.job_id; }; break;
+        case 'N': cmp = [](const sprio_row& a, const sprio_row& b) { return a.nice < b.nice ? -1 : a.nice > b.nice; }; break;
+        case 'r': cmp = [](const sprio_row& a, const sprio_row& b) { return a.partition.compare(b.partition); }; break;
+        case 'u': cmp = [](const sprio_row& a, const sprio_row& b) { return a.user.compare(b.user); }; break;
+        case 'a': case 'A': cmp = [](const sprio_row& a, const sprio_row& b) { return detail::compare_double(a.factors.age, b.factors.age); }; break;
+        case 'f': case 'F': cmp = [](const sprio_row& a, const sprio_row& b) { return detail::compare_double(a.factors.fairshare, b.factors.fairshare); }; break;
+        case 'j': case 'J': cmp = [](const sprio_row& a, const sprio_row& b) { return detail::compare_double(a.factors.job_size, b.factors.job_size); }; break;
+        case 'p': case 'P': cmp = [](const sprio_row& a, const sprio_row& b) { return detail::compare_double(a.factors.part, b.factors.part); }; break;
+        case 'q': case 'Q': cmp = [](const sprio_row& a, const sprio_row& b) { return detail::compare_double(a.factors.qos_term, b.factors.qos_term); }; break;
+        case 't': case 'T': cmp = [](const sprio_row& a, const sprio_row& b) {
+            double x = 0, y = 0;
+            for (const auto& t : a.tres) x += t.weighted;
+            for (const auto& t : b.tres) y += t.weighted;
+            return detail::compare_double(x, y);
+        }; break;
+        case 'y': case 'Y': cmp = [](const sprio_row& a, const sprio_row& b) { return detail::compare_double(a.priority(), b.priority()); }; break;
+        default:
+            res.text.clear();
+            res.error = std::string("Invalid sort specification: ") + c;
+            return res;
+        }
+        std::stable_sort(rows.begin(), rows.end(), [&](const sprio_row& a, const sprio_row& b) {
+            const int v = cmp(a, b);
+            return desc ? v > 0 : v < 0;
+        });
+    }
+    for (const auto& r : rows) line([&](const sprio_field& f) { detail::put_value(res.text, f, r, w, cluster); });
+    return res;
+}
+
+/// A plain-language breakdown of one sprio row: each factor's raw value, weight, weighted
+/// contribution, share of the total, and the slurm.conf parameter behind it.
+[[nodiscard]] inline std::string render_explain(const sprio_row& r, const sprio_weights& w) {
+    std::string out;
+    char buf[256];
+    std::snprintf(buf, sizeof buf, "Job %u in partition %s with QOS %s (user %s, account %s)\n", r.job_id,
+                  r.partition.c_str(), r.qos.c_str(), r.user.c_str(), r.account.c_str());
+    out += buf;
+    const double total = r.priority();
+    if (r.direct_priority > 0) {
+        std::snprintf(buf, sizeof buf,
+                      "  Priority %u was set by an administrator (scontrol update priority=N): no factor applies.\n",
+                      r.direct_priority);
+        return out + buf;
+    }
+    out += "  factor      raw value  x weight  = contribution   share  set by\n";
+    const auto line = [&](const char* name, double weighted, double weight, const char* param) {
+        const double raw = weight != 0 ? weighted / weight : 0.0;
+        const double share = total != 0 ? 100.0 * weighted / total : 0.0;
+        std::snprintf(buf, sizeof buf, "  %-10s %10.7f x %8.0f = %12.2f  %5.1f%%  %s\n", name, raw, weight, weighted,
+                      share, param);
+        out += buf;
+    };
+    const auto& f = r.factors;
+    line("age", f.age, w.w.age, "PriorityWeightAge, PriorityMaxAge");
+    line("assoc", f.assoc, w.w.assoc, "PriorityWeightAssoc, association Priority");
+    line("fairshare", f.fairshare, w.w.fairshare, "PriorityWeightFairshare (sshare FairShare)");
+    line("jobsize", f.job_size, w.w.job_size, "PriorityWeightJobSize, PriorityFavorSmall");
+    line("partition", f.part, w.w.partition, "PriorityWeightPartition, partition PriorityJobFactor");
+    line("qos", f.qos_term, w.w.qos, "PriorityWeightQOS, QOS Priority");
+    for (const auto& t : r.tres) {
+        const std::string label = "tres " + t.name;
+        line(label.c_str(), t.weighted, t.weight, "PriorityWeightTRES, partition TRES totals");
+    }
+    std::snprintf(buf, sizeof buf, "  %-10s %10s   %8s   %12.2f  %5.1f%%  %s\n", "site", "", "",
+                  static_cast<double>(r.site), total != 0 ? 100.0 * static_cast<double>(r.site) / total : 0.0,
+                  "scontrol update sitefactor=N (added as is)");
+    out += buf;
+    std::snprintf(buf, sizeof buf, "  %-10s %10s   %8s   %12.2f  %5.1f%%  %s\n", "nice", "", "",
+                  -static_cast<double>(r.nice), total != 0 ? -100.0 * static_cast<double>(r.nice) / total : 0.0,
+                  "sbatch --nice (subtracted)");
+    out += buf;
+    const double raw_sum = f.scalar_sum();
+    std::snprintf(buf, sizeof buf, "  total %.2f -> priority %lld", raw_sum, static_cast<long long>(total));
+    out += buf;
+    if (raw_sum < 1) out += " (raised to 1: priority 0 is reserved for held jobs)";
+    if (total > 4294967295.0)
+        out += " (above 2^32-1: slurmctld clamps the job's priority to 4294967295; sprio shows the sum)";
+    out += "\n";
+    return out;
+}
+
+} // namespace mfprio::report
