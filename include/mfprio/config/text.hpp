@@ -1,0 +1,232 @@
+#pragma once
+/// \file
+/// Small text helpers shared by the readers in `mfprio::config`: trimming, ASCII
+/// case-insensitive comparison, splitting, whole-string number parsing (std::from_chars,
+/// no locale, no exceptions), loading a file, and building an `input_error`.
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <limits>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include <mfprio/core/expected.hpp>
+
+namespace mfprio::config {
+
+/// True for the ASCII white-space characters (space, tab, CR, LF, VT, FF).
+[[nodiscard]] constexpr bool is_space(char c) noexcept {
+    return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f';
+}
+
+/// True for '0'..'9'.
+[[nodiscard]] constexpr bool is_digit(char c) noexcept { return c >= '0' && c <= '9'; }
+
+/// ASCII lower-case of one character (other bytes unchanged).
+[[nodiscard]] constexpr char to_lower(char c) noexcept {
+    return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
+}
+
+/// ASCII lower-case copy of a string.
+[[nodiscard]] inline std::string to_lower(std::string_view s) {
+    std::string out(s);
+    for (char& c : out) c = to_lower(c);
+    return out;
+}
+
+/// `s` without leading white space.
+[[nodiscard]] constexpr std::string_view trim_left(std::string_view s) noexcept {
+    std::size_t i = 0;
+    while (i < s.size() && is_space(s[i])) ++i;
+    return s.substr(i);
+}
+
+/// `s` without trailing white space.
+[[nodiscard]] constexpr std::string_view trim_right(std::string_view s) noexcept {
+    std::size_t n = s.size();
+    while (n > 0 && is_space(s[n - 1])) --n;
+    return s.substr(0, n);
+}
+
+/// `s` without leading and trailing white space.
+[[nodiscard]] constexpr std::string_view trim(std::string_view s) noexcept {
+    return trim_right(trim_left(s));
+}
+
+/// ASCII case-insensitive equality.
+[[nodiscard]] constexpr bool iequals(std::string_view a, std::string_view b) noexcept {
+    if (a.size() != b.size()) return false;
+    for (std::size_t i = 0; i < a.size(); ++i)
+        if (to_lower(a[i]) != to_lower(b[i])) return false;
+    return true;
+}
+
+/// ASCII case-insensitive prefix test.
+[[nodiscard]] constexpr bool istarts_with(std::string_view s, std::string_view prefix) noexcept {
+    return s.size() >= prefix.size() && iequals(s.substr(0, prefix.size()), prefix);
+}
+
+/// ASCII case-insensitive substring test (like Slurm's xstrcasestr() != NULL).
+[[nodiscard]] constexpr bool icontains(std::string_view haystack, std::string_view needle) noexcept {
+    if (needle.empty()) return true;
+    if (needle.size() > haystack.size()) return false;
+    for (std::size_t i = 0; i + needle.size() <= haystack.size(); ++i)
+        if (iequals(haystack.substr(i, needle.size()), needle)) return true;
+    return false;
+}
+
+/// Splits `s` on every `sep`; n separators give n+1 pieces (empty pieces kept).
+[[nodiscard]] inline std::vector<std::string_view> split(std::string_view s, char sep) {
+    std::vector<std::string_view> out;
+    std::size_t start = 0;
+    for (;;) {
+        const std::size_t pos = s.find(sep, start);
+        if (pos == std::string_view::npos) {
+            out.push_back(s.substr(start));
+            return out;
+        }
+        out.push_back(s.substr(start, pos - start));
+        start = pos + 1;
+    }
+}
+
+/// Parses a whole string of decimal digits (no sign, no spaces) as an unsigned integer
+/// of type T; nullopt if anything else is there or the value does not fit.
+template <class T>
+    requires std::is_unsigned_v<T>
+[[nodiscard]] std::optional<T> parse_unsigned(std::string_view s) noexcept {
+    if (s.empty() || !is_digit(s.front())) return std::nullopt;
+    T value{};
+    const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
+    if (ec != std::errc{} || ptr != s.data() + s.size()) return std::nullopt;
+    return value;
+}
+
+/// Parses a whole string `[-+]digits` as a signed integer of type T; nullopt if anything
+/// else is there or the value does not fit.
+template <class T>
+    requires std::is_signed_v<T> && std::is_integral_v<T>
+[[nodiscard]] std::optional<T> parse_signed(std::string_view s) noexcept {
+    if (!s.empty() && s.front() == '+') s.remove_prefix(1);
+    if (s.empty()) return std::nullopt;
+    const std::size_t first_digit = (s.front() == '-') ? 1 : 0;
+    if (first_digit >= s.size() || !is_digit(s[first_digit])) return std::nullopt;
+    T value{};
+    const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
+    if (ec != std::errc{} || ptr != s.data() + s.size()) return std::nullopt;
+    return value;
+}
+
+/// Parses a whole string as a finite double (`1`, `-0.25`, `1e3`; no leading '+', no
+/// spaces, no inf/nan); nullopt otherwise.
+[[nodiscard]] inline std::optional<double> parse_double(std::string_view s) noexcept {
+    if (s.empty()) return std::nullopt;
+    // from_chars would accept "inf"/"nan": require a digit or '.' after an optional '-'.
+    const std::size_t i = (s.front() == '-') ? 1 : 0;
+    if (i >= s.size() || !(is_digit(s[i]) || s[i] == '.')) return std::nullopt;
+    double value = 0.0;
+    const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
+    if (ec != std::errc{} || ptr != s.data() + s.size() || !std::isfinite(value))
+        return std::nullopt;
+    return value;
+}
+
+/// Parses the longest leading finite double of `s` (like strtod without the locale);
+/// returns the value and the number of characters used, or nullopt if `s` does not start
+/// with a number.
+[[nodiscard]] inline std::optional<std::pair<double, std::size_t>> parse_double_prefix(
+    std::string_view s) noexcept {
+    if (s.empty()) return std::nullopt;
+    const std::size_t i = (s.front() == '-') ? 1 : 0;
+    if (i >= s.size() || !(is_digit(s[i]) || s[i] == '.')) return std::nullopt;
+    double value = 0.0;
+    const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
+    if (ec != std::errc{} || !std::isfinite(value)) return std::nullopt;
+    return std::pair<double, std::size_t>{value, static_cast<std::size_t>(ptr - s.data())};
+}
+
+/// Builds an `input_error` (the readers' one way of reporting bad input).
+[[nodiscard]] inline input_error make_error(std::string_view file, std::size_t line,
+                                            std::size_t column, std::string_view key,
+                                            std::string message) {
+    input_error e;
+    e.file = std::string(file);
+    e.line = line;
+    e.column = column;
+    e.key = std::string(key);
+    e.message = std::move(message);
+    return e;
+}
+
+/// The whole content of the file at `path`, or an `input_error` ("cannot open file" /
+/// "cannot read file") naming it.
+[[nodiscard]] inline expected<std::string> read_text_file(const std::string& path) {
+    std::FILE* f = std::fopen(path.c_str(), "rb");
+    if (f == nullptr) return make_error(path, 0, 0, {}, "cannot open file");
+    std::string out;
+    char buffer[65536];
+    for (;;) {
+        const std::size_t n = std::fread(buffer, 1, sizeof buffer, f);
+        out.append(buffer, n);
+        if (n < sizeof buffer) break;
+    }
+    const bool failed = std::ferror(f) != 0;
+    std::fclose(f);
+    if (failed) return make_error(path, 0, 0, {}, "cannot read file");
+    return out;
+}
+
+namespace detail {
+
+/// One line of a text: its content (without the end of line, without a trailing CR) and
+/// its 1-based number.
+struct text_line {
+    std::string_view text;
+    std::size_t number = 0;
+};
+
+/// Splits a text into lines on '\n', dropping one trailing '\r' per line. A final line
+/// without '\n' counts; an empty text has no lines.
+[[nodiscard]] inline std::vector<text_line> split_lines(std::string_view text) {
+    std::vector<text_line> out;
+    std::size_t start = 0;
+    std::size_t number = 1;
+    while (start < text.size()) {
+        std::size_t end = text.find('\n', start);
+        const std::size_t next = (end == std::string_view::npos) ? text.size() : end + 1;
+        if (end == std::string_view::npos) end = text.size();
+        std::string_view line = text.substr(start, end - start);
+        if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+        out.push_back({line, number});
+        ++number;
+        start = next;
+    }
+    return out;
+}
+
+/// "'text'" for messages, shortened when very long.
+[[nodiscard]] inline std::string quote(std::string_view s) {
+    constexpr std::size_t max_len = 60;
+    std::string out = "'";
+    if (s.size() > max_len) {
+        out.append(s.substr(0, max_len));
+        out += "...";
+    } else {
+        out.append(s);
+    }
+    out += '\'';
+    return out;
+}
+
+} // namespace detail
+
+} // namespace mfprio::config

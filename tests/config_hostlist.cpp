@@ -1,0 +1,75 @@
+// Tests for mfprio/config/hostlist.hpp (Slurm hostlist expressions as in NodeName= and
+// Nodes=; zero padding from the width of the range start).
+#include <doctest/doctest.h>
+
+#include <mfprio/config/hostlist.hpp>
+
+#include <string>
+#include <vector>
+
+using namespace mfprio::config;
+using hosts = std::vector<std::string>;
+
+TEST_CASE("config: hostlist plain names and ranges") {
+    CHECK(*expand_hostlist("gpu01,gpu02") == hosts{"gpu01", "gpu02"});
+    CHECK(*expand_hostlist("n[1-3]") == hosts{"n1", "n2", "n3"});
+    CHECK(*expand_hostlist("n[8-10]") == hosts{"n8", "n9", "n10"});
+    CHECK(*expand_hostlist("n[098-101]") == hosts{"n098", "n099", "n100", "n101"});
+    CHECK(*expand_hostlist("n[001-003,200]") == hosts{"n001", "n002", "n003", "n200"});
+    CHECK(*expand_hostlist("[1-2]") == hosts{"1", "2"});
+    CHECK(*expand_hostlist("n[5]") == hosts{"n5"});
+    CHECK(*expand_hostlist("a,,b, c") == hosts{"a", "b", "c"});
+    CHECK(expand_hostlist("")->empty());
+    const auto big = expand_hostlist("n[001-100,200]");
+    REQUIRE(big);
+    REQUIRE(big->size() == 101);
+    CHECK(big->front() == "n001");
+    CHECK((*big)[99] == "n100");
+    CHECK(big->back() == "n200");
+}
+
+TEST_CASE("config: hostlist several bracket groups form a cartesian product") {
+    CHECK(*expand_hostlist("a[1-2]b[3-4]") == hosts{"a1b3", "a1b4", "a2b3", "a2b4"});
+    CHECK(*expand_hostlist("rack[1-2]-n[01-02],login") ==
+          hosts{"rack1-n01", "rack1-n02", "rack2-n01", "rack2-n02", "login"});
+    CHECK(*expand_hostlist("n[1-2]-ib") == hosts{"n1-ib", "n2-ib"});
+}
+
+TEST_CASE("config: hostlist errors name the column") {
+    struct row {
+        const char* text;
+        const char* message;
+        std::size_t column;
+    };
+    const row rows[] = {
+        {"n[1-3", "unbalanced '['", 2},
+        {"n1-3]", "unbalanced ']'", 5},
+        {"a,n[1-[2]]", "nested '['", 4},
+        {"n[]", "empty '[]'", 2},
+        {"n[3-1]", "reversed range", 3},
+        {"n[a-c]", "non-numeric range", 3},
+        {"n[1-2,x]", "non-numeric range", 7},
+        {"n[1,,2]", "empty range", 5},
+        {"n[1-]", "non-numeric range", 3},
+    };
+    for (const auto& r : rows) {
+        CAPTURE(r.text);
+        const auto h = expand_hostlist(r.text);
+        REQUIRE_FALSE(h);
+        CHECK(h.error().message.find(r.message) != std::string::npos);
+        CHECK(h.error().column == r.column);
+    }
+}
+
+TEST_CASE("config: hostlist refuses absurd sizes") {
+    const auto h = expand_hostlist("n[0-1000000]");
+    REQUIRE_FALSE(h);
+    CHECK(h.error().message.find("more than 1000000 hosts") != std::string::npos);
+    const auto product = expand_hostlist("a[1-1000]b[1-1001]");
+    REQUIRE_FALSE(product);
+    CHECK(product.error().message.find("more than 1000000 hosts") != std::string::npos);
+    const auto small = expand_hostlist("n[1-5]", 4);
+    REQUIRE_FALSE(small);
+    CHECK(small.error().message.find("more than 4 hosts") != std::string::npos);
+    CHECK(expand_hostlist("n[1-4]", 4)->size() == 4);
+}

@@ -1,0 +1,99 @@
+// Tests for mfprio/config/text.hpp: trimming, case-insensitive comparison, splitting,
+// whole-string number parsing and file loading.
+#include <doctest/doctest.h>
+
+#include <mfprio/config/text.hpp>
+
+#include <cstdint>
+#include <cstdio>
+#include <string>
+
+using namespace mfprio::config;
+
+TEST_CASE("config: text trim and case-insensitive helpers") {
+    CHECK(trim("  a b \t\r\n") == "a b");
+    CHECK(trim_left("  x ") == "x ");
+    CHECK(trim_right("  x ") == "  x");
+    CHECK(trim("   ").empty());
+    CHECK(iequals("PriorityWeightAge", "priorityweightage"));
+    CHECK_FALSE(iequals("abc", "abd"));
+    CHECK_FALSE(iequals("abc", "ab"));
+    CHECK(istarts_with("Include foo", "INCLUDE"));
+    CHECK_FALSE(istarts_with("Inc", "include"));
+    CHECK(icontains("no_fair_tree,INCR_ONLY", "incr_only"));
+    CHECK_FALSE(icontains("MAX_TRE", "MAX_TRES"));
+    CHECK(to_lower(std::string_view("GRES/GPU")) == "gres/gpu");
+}
+
+TEST_CASE("config: text split keeps empty pieces") {
+    const auto parts = split("a,,b,", ',');
+    REQUIRE(parts.size() == 4);
+    CHECK(parts[0] == "a");
+    CHECK(parts[1].empty());
+    CHECK(parts[2] == "b");
+    CHECK(parts[3].empty());
+    CHECK(split("", ',').size() == 1);
+}
+
+TEST_CASE("config: text number parsing is whole-string and range-checked") {
+    CHECK(parse_unsigned<std::uint32_t>("4294967295") == 4294967295u);
+    CHECK_FALSE(parse_unsigned<std::uint32_t>("4294967296"));
+    CHECK_FALSE(parse_unsigned<std::uint32_t>("-1"));
+    CHECK_FALSE(parse_unsigned<std::uint32_t>("+1"));
+    CHECK_FALSE(parse_unsigned<std::uint32_t>("12a"));
+    CHECK_FALSE(parse_unsigned<std::uint32_t>(""));
+    CHECK_FALSE(parse_unsigned<std::uint32_t>(" 1"));
+    CHECK(parse_signed<std::int32_t>("-2147483648") == INT32_MIN);
+    CHECK(parse_signed<std::int32_t>("+7") == 7);
+    CHECK_FALSE(parse_signed<std::int32_t>("2147483648"));
+    CHECK_FALSE(parse_signed<std::int32_t>("-"));
+    CHECK(parse_double("0.25") == 0.25);
+    CHECK(parse_double("-1e3") == -1000.0);
+    CHECK(parse_double(".5") == 0.5);
+    CHECK_FALSE(parse_double("inf"));
+    CHECK_FALSE(parse_double("nan"));
+    CHECK_FALSE(parse_double("1.5x"));
+    CHECK_FALSE(parse_double(""));
+    const auto prefix = parse_double_prefix("0.25G");
+    REQUIRE(prefix);
+    CHECK(prefix->first == 0.25);
+    CHECK(prefix->second == 4);
+    CHECK_FALSE(parse_double_prefix("G"));
+}
+
+TEST_CASE("config: text lines drop CR and count from 1") {
+    const auto lines = detail::split_lines("a\r\n\nb");
+    REQUIRE(lines.size() == 3);
+    CHECK(lines[0].text == "a");
+    CHECK(lines[0].number == 1);
+    CHECK(lines[1].text.empty());
+    CHECK(lines[2].text == "b");
+    CHECK(lines[2].number == 3);
+    CHECK(detail::split_lines("").empty());
+}
+
+TEST_CASE("config: text read_text_file loads a file and reports a missing one") {
+    const std::string path = "mfprio_test_text_file.txt";
+    {
+        std::FILE* f = std::fopen(path.c_str(), "wb");
+        REQUIRE(f != nullptr);
+        std::fputs("hello\nworld", f);
+        std::fclose(f);
+    }
+    const auto text = read_text_file(path);
+    REQUIRE(text);
+    CHECK(*text == "hello\nworld");
+    std::remove(path.c_str());
+
+    const auto missing = read_text_file("no/such/dir/file.txt");
+    REQUIRE_FALSE(missing);
+    CHECK(missing.error().file == "no/such/dir/file.txt");
+    CHECK(missing.error().message == "cannot open file");
+}
+
+TEST_CASE("config: text read_text_file reports a directory as unreadable") {
+    const auto dir = read_text_file(".");
+    REQUIRE_FALSE(dir);
+    CHECK(dir.error().file == ".");
+    CHECK(dir.error().message.find("cannot") != std::string::npos);
+}
