@@ -424,12 +424,12 @@ struct sprio_output {
                       r.direct_priority);
         return out + buf;
     }
-    out += "  factor      raw value  x weight  = contribution   share  set by\n";
+    out += "  factor          raw value x     weight = contribution   share  set by\n";
     const auto line = [&](const char* name, double weighted, double weight, const char* param) {
         const double raw = weight != 0 ? weighted / weight : 0.0;
         const double share = total != 0 ? 100.0 * weighted / total : 0.0;
-        std::snprintf(buf, sizeof buf, "  %-10s %10.7f x %8.0f = %12.2f  %5.1f%%  %s\n", name, raw, weight, weighted,
-                      share, param);
+        std::snprintf(buf, sizeof buf, "  %-13s %11.7g x %10.6g = %12.2f  %5.1f%%  %s\n", name, raw, weight, weighted,
+                      share + 0.0, param);
         out += buf;
     };
     const auto& f = r.factors;
@@ -443,13 +443,13 @@ struct sprio_output {
         const std::string label = "tres " + t.name;
         line(label.c_str(), t.weighted, t.weight, "PriorityWeightTRES, partition TRES totals");
     }
-    std::snprintf(buf, sizeof buf, "  %-10s %10s   %8s   %12.2f  %5.1f%%  %s\n", "site", "", "",
-                  static_cast<double>(r.site), total != 0 ? 100.0 * static_cast<double>(r.site) / total : 0.0,
-                  "scontrol update sitefactor=N (added as is)");
+    // Negate the integer, not the double: a nice of 0 must print as 0.00, not -0.00.
+    const double site = static_cast<double>(r.site), minus_nice = static_cast<double>(-r.nice);
+    std::snprintf(buf, sizeof buf, "  %-13s %11s   %10s   %12.2f  %5.1f%%  %s\n", "site", "", "", site,
+                  total != 0 ? 100.0 * site / total + 0.0 : 0.0, "scontrol update sitefactor=N (added as is)");
     out += buf;
-    std::snprintf(buf, sizeof buf, "  %-10s %10s   %8s   %12.2f  %5.1f%%  %s\n", "nice", "", "",
-                  -static_cast<double>(r.nice), total != 0 ? -100.0 * static_cast<double>(r.nice) / total : 0.0,
-                  "sbatch --nice (subtracted)");
+    std::snprintf(buf, sizeof buf, "  %-13s %11s   %10s   %12.2f  %5.1f%%  %s\n", "nice", "", "", minus_nice,
+                  total != 0 ? 100.0 * minus_nice / total + 0.0 : 0.0, "sbatch --nice (subtracted)");
     out += buf;
     const double raw_sum = f.scalar_sum();
     std::snprintf(buf, sizeof buf, "  total %.2f -> priority %lld", raw_sum, static_cast<long long>(total));
