@@ -106,10 +106,12 @@ public:
 
     /// The first term whose factor type is `F`.
     template <class F>
+        requires(std::is_same_v<typename Terms::factor_type, F> || ...) // false, not an error, in a concept check
     [[nodiscard]] constexpr const auto& term_of() const noexcept {
         return std::get<index_of<F>()>(terms_);
     }
     template <class F>
+        requires(std::is_same_v<typename Terms::factor_type, F> || ...)
     [[nodiscard]] constexpr auto& term_of() noexcept {
         return std::get<index_of<F>()>(terms_);
     }
