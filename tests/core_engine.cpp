@@ -1,0 +1,192 @@
+// Tests for mfprio/core/engine.hpp: the weighted sum, its order of addition, and the four
+// ways of asking (score, priority, explain, batch) agreeing with each other.
+#include <mfprio/core/engine.hpp>
+
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <span>
+#include <string_view>
+#include <type_traits>
+
+#include <doctest/doctest.h>
+
+using namespace mfprio::literals;
+
+namespace {
+
+struct ejob {
+    double a = 0.0;
+    double b = 0.0;
+    double c = 0.0;
+};
+struct ectx {
+    double scale = 1.0; // multiplies every factor (checks the context reaches the factors)
+};
+
+struct alpha {
+    static constexpr std::string_view name = "alpha";
+    double operator()(const ejob& j, const ectx& c) const noexcept { return j.a * c.scale; }
+};
+struct beta {
+    static constexpr std::string_view name = "beta";
+    double operator()(const ejob& j, const ectx& c) const noexcept { return j.b * c.scale; }
+};
+struct gamma_ {
+    static constexpr std::string_view name = "gamma";
+    double operator()(const ejob& j, const ectx& c) const noexcept { return j.c * c.scale; }
+};
+/// A constant, to make the order of addition observable.
+struct constant {
+    static constexpr std::string_view name = "constant";
+    double v = 0.0;
+    double operator()(const ejob&, const ectx&) const noexcept { return v; }
+};
+struct nan_factor {
+    static constexpr std::string_view name = "nan";
+    double operator()(const ejob&, const ectx&) const noexcept { return std::numeric_limits<double>::quiet_NaN(); }
+};
+
+using one = mfprio::fixed_weight<1u>;
+
+} // namespace
+
+TEST_CASE("core: the engine adds its terms left to right, starting from 0.0") {
+    // 1e16 is exact in binary and the doubles around it are 2 apart, so 1e16 + 1 is a tie that
+    // rounds to even: 1e16. Hence:
+    //   ((0 + 1e16) + 1) + -1e16 = 1e16 + -1e16 = 0
+    //   ((0 + 1e16) + -1e16) + 1 = 0 + 1       = 1
+    const auto big_one_neg = mfprio::make_engine(mfprio::raw_result{},
+        mfprio::term<constant, one>{constant{1e16}, {}}, mfprio::term<constant, one>{constant{1.0}, {}},
+        mfprio::term<constant, one>{constant{-1e16}, {}});
+    const auto big_neg_one = mfprio::make_engine(mfprio::raw_result{},
+        mfprio::term<constant, one>{constant{1e16}, {}}, mfprio::term<constant, one>{constant{-1e16}, {}},
+        mfprio::term<constant, one>{constant{1.0}, {}});
+    const ejob j{};
+    const ectx c{};
+    CHECK(big_one_neg.score(j, c) == 0.0);
+    CHECK(big_neg_one.score(j, c) == 1.0);
+    CHECK(big_one_neg.explain(j, c).score == 0.0);
+    CHECK(big_neg_one.explain(j, c).score == 1.0);
+    CHECK(big_one_neg.priority(j, c) == 0.0);
+    CHECK(big_neg_one.priority(j, c) == 1.0);
+}
+
+TEST_CASE("core: score, priority, explain and batch agree") {
+    // weights: alpha 1000 (fixed), beta 4 (runtime), gamma 0 (fixed: skipped)
+    const auto e = mfprio::make_engine(mfprio::slurm_result{}, mfprio::make_term(alpha{}, 1000_w),
+                                       mfprio::make_term(beta{}, std::uint32_t{4}), mfprio::make_term(gamma_{}, 0_w));
+    const ectx c{};
+    // Sums (all exact in binary):
+    //   {0.5, 0.25, 9}: 0.5*1000 + 0.25*4 + 0 = 500 + 1 = 501        -> 501 computed
+    //   {0, 0, 9}:      0                                             -> 1 floored
+    //   {1, 1000, 0}:   1000 + 4000 = 5000                            -> 5000 computed
+    //   {0.001953125, 0.5, 0}: 1.953125 + 2 = 3.953125 (0.001953125 = 2^-9) -> 3 computed
+    const std::array<ejob, 4> jobs{{{0.5, 0.25, 9.0}, {0.0, 0.0, 9.0}, {1.0, 1000.0, 0.0}, {0.001953125, 0.5, 0.0}}};
+    const std::array<double, 4> sums{501.0, 0.0, 5000.0, 3.953125};
+    const std::array<mfprio::priority_value, 4> prios{{{501u, mfprio::priority_status::computed},
+                                                       {1u, mfprio::priority_status::floored},
+                                                       {5000u, mfprio::priority_status::computed},
+                                                       {3u, mfprio::priority_status::computed}}};
+    std::array<mfprio::priority_value, 4> batch{};
+    std::array<double, 4> batch_scores{};
+    e.batch(std::span<const ejob>(jobs), c, std::span<mfprio::priority_value>(batch));
+    e.batch_scores(std::span<const ejob>(jobs), c, std::span<double>(batch_scores));
+    for (std::size_t k = 0; k < jobs.size(); ++k) {
+        CAPTURE(k);
+        CHECK(e.score(jobs[k], c) == sums[k]);
+        CHECK(e.priority(jobs[k], c) == prios[k]);
+        const auto x = e.explain(jobs[k], c);
+        CHECK(x.score == sums[k]);
+        CHECK(x.priority == prios[k]);
+        CHECK(batch[k] == prios[k]);
+        CHECK(batch_scores[k] == sums[k]);
+    }
+}
+
+TEST_CASE("core: explain reports names, factors, weights, contributions, score and priority") {
+    const auto e = mfprio::make_engine(mfprio::slurm_result{}, mfprio::make_term(alpha{}, 1000_w),
+                                       mfprio::make_term(beta{}, std::uint32_t{4}), mfprio::make_term(gamma_{}, 0_w));
+    const auto x = e.explain(ejob{0.5, 0.25, 9.0}, ectx{});
+    static_assert(std::tuple_size_v<decltype(x.terms)> == 3);
+    CHECK(x.terms[0].name == "alpha");
+    CHECK(x.terms[1].name == "beta");
+    CHECK(x.terms[2].name == "gamma");
+    CHECK(x.terms[0].factor == 0.5);
+    CHECK(x.terms[0].weight == 1000.0);
+    CHECK(x.terms[0].contribution == 500.0);
+    CHECK(x.terms[1].factor == 0.25);
+    CHECK(x.terms[1].weight == 4.0);
+    CHECK(x.terms[1].contribution == 1.0);
+    // gamma has weight 0: its factor is not evaluated and reads 0, its contribution +0.0
+    CHECK(x.terms[2].factor == 0.0);
+    CHECK(x.terms[2].weight == 0.0);
+    CHECK(x.terms[2].contribution == 0.0);
+    CHECK(x.score == 501.0);
+    CHECK(x.priority.value == 501u);
+    CHECK(x.priority.status == mfprio::priority_status::computed);
+
+    // The context reaches the factors: scale 2 doubles every factor: 1000 + 2 = 1002.
+    const auto y = e.explain(ejob{0.5, 0.25, 9.0}, ectx{2.0});
+    CHECK(y.terms[0].factor == 1.0);
+    CHECK(y.terms[1].contribution == 2.0);
+    CHECK(y.score == 1002.0);
+    CHECK(e.names[0] == "alpha");
+    CHECK(e.names[1] == "beta");
+    CHECK(e.names[2] == "gamma");
+}
+
+TEST_CASE("core: a zero-weighted NaN factor inside an engine leaves the sum intact") {
+    const auto e = mfprio::make_engine(mfprio::raw_result{}, mfprio::make_term(alpha{}, 2_w),
+                                       mfprio::make_term(nan_factor{}, 0_w),
+                                       mfprio::make_term(nan_factor{}, std::uint32_t{0}));
+    const ejob j{0.25, 0, 0};
+    CHECK(e.score(j, ectx{}) == 0.5); // 0.25 * 2
+    const auto x = e.explain(j, ectx{});
+    CHECK(x.terms[1].factor == 0.0);
+    CHECK(x.terms[2].contribution == 0.0);
+    CHECK(x.score == 0.5);
+    // ... and a non-zero weight on it does poison the sum, so the check above means something.
+    const auto bad = mfprio::make_engine(mfprio::raw_result{}, mfprio::make_term(alpha{}, 2_w),
+                                         mfprio::make_term(nan_factor{}, 1_w));
+    CHECK(std::isnan(bad.score(j, ectx{})));
+}
+
+TEST_CASE("core: term_of<F>() and index_of<F>() find the first term of a factor type") {
+    auto e = mfprio::make_engine(mfprio::raw_result{}, mfprio::make_term(alpha{}, std::uint32_t{1}),
+                                 mfprio::make_term(beta{}, std::uint32_t{10}),
+                                 mfprio::make_term(alpha{}, std::uint32_t{100}));
+    static_assert(decltype(e)::index_of<alpha>() == 0);
+    static_assert(decltype(e)::index_of<beta>() == 1);
+    static_assert(decltype(e)::term_count == 3);
+    CHECK(e.term_of<alpha>().weight.get() == 1u);  // the first alpha, not the third term
+    CHECK(e.term_of<beta>().weight.get() == 10u);
+    CHECK(e.get<2>().weight.get() == 100u);
+    const ejob j{1.0, 1.0, 0.0};
+    CHECK(e.score(j, ectx{}) == 111.0); // 1 + 10 + 100
+    e.term_of<beta>().weight.value = 20; // a reconfiguration through the mutable accessor
+    CHECK(e.score(j, ectx{}) == 121.0);
+    e.get<0>().weight.value = 0;
+    CHECK(e.score(j, ectx{}) == 120.0);
+    const auto& ce = e;
+    CHECK(ce.term_of<alpha>().weight.get() == 0u);
+}
+
+TEST_CASE("core: an engine with no terms sums to 0") {
+    const mfprio::engine<mfprio::raw_result> raw{};
+    CHECK(raw.score(ejob{}, ectx{}) == 0.0);
+    CHECK(raw.priority(ejob{}, ectx{}) == 0.0);
+    const mfprio::engine<mfprio::slurm_result> slurm{};
+    // 0 < 1: floored to 1 (reference slurm.md 1: "if P < 1: P = 1")
+    CHECK(slurm.priority(ejob{}, ectx{}) == mfprio::priority_value{1u, mfprio::priority_status::floored});
+    CHECK(slurm.explain(ejob{}, ectx{}).terms.empty());
+}
+
+TEST_CASE("core: engine constructed from terms alone uses a default result policy") {
+    using E = mfprio::engine<mfprio::raw_result, mfprio::term<alpha, mfprio::fixed_weight<3u>>>;
+    const E e{mfprio::term<alpha, mfprio::fixed_weight<3u>>{}};
+    CHECK(e.score(ejob{2.0, 0, 0}, ectx{}) == 6.0);
+    static_assert(std::is_same_v<E::output_type, double>);
+    static_assert(std::is_same_v<E::result_type, mfprio::raw_result>);
+}
