@@ -1,0 +1,12 @@
+#pragma once
+/// \file
+/// mfprio: multifactor job priority, header-only. This umbrella includes every layer; include
+/// the narrower headers (`mfprio/core.hpp`, `mfprio/slurm.hpp`, `mfprio/config/...`) to
+/// compile less.
+
+#include <mfprio/version.hpp>
+#include <mfprio/core.hpp>
+#include <mfprio/slurm.hpp>
+#include <mfprio/config/config.hpp>
+#include <mfprio/config/slurm_model.hpp>
+#include <mfprio/report/sprio.hpp>
