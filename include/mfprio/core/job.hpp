@@ -44,9 +44,9 @@ struct job {
     std::int32_t nice = 0;           ///< nice value, not offset (subtracted from the priority)
     std::int32_t site_factor = 0;    ///< site factor, not offset (added to the priority)
     std::uint32_t admin_priority = 0; ///< priority set by an administrator (0 = not set)
-    std::span<const double> tres;    ///< requested TRES counts, indexed by the context's TRES ids (mem in MB)
-    std::span<const std::uint32_t> partitions; ///< all partitions of a multi-partition job (empty = just `partition`)
-    std::span<const std::uint32_t> qos_list;   ///< all QOS of a multi-QOS job (empty = just `qos`)
+    std::span<const double> tres{};  ///< requested TRES counts, indexed by the context's TRES ids (mem in MB)
+    std::span<const std::uint32_t> partitions{}; ///< all partitions of a multi-partition job (empty = just `partition`)
+    std::span<const std::uint32_t> qos_list{};   ///< all QOS of a multi-QOS job (empty = just `qos`)
 };
 
 /// How factors read a job. The primary template reads members of the same names as

@@ -2,6 +2,7 @@
 /// \file
 /// Slurm's nice adjustment (`sbatch --nice`).
 
+#include <cstdint>
 #include <string_view>
 
 #include <mfprio/core/job.hpp>
@@ -17,7 +18,9 @@ struct nice_factor {
     template <class J>
         requires has_nice<J>
     [[nodiscard]] constexpr double operator()(const J& j, const context&) const noexcept {
-        return -static_cast<double>(job_traits<J>::nice(j));
+        // Negated as an integer so that a nice of 0 gives +0.0 (not -0.0); for any other value
+        // this equals -(double)nice, and adding it equals Slurm's subtraction exactly.
+        return static_cast<double>(-static_cast<std::int64_t>(job_traits<J>::nice(j)));
     }
 };
 
