@@ -156,11 +156,11 @@ TEST_CASE("config: slurm.conf PriorityUsageResetPeriod values and the half-life 
         {"Daily", usage_reset_period::daily},     {"WEEKLY", usage_reset_period::weekly},
         {"monthly", usage_reset_period::monthly}, {"QUARTERLY", usage_reset_period::quarterly},
         {"YEARLY", usage_reset_period::yearly}};
-    for (const auto& [text, value] : cases) {
-        CAPTURE(text);
-        const auto c = parse_slurm_conf(std::string("PriorityUsageResetPeriod=") + text);
+    for (const auto& entry : cases) {
+        CAPTURE(entry.first);
+        const auto c = parse_slurm_conf(std::string("PriorityUsageResetPeriod=") + entry.first);
         REQUIRE(c);
-        CHECK(c->usage_reset == value);
+        CHECK(c->usage_reset == entry.second);
     }
     // Slurm refuses half-life 0 only when PriorityUsageResetPeriod is absent.
     const auto e = conf_error("ClusterName=c\n\nPriorityDecayHalfLife=0\n", 3,
