@@ -1,0 +1,247 @@
+// The Slurm engine, Slurm's seven weighted terms plus site and nice, over the workload's
+// jobs (1,000,000; 10,000 with MFPRIO_BENCH_SMALL=1) through `engine.batch`:
+//   fixed_weights    make_fixed_multifactor<...>: weights are template arguments;
+//   runtime_weights  make_multifactor: weights read at run time, as from slurm.conf;
+//   dispatched       the baseline: one virtual call per factor per job and a vector of
+//                    weights, the generic loop of a runtime-configured scheduler;
+//   memory_floor     not an engine: reads what the engines read and computes nothing, to
+//                    show how much of a figure is memory traffic.
+// All three run the same factor policies and the same floor/clamp, and are checked to give
+// identical priorities for the first 1,000 jobs before anything is timed. After the table,
+// each variant's time per job is given as a ratio against the baseline of the same run.
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <memory>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <benchmark/benchmark.h>
+
+#include <mfprio/core/job.hpp>
+#include <mfprio/core/result.hpp>
+#include <mfprio/slurm/multifactor.hpp>
+
+#include "slurm_workload.hpp"
+
+namespace {
+
+namespace ms = mfprio::slurm;
+using mfprio_bench::workload;
+
+// PriorityWeightAge=1000 PriorityWeightAssoc=100 PriorityWeightFairshare=10000
+// PriorityWeightJobSize=1000 PriorityWeightPartition=1000 PriorityWeightQOS=2000
+// PriorityWeightTRES=CPU=1000,Mem=500,GRES/gpu=2000 PriorityMaxAge=7-0
+constexpr ms::weights bench_weights{1000, 100, 10000, 1000, 1000, 2000};
+
+ms::settings bench_settings() {
+    ms::settings s{};
+    s.max_age = 604800;
+    s.tres = mfprio_bench::slurm_workload::tres_weights();
+    return s;
+}
+
+using fixed_engine = ms::fixed_multifactor_engine<bench_weights.age, bench_weights.assoc, bench_weights.fairshare,
+                                                  bench_weights.job_size, bench_weights.partition, bench_weights.qos>;
+
+fixed_engine make_fixed() {
+    return ms::make_fixed_multifactor<bench_weights.age, bench_weights.assoc, bench_weights.fairshare,
+                                      bench_weights.job_size, bench_weights.partition, bench_weights.qos>(
+        bench_settings());
+}
+
+ms::multifactor_engine make_runtime() { return ms::make_multifactor(bench_weights, bench_settings()); }
+
+// ---- The runtime-dispatched baseline -------------------------------------------------------
+
+struct dyn_factor {
+    virtual ~dyn_factor() = default;
+    virtual double eval(const mfprio::job& j, const ms::context& c) const = 0;
+};
+
+template <class F>
+struct dyn_policy : dyn_factor {
+    explicit dyn_policy(F f) : factor(std::move(f)) {}
+    double eval(const mfprio::job& j, const ms::context& c) const override { return factor(j, c); }
+    F factor;
+};
+
+/// Factors and weights in Slurm's order of addition, as a runtime-configured engine holds
+/// them; the same policies (and flags) the engines get from the same settings.
+class dyn_engine {
+public:
+    dyn_engine(const ms::weights& w, const ms::settings& s) {
+        add(ms::age_factor{s.max_age}, w.age);
+        add(ms::association_factor{!s.flags.has(ms::priority_flag::no_normal_assoc)}, w.assoc);
+        add(ms::fairshare_factor{}, w.fairshare);
+        add(ms::job_size_factor{s.favor_small, s.flags.has(ms::priority_flag::small_relative_to_time)}, w.job_size);
+        add(ms::partition_factor{!s.flags.has(ms::priority_flag::no_normal_part)}, w.partition);
+        add(ms::qos_factor{!s.flags.has(ms::priority_flag::no_normal_qos)}, w.qos);
+        ms::tres_factor tres = s.tres;
+        tres.normalize = !s.flags.has(ms::priority_flag::no_normal_tres);
+        add(tres, 1.0);
+        add(ms::site_factor{}, 1.0);
+        add(ms::nice_factor{}, 1.0);
+    }
+
+    void batch(std::span<const mfprio::job> jobs, const ms::context& c, std::span<mfprio::priority_value> out) const {
+        const std::size_t n = jobs.size();
+        const std::size_t terms = factors_.size();
+        for (std::size_t k = 0; k < n; ++k) {
+            const mfprio::job& j = jobs[k];
+            out[k] = result_(j, [&]() noexcept {
+                double sum = 0.0;
+                for (std::size_t t = 0; t < terms; ++t)
+                    if (weights_[t] != 0.0) sum += factors_[t]->eval(j, c) * weights_[t];
+                return sum;
+            });
+        }
+    }
+
+private:
+    template <class F, class W>
+    void add(F f, W weight) {
+        factors_.push_back(std::make_unique<dyn_policy<F>>(std::move(f)));
+        weights_.push_back(static_cast<double>(weight));
+    }
+
+    std::vector<std::unique_ptr<dyn_factor>> factors_;
+    std::vector<double> weights_;
+    mfprio::slurm_result result_{};
+};
+
+// ---- Set-up check: the three must agree before anything is timed ----------------------------
+
+void check_identical() {
+    const auto& w = workload();
+    const std::size_t n = w.jobs.size() < 1000 ? w.jobs.size() : 1000;
+    const std::span<const mfprio::job> jobs(w.jobs.data(), n);
+    std::vector<mfprio::priority_value> a(n), b(n), d(n);
+    make_fixed().batch(jobs, w.ctx, std::span<mfprio::priority_value>(a));
+    make_runtime().batch(jobs, w.ctx, std::span<mfprio::priority_value>(b));
+    dyn_engine(bench_weights, bench_settings()).batch(jobs, w.ctx, d);
+    std::size_t computed = 0;
+    for (std::size_t k = 0; k < n; ++k) {
+        if (!(a[k] == b[k]) || !(a[k] == d[k])) {
+            std::fprintf(stderr,
+                         "mfprio bench: job %zu: fixed %u (status %d), runtime %u (status %d), dispatched %u (status %d)\n",
+                         k, a[k].value, static_cast<int>(a[k].status), b[k].value, static_cast<int>(b[k].status),
+                         d[k].value, static_cast<int>(d[k].status));
+            mfprio_bench::fail("the three engines disagree on the first 1000 jobs");
+        }
+        if (a[k].status == mfprio::priority_status::computed) ++computed;
+    }
+    // A check that every job floors to 1 would prove nothing: most must be computed sums.
+    if (computed * 2 < n) mfprio_bench::fail("fewer than half of the checked priorities are computed sums");
+}
+
+// ---- Benchmarks ---------------------------------------------------------------------------
+
+void per_job_counters(benchmark::State& state, std::size_t n) {
+    state.SetItemsProcessed(state.iterations() * static_cast<std::int64_t>(n));
+    state.counters["ns_per_job"] = benchmark::Counter(static_cast<double>(n),
+        benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+}
+
+template <class Engine>
+void run_batch(benchmark::State& state, const Engine& e) {
+    const auto& w = workload();
+    const std::span<const mfprio::job> jobs(w.jobs);
+    std::vector<mfprio::priority_value> out(jobs.size());
+    for (auto _ : state) {
+        e.batch(jobs, w.ctx, std::span<mfprio::priority_value>(out));
+        benchmark::DoNotOptimize(out.data());
+        benchmark::ClobberMemory();
+    }
+    per_job_counters(state, jobs.size());
+}
+
+/// Not an engine: reads every field and TRES count the engines read and adds them up as
+/// integers, with no factor arithmetic: the memory floor under the engines' figures.
+struct memory_floor {
+    void batch(std::span<const mfprio::job> jobs, const ms::context&, std::span<mfprio::priority_value> out) const {
+        const std::size_t n = jobs.size();
+        for (std::size_t k = 0; k < n; ++k) {
+            const mfprio::job& j = jobs[k];
+            const std::uint64_t fields = std::uint64_t{j.association} + j.partition + j.qos +
+                static_cast<std::uint8_t>(j.state) + static_cast<std::uint64_t>(j.accrue_time) + j.min_nodes +
+                j.cpus + j.time_limit + static_cast<std::uint32_t>(j.nice) +
+                static_cast<std::uint32_t>(j.site_factor) + j.admin_priority;
+            const double tres = j.tres[ms::tres_id::cpu] + j.tres[ms::tres_id::mem] +
+                                j.tres[mfprio_bench::slurm_workload::gres_gpu];
+            out[k] = {static_cast<std::uint32_t>(fields) ^ static_cast<std::uint32_t>(tres),
+                      mfprio::priority_status::computed};
+        }
+    }
+};
+
+void bm_memory_floor(benchmark::State& state) { run_batch(state, memory_floor{}); }
+void bm_dispatched(benchmark::State& state) { run_batch(state, dyn_engine(bench_weights, bench_settings())); }
+void bm_fixed_weights(benchmark::State& state) { run_batch(state, make_fixed()); }
+void bm_runtime_weights(benchmark::State& state) { run_batch(state, make_runtime()); }
+
+// ---- Console output plus ratios against the baseline ----------------------------------------
+
+/// The console table, then each benchmark's ns_per_job as a speed-up over the dispatched
+/// baseline of the same run. With --benchmark_repetitions the best (lowest) repetition of
+/// each is used: on a shared machine the minimum is the least disturbed figure.
+class ratio_reporter : public benchmark::ConsoleReporter {
+public:
+    ratio_reporter() : benchmark::ConsoleReporter(OO_Tabular) {}
+
+    void ReportRuns(const std::vector<Run>& runs) override {
+        benchmark::ConsoleReporter::ReportRuns(runs);
+        for (const Run& r : runs) {
+            if (r.run_type != Run::RT_Iteration || r.error_occurred) continue;
+            const auto it = r.counters.find("ns_per_job");
+            if (it == r.counters.end()) continue;
+            const double ns = it->second.value * 1e9;
+            bool found = false;
+            for (auto& [name, value] : results_)
+                if (name == r.run_name.function_name) {
+                    if (ns < value) value = ns;
+                    found = true;
+                }
+            if (!found) results_.emplace_back(r.run_name.function_name, ns);
+        }
+    }
+
+    void Finalize() override {
+        benchmark::ConsoleReporter::Finalize();
+        double base = 0.0;
+        for (const auto& [name, ns] : results_)
+            if (name == "bm_dispatched") base = ns;
+        auto& os = GetOutputStream();
+        os << "\nns per job (best repetition), and speed-up over the dispatched baseline of this run:\n";
+        for (const auto& [name, ns] : results_) {
+            char line[160];
+            if (base > 0.0) std::snprintf(line, sizeof line, "  %-22s %8.2f ns/job  %6.2fx\n", name.c_str(), ns, base / ns);
+            else std::snprintf(line, sizeof line, "  %-22s %8.2f ns/job\n", name.c_str(), ns);
+            os << line;
+        }
+        os.flush();
+    }
+
+private:
+    std::vector<std::pair<std::string, double>> results_;
+};
+
+} // namespace
+
+BENCHMARK(bm_dispatched)->Unit(benchmark::kMillisecond);
+BENCHMARK(bm_memory_floor)->Unit(benchmark::kMillisecond);
+BENCHMARK(bm_fixed_weights)->Unit(benchmark::kMillisecond);
+BENCHMARK(bm_runtime_weights)->Unit(benchmark::kMillisecond);
+
+int main(int argc, char** argv) {
+    benchmark::Initialize(&argc, argv);
+    if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+    check_identical();
+    ratio_reporter reporter;
+    benchmark::RunSpecifiedBenchmarks(&reporter);
+    benchmark::Shutdown();
+    return 0;
+}

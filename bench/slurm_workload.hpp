@@ -1,0 +1,169 @@
+#pragma once
+/// \file
+/// A synthetic Slurm workload shared by the Slurm benchmarks: jobs built with a fixed-seed
+/// RNG, 8 partitions, 6 QOS, 10,000 associations with random fair-share factors, and TRES
+/// counts (cpu, mem, node, gres/gpu at ids 0, 1, 3, 8) in one contiguous pool owned by the
+/// workload. The job count is 1,000,000, or 10,000 when MFPRIO_BENCH_SMALL=1 (the smoke run
+/// of the test suite). Everything here is set up once, outside the timed loops.
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <span>
+#include <vector>
+
+#include <mfprio/core/job.hpp>
+#include <mfprio/slurm/context.hpp>
+#include <mfprio/slurm/tres.hpp>
+
+namespace mfprio_bench {
+
+/// Job count of a full run, and of a smoke run (MFPRIO_BENCH_SMALL=1).
+inline constexpr std::size_t full_jobs = 1'000'000;
+inline constexpr std::size_t small_jobs = 10'000;
+
+/// True when MFPRIO_BENCH_SMALL is set to anything but "" or "0".
+inline bool small_run() {
+    const char* v = std::getenv("MFPRIO_BENCH_SMALL");
+    return v != nullptr && *v != '\0' && std::strcmp(v, "0") != 0;
+}
+
+inline std::size_t job_count() { return small_run() ? small_jobs : full_jobs; }
+
+/// Stops the program with a message: for set-up checks that must hold before timing.
+[[noreturn]] inline void fail(const char* what) {
+    std::fprintf(stderr, "mfprio bench: %s\n", what);
+    std::abort();
+}
+
+/// The workload: owning tables and the context viewing them. Not copyable (the context and
+/// the jobs hold spans into the tables).
+struct slurm_workload {
+    static constexpr std::uint32_t partition_count = 8;
+    static constexpr std::uint32_t qos_count = 6;
+    static constexpr std::uint32_t association_count = 10'000;
+    static constexpr std::size_t tres_slots = mfprio::slurm::tres_id::first_dynamic + 1; ///< ids 0..8
+    static constexpr std::uint32_t gres_gpu = mfprio::slurm::tres_id::first_dynamic;     ///< id 8
+    static constexpr std::int64_t now = 1'767'225'600; ///< 2026-01-01T00:00:00Z
+
+    std::vector<double> partition_tres; ///< tres_slots totals per partition
+    std::vector<mfprio::slurm::partition_info> partitions;
+    std::vector<mfprio::slurm::qos_info> qos;
+    std::vector<double> fairshare;
+    std::vector<std::uint32_t> assoc_priority;
+    std::vector<double> assoc_priority_norm;
+    std::vector<double> tres_pool; ///< tres_slots counts per job, contiguous
+    std::vector<mfprio::job> jobs;
+    mfprio::slurm::context ctx{};
+
+    explicit slurm_workload(std::size_t n, std::uint32_t seed = 20130753u) {
+        std::mt19937_64 rng(seed);
+        auto uniform = [&](std::uint64_t lo, std::uint64_t hi) { // inclusive
+            return std::uniform_int_distribution<std::uint64_t>(lo, hi)(rng);
+        };
+        auto real = [&](double lo, double hi) { return std::uniform_real_distribution<double>(lo, hi)(rng); };
+
+        // Cluster: 1,024 nodes x 128 CPUs, 512 GB each, 4 GPUs on a quarter of them.
+        constexpr std::uint32_t nodes = 1024, cpus_per_node = 128;
+        ctx.now = now;
+        ctx.node_count = nodes;
+        ctx.cluster_cpus = nodes * cpus_per_node;
+
+        partition_tres.resize(std::size_t{partition_count} * tres_slots, 0.0);
+        partitions.resize(partition_count);
+        std::uint32_t max_job_factor = 1;
+        for (std::uint32_t p = 0; p < partition_count; ++p) {
+            const double pnodes = static_cast<double>(nodes / 2 + 64 * p % nodes);
+            double* t = &partition_tres[std::size_t{p} * tres_slots];
+            t[mfprio::slurm::tres_id::cpu] = pnodes * cpus_per_node;
+            t[mfprio::slurm::tres_id::mem] = pnodes * 512.0 * 1024.0;
+            t[mfprio::slurm::tres_id::node] = pnodes;
+            t[gres_gpu] = p % 2 == 0 ? pnodes : 0.0; // half the partitions have no GPUs: factor 0
+            auto& info = partitions[p];
+            info.priority_job_factor = static_cast<std::uint32_t>(uniform(0, 100)); // 0 happens: adds nothing
+            info.priority_tier = static_cast<std::uint32_t>(uniform(1, 3));
+            info.max_time = static_cast<std::uint32_t>(uniform(60, 7 * 24 * 60));
+            info.tres_totals = std::span<const double>(t, tres_slots);
+            if (info.priority_job_factor > max_job_factor) max_job_factor = info.priority_job_factor;
+        }
+        for (auto& info : partitions)
+            info.norm_priority = static_cast<double>(info.priority_job_factor) / static_cast<double>(max_job_factor);
+
+        qos.resize(qos_count);
+        std::uint32_t max_qos = 0;
+        for (std::uint32_t q = 0; q < qos_count; ++q) {
+            qos[q].priority = q == 0 ? 0u : static_cast<std::uint32_t>(uniform(1, 10'000)); // "normal" has 0
+            if (qos[q].priority > max_qos) max_qos = qos[q].priority;
+        }
+        for (auto& info : qos) info.norm_priority = mfprio::slurm::normalize_priority(info.priority, max_qos);
+
+        fairshare.resize(association_count);
+        assoc_priority.resize(association_count);
+        assoc_priority_norm.resize(association_count);
+        std::uint32_t max_assoc = 0;
+        for (std::uint32_t a = 0; a < association_count; ++a) {
+            fairshare[a] = real(0.0, 1.0);
+            assoc_priority[a] = static_cast<std::uint32_t>(uniform(0, 1000));
+            if (assoc_priority[a] > max_assoc) max_assoc = assoc_priority[a];
+        }
+        for (std::uint32_t a = 0; a < association_count; ++a)
+            assoc_priority_norm[a] = mfprio::slurm::normalize_priority(assoc_priority[a], max_assoc);
+
+        ctx.partitions = partitions;
+        ctx.qos = qos;
+        ctx.fairshare = fairshare;
+        ctx.assoc_priority = assoc_priority;
+        ctx.assoc_priority_norm = assoc_priority_norm;
+
+        // The pool is sized once: the jobs' spans point into it.
+        tres_pool.assign(n * tres_slots, 0.0);
+        jobs.resize(n);
+        for (std::size_t k = 0; k < n; ++k) {
+            auto& j = jobs[k];
+            j.id = static_cast<std::uint32_t>(k + 1);
+            j.association = static_cast<std::uint32_t>(uniform(0, association_count - 1));
+            j.user = j.association / 4;
+            j.partition = static_cast<std::uint32_t>(uniform(0, partition_count - 1));
+            j.qos = static_cast<std::uint32_t>(uniform(0, qos_count - 1));
+            j.state = mfprio::job_state::pending;
+            j.submit_time = now - static_cast<std::int64_t>(uniform(0, 14 * 86400));
+            // One job in 16 does not accrue age yet (accrue_time 0); the others accrue from
+            // some point after submission, up to twice PriorityMaxAge ago.
+            j.accrue_time = uniform(0, 15) == 0 ? 0 : j.submit_time + static_cast<std::int64_t>(uniform(0, 600));
+            j.min_nodes = static_cast<std::uint32_t>(uniform(1, 64));
+            j.cpus = static_cast<std::uint32_t>(uniform(1, 2048));
+            j.time_limit = uniform(0, 7) == 0 ? mfprio::no_val32 : static_cast<std::uint32_t>(uniform(1, 2 * 24 * 60));
+            j.nice = uniform(0, 9) == 0 ? static_cast<std::int32_t>(uniform(0, 2000)) - 1000 : 0;
+            j.site_factor = uniform(0, 19) == 0 ? static_cast<std::int32_t>(uniform(0, 5000)) : 0;
+            double* t = &tres_pool[k * tres_slots];
+            t[mfprio::slurm::tres_id::cpu] = static_cast<double>(j.cpus);
+            t[mfprio::slurm::tres_id::mem] = static_cast<double>(j.cpus) * static_cast<double>(uniform(1, 8)) * 1024.0;
+            t[mfprio::slurm::tres_id::node] = static_cast<double>(j.min_nodes);
+            t[gres_gpu] = uniform(0, 3) == 0 ? static_cast<double>(j.min_nodes * uniform(1, 4)) : 0.0;
+            j.tres = std::span<const double>(t, tres_slots);
+        }
+    }
+
+    slurm_workload(const slurm_workload&) = delete;
+    slurm_workload& operator=(const slurm_workload&) = delete;
+
+    /// PriorityWeightTRES=CPU=1000,Mem=500,GRES/gpu=2000: three weighted TRES.
+    [[nodiscard]] static mfprio::slurm::tres_factor tres_weights() {
+        mfprio::slurm::tres_factor t{};
+        t.add(mfprio::slurm::tres_id::cpu, 1000.0);
+        t.add(mfprio::slurm::tres_id::mem, 500.0);
+        t.add(gres_gpu, 2000.0);
+        return t;
+    }
+};
+
+/// The workload of this run, built on first use (outside any timed region).
+inline const slurm_workload& workload() {
+    static const slurm_workload w(job_count());
+    return w;
+}
+
+} // namespace mfprio_bench
