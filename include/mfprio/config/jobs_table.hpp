@@ -1,0 +1,409 @@
+#pragma once
+/// \file
+/// The jobs table: one pending/running job per row, pipe-separated with a header, resolved
+/// against slurm.conf (partitions), the QOS table and the association table.
+///
+/// Columns (case-insensitive, any order, unknown columns ignored):
+/// | column | meaning |
+/// |---|---|
+/// | JobID (required) | u32 job id, > 0, unique |
+/// | User, Account (required) | the association (account, user) |
+/// | Partition (required) | comma list (multi-partition job), order kept; empty -> the default partition |
+/// | QOS | comma list, order kept; empty or missing -> "normal" if the QOS table has it |
+/// | SubmitTime (required) | epoch seconds or `YYYY-MM-DDTHH:MM:SS` |
+/// | EligibleTime | same forms; empty or missing -> SubmitTime; `0`, `None`, `Unknown` -> 0 (not accruing) |
+/// | NumNodes, NumCPUs | u32, default 1 |
+/// | TimeLimit | Slurm time string (a plain number is minutes); empty or `Partition_Limit` -> no_val32; UNLIMITED -> infinite32 |
+/// | Nice, SiteFactor | signed, |value| <= 2147483645, default 0 |
+/// | TRES | `cpu=4,mem=16G,node=1,gres/gpu=2`; default cpu=NumCPUs,node=NumNodes |
+/// | State | PENDING, HELD, RUNNING, SUSPENDED, COMPLETING, or a finished state (COMPLETED, FAILED, CANCELLED, TIMEOUT...); any case; default pending |
+/// | Priority | admin-set priority, u32; empty or 0 = not set |
+///
+/// Times in `YYYY-MM-DDTHH:MM:SS` form are local time of the zone named by the TZ
+/// environment variable (mktime, DST decided by the zone), and UTC when TZ is unset.
+/// TRES counts: mem in MB (a plain number is MB; K/M/G/T/P are steps of 1024, so 16G is
+/// 16384 MB and 512K is 0.5 MB); other TRES take K/M/G/T/P as multipliers of 1024. TRES names
+/// are canonicalized like `tres_weight` names.
+/// The association of a job: with a Partition column in the association table, the
+/// association specific to the job's first listed partition is tried first, then the plain
+/// (account, user) association.
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <ctime>
+#include <limits>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+#include <mfprio/core/expected.hpp>
+#include <mfprio/core/job.hpp>
+#include <mfprio/config/assoc_table.hpp>
+#include <mfprio/config/qos_table.hpp>
+#include <mfprio/config/slurm_conf.hpp>
+#include <mfprio/config/slurm_time.hpp>
+#include <mfprio/config/table.hpp>
+#include <mfprio/config/text.hpp>
+
+namespace mfprio::config {
+
+/// One job of the jobs table, with names resolved to indices.
+struct job_row {
+    std::uint32_t job_id = 0;            ///< JobID
+    std::string user;                    ///< User
+    std::string account;                 ///< Account
+    std::vector<std::uint32_t> partitions; ///< indices into slurm_conf::partitions, table order
+    std::vector<std::uint32_t> qos;      ///< indices into qos_table::qos, table order
+    std::uint32_t association = 0;       ///< row index into assoc_table::rows
+    std::int64_t submit_time = 0;        ///< epoch seconds
+    std::int64_t eligible_time = 0;      ///< epoch seconds; 0 = not accruing
+    std::uint32_t num_nodes = 1;         ///< NumNodes
+    std::uint32_t num_cpus = 1;          ///< NumCPUs
+    std::uint32_t time_limit = no_val32; ///< minutes; no_val32 = none, infinite32 = UNLIMITED
+    std::int32_t nice = 0;               ///< Nice
+    std::int32_t site_factor = 0;        ///< SiteFactor
+    std::vector<std::pair<std::string, double>> tres; ///< requested TRES (mem in MB)
+    job_state state = job_state::pending; ///< State
+    std::uint32_t admin_priority = 0;    ///< Priority set by an administrator (0 = not set)
+    std::size_t line = 0;                ///< 1-based line in the file
+};
+
+/// All jobs, in file order.
+struct jobs_table {
+    std::vector<job_row> jobs; ///< the jobs, in file order
+};
+
+namespace detail {
+
+/// Days since 1970-01-01 of a proleptic Gregorian date (the classic era/day-of-era
+/// computation, valid for every year).
+[[nodiscard]] constexpr std::int64_t days_from_civil(std::int64_t y, unsigned m, unsigned d) noexcept {
+    y -= m <= 2 ? 1 : 0;
+    const std::int64_t era = (y >= 0 ? y : y - 399) / 400;
+    const auto yoe = static_cast<unsigned>(y - era * 400);
+    const unsigned doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
+    const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    return era * 146097 + static_cast<std::int64_t>(doe) - 719468;
+}
+
+/// A TRES count with its unit suffix: mem in MB, other TRES as plain counts.
+[[nodiscard]] inline std::optional<double> parse_tres_count(std::string_view name,
+                                                            std::string_view value) {
+    const auto number = parse_double_prefix(value);
+    if (!number || number->first < 0.0) return std::nullopt;
+    double v = number->first;
+    const std::string_view unit = value.substr(number->second);
+    if (unit.empty()) return v;
+    static constexpr std::string_view units = "kmgtp";
+    const std::size_t u = units.find(to_lower(unit.front()));
+    if (u == std::string_view::npos || !(unit.size() == 1 || iequals(unit.substr(1), "B")))
+        return std::nullopt;
+    const int base = (name == "mem") ? 2 : 0; // mem counts are MB
+    const int steps = static_cast<int>(u) + 1 - base;
+    for (int i = 0; i < steps; ++i) v *= 1024.0;
+    for (int i = 0; i > steps; --i) v /= 1024.0;
+    return v;
+}
+
+/// Job states accepted in the State column.
+[[nodiscard]] inline std::optional<job_state> parse_job_state(std::string_view s) {
+    // "CANCELLED by 1000" (sacct) -> first word.
+    s = s.substr(0, std::min(s.size(), s.find(' ')));
+    struct entry {
+        std::string_view name;
+        job_state state;
+    };
+    static constexpr entry states[] = {
+        {"PENDING", job_state::pending},      {"PD", job_state::pending},
+        {"REQUEUED", job_state::pending},     {"HELD", job_state::held},
+        {"REQUEUE_HOLD", job_state::held},    {"SPECIAL_EXIT", job_state::held},
+        {"RUNNING", job_state::running},      {"R", job_state::running},
+        {"CONFIGURING", job_state::running},  {"RESIZING", job_state::running},
+        {"SUSPENDED", job_state::suspended},  {"S", job_state::suspended},
+        {"COMPLETING", job_state::completing}, {"CG", job_state::completing},
+        {"COMPLETED", job_state::finished},   {"CD", job_state::finished},
+        {"FAILED", job_state::finished},      {"F", job_state::finished},
+        {"CANCELLED", job_state::finished},   {"CA", job_state::finished},
+        {"TIMEOUT", job_state::finished},     {"TO", job_state::finished},
+        {"NODE_FAIL", job_state::finished},   {"NF", job_state::finished},
+        {"PREEMPTED", job_state::finished},   {"PR", job_state::finished},
+        {"BOOT_FAIL", job_state::finished},   {"BF", job_state::finished},
+        {"DEADLINE", job_state::finished},    {"DL", job_state::finished},
+        {"OUT_OF_MEMORY", job_state::finished}, {"OOM", job_state::finished},
+        {"REVOKED", job_state::finished},
+    };
+    for (const auto& e : states)
+        if (iequals(e.name, s)) return e.state;
+    return std::nullopt;
+}
+
+} // namespace detail
+
+/// Parses a job time: epoch seconds, or `YYYY-MM-DDTHH:MM:SS` (also with a space for
+/// the 'T') read as local time of the zone in the TZ environment variable (mktime, DST
+/// decided by the zone) and as UTC when TZ is unset. nullopt for anything else, for dates
+/// that do not exist and for years before 1970.
+[[nodiscard]] inline std::optional<std::int64_t> parse_job_time(std::string_view s) {
+    if (const auto epoch = parse_unsigned<std::uint64_t>(s)) {
+        if (*epoch > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max() / 2))
+            return std::nullopt;
+        return static_cast<std::int64_t>(*epoch);
+    }
+    if (s.size() != 19 || s[4] != '-' || s[7] != '-' || (s[10] != 'T' && s[10] != ' ') ||
+        s[13] != ':' || s[16] != ':')
+        return std::nullopt;
+    auto field = [&](std::size_t at, std::size_t n) { return parse_unsigned<unsigned>(s.substr(at, n)); };
+    const auto year = field(0, 4), month = field(5, 2), day = field(8, 2);
+    const auto hour = field(11, 2), minute = field(14, 2), second = field(17, 2);
+    if (!year || !month || !day || !hour || !minute || !second) return std::nullopt;
+    if (*year < 1970 || *month < 1 || *month > 12 || *day < 1 || *hour > 23 || *minute > 59 ||
+        *second > 60)
+        return std::nullopt;
+    static constexpr unsigned month_days[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    const bool leap = (*year % 4 == 0 && *year % 100 != 0) || *year % 400 == 0;
+    const unsigned max_day = month_days[*month - 1] + ((*month == 2 && leap) ? 1 : 0);
+    if (*day > max_day) return std::nullopt;
+    if (std::getenv("TZ") == nullptr) {
+        return detail::days_from_civil(*year, *month, *day) * 86400 + std::int64_t{*hour} * 3600 +
+               std::int64_t{*minute} * 60 + *second;
+    }
+    std::tm tm{};
+    tm.tm_year = static_cast<int>(*year) - 1900;
+    tm.tm_mon = static_cast<int>(*month) - 1;
+    tm.tm_mday = static_cast<int>(*day);
+    tm.tm_hour = static_cast<int>(*hour);
+    tm.tm_min = static_cast<int>(*minute);
+    tm.tm_sec = static_cast<int>(*second);
+    tm.tm_isdst = -1;
+    const std::time_t t = std::mktime(&tm);
+    if (t == static_cast<std::time_t>(-1)) return std::nullopt;
+    return static_cast<std::int64_t>(t);
+}
+
+/// Builds the jobs table from an already parsed pipe table, resolving partitions, QOS and
+/// associations (see the file comment).
+[[nodiscard]] inline expected<jobs_table> jobs_table_from(const table& t, const slurm_conf& conf,
+                                                          const qos_table& qos,
+                                                          const assoc_table& assoc) {
+    for (const std::string_view required : {"JobID", "User", "Account", "Partition", "SubmitTime"})
+        if (!t.column(required))
+            return make_error(t.file, t.header_line, 0, required,
+                              "the jobs table has no " + std::string(required) + " column");
+    const std::size_t c_id = *t.column("JobID"), c_user = *t.column("User"),
+                      c_account = *t.column("Account"), c_part = *t.column("Partition"),
+                      c_submit = *t.column("SubmitTime");
+    const auto c_qos = t.column("QOS"), c_eligible = t.column("EligibleTime"),
+               c_nodes = t.column("NumNodes"), c_cpus = t.column("NumCPUs"),
+               c_limit = t.column("TimeLimit"), c_nice = t.column("Nice"),
+               c_site = t.column("SiteFactor"), c_tres = t.column("TRES"),
+               c_state = t.column("State"), c_prio = t.column("Priority");
+    const bool assoc_has_partition = assoc.has_column("Partition");
+
+    jobs_table out;
+    std::unordered_set<std::uint32_t> seen_ids;
+    for (const table_row& row : t.rows) {
+        job_row j;
+        j.line = row.line;
+        std::string who = "job";
+        auto cell = [&](std::size_t col) { return trim(row.cells[col]); };
+        auto fail = [&](std::size_t col, const std::string& message) {
+            return make_error(t.file, row.line, row.columns[col], t.header[col],
+                              who + ": " + message);
+        };
+
+        // JobID first, so later errors can name the job.
+        {
+            const auto id = parse_unsigned<std::uint32_t>(cell(c_id));
+            if (!id || *id == 0)
+                return fail(c_id, "JobID " + detail::quote(cell(c_id)) +
+                                      " is not an integer from 1 to 4294967295");
+            j.job_id = *id;
+            who = "job " + std::to_string(*id);
+            if (!seen_ids.insert(*id).second) return fail(c_id, "JobID is listed twice");
+        }
+        j.user = std::string(cell(c_user));
+        if (j.user.empty()) return fail(c_user, "empty User");
+        j.account = std::string(cell(c_account));
+        if (j.account.empty()) return fail(c_account, "empty Account");
+
+        // Partitions.
+        {
+            const std::string_view list = cell(c_part);
+            if (list.empty()) {
+                const auto d = conf.default_partition();
+                if (!d)
+                    return fail(c_part, "no partition given and slurm.conf has no Default=YES partition");
+                j.partitions.push_back(static_cast<std::uint32_t>(*d));
+            } else {
+                for (const std::string_view raw : split(list, ',')) {
+                    const std::string_view name = trim(raw);
+                    const auto p = conf.find_partition(name);
+                    if (!p)
+                        return fail(c_part, "unknown partition " + detail::quote(name) +
+                                                " (not in slurm.conf)");
+                    const auto idx = static_cast<std::uint32_t>(*p);
+                    if (std::find(j.partitions.begin(), j.partitions.end(), idx) != j.partitions.end())
+                        return fail(c_part, "partition " + detail::quote(name) + " is listed twice");
+                    j.partitions.push_back(idx);
+                }
+            }
+        }
+        // QOS.
+        {
+            const std::string_view list = c_qos ? cell(*c_qos) : std::string_view{};
+            if (list.empty()) {
+                const auto q = qos.find("normal");
+                if (!q) {
+                    const std::size_t col = c_qos ? *c_qos : c_id;
+                    return fail(col, "no QOS given and the QOS table has no 'normal' QOS");
+                }
+                j.qos.push_back(static_cast<std::uint32_t>(*q));
+            } else {
+                for (const std::string_view raw : split(list, ',')) {
+                    const std::string_view name = trim(raw);
+                    const auto q = qos.find(name);
+                    if (!q) return fail(*c_qos, "unknown QOS " + detail::quote(name) + " (not in the QOS table)");
+                    const auto idx = static_cast<std::uint32_t>(*q);
+                    if (std::find(j.qos.begin(), j.qos.end(), idx) != j.qos.end())
+                        return fail(*c_qos, "QOS " + detail::quote(name) + " is listed twice");
+                    j.qos.push_back(idx);
+                }
+            }
+        }
+        // Association.
+        {
+            std::optional<std::size_t> a;
+            if (assoc_has_partition)
+                a = assoc.find_user(j.account, j.user, conf.partitions[j.partitions.front()].name);
+            if (!a) a = assoc.find_user(j.account, j.user);
+            if (!a)
+                return fail(c_account, "no association for user " + detail::quote(j.user) +
+                                           " in account " + detail::quote(j.account) +
+                                           " in the association table");
+            j.association = static_cast<std::uint32_t>(*a);
+        }
+        // Times.
+        {
+            const auto submit = parse_job_time(cell(c_submit));
+            if (!submit)
+                return fail(c_submit, "SubmitTime " + detail::quote(cell(c_submit)) +
+                                          " is not epoch seconds or YYYY-MM-DDTHH:MM:SS");
+            j.submit_time = *submit;
+            const std::string_view e = c_eligible ? cell(*c_eligible) : std::string_view{};
+            if (e.empty()) {
+                j.eligible_time = j.submit_time;
+            } else if (iequals(e, "None") || iequals(e, "Unknown")) {
+                j.eligible_time = 0;
+            } else {
+                const auto eligible = parse_job_time(e);
+                if (!eligible)
+                    return fail(*c_eligible, "EligibleTime " + detail::quote(e) +
+                                                 " is not epoch seconds, YYYY-MM-DDTHH:MM:SS, "
+                                                 "0, None or Unknown");
+                j.eligible_time = *eligible;
+            }
+        }
+        // Sizes and limits.
+        auto count = [&](const std::optional<std::size_t>& col, std::uint32_t& out,
+                         const char* what) -> std::optional<input_error> {
+            if (!col || cell(*col).empty()) return std::nullopt;
+            const auto v = parse_unsigned<std::uint32_t>(cell(*col));
+            if (!v)
+                return fail(*col, std::string(what) + " " + detail::quote(cell(*col)) +
+                                      " is not an integer from 0 to 4294967295");
+            out = *v;
+            return std::nullopt;
+        };
+        if (auto e = count(c_nodes, j.num_nodes, "NumNodes")) return *e;
+        if (auto e = count(c_cpus, j.num_cpus, "NumCPUs")) return *e;
+        if (c_limit) {
+            const std::string_view v = cell(*c_limit);
+            if (v.empty() || iequals(v, "Partition_Limit")) {
+                j.time_limit = no_val32;
+            } else {
+                const auto d = parse_slurm_time(v);
+                if (!d) return fail(*c_limit, d.error().message);
+                j.time_limit = d->minutes();
+            }
+        }
+        auto offset = [&](const std::optional<std::size_t>& col, std::int32_t& out,
+                          const char* what) -> std::optional<input_error> {
+            if (!col || cell(*col).empty()) return std::nullopt;
+            const auto v = parse_signed<std::int64_t>(cell(*col));
+            if (!v || *v > 2147483645 || *v < -2147483645)
+                return fail(*col, std::string(what) + " " + detail::quote(cell(*col)) +
+                                      " is not an integer from -2147483645 to 2147483645");
+            out = static_cast<std::int32_t>(*v);
+            return std::nullopt;
+        };
+        if (auto e = offset(c_nice, j.nice, "Nice")) return *e;
+        if (auto e = offset(c_site, j.site_factor, "SiteFactor")) return *e;
+        // TRES.
+        if (c_tres && !cell(*c_tres).empty()) {
+            for (const std::string_view raw : split(cell(*c_tres), ',')) {
+                const std::string_view item = trim(raw);
+                if (item.empty()) continue;
+                const std::size_t eq = item.find('=');
+                if (eq == std::string_view::npos)
+                    return fail(*c_tres, "TRES " + detail::quote(item) + " is not of the form name=count");
+                auto name = canonical_tres_name(item.substr(0, eq));
+                if (!name) return fail(*c_tres, name.error().message);
+                const auto v = detail::parse_tres_count(*name, trim(item.substr(eq + 1)));
+                if (!v)
+                    return fail(*c_tres, "TRES " + detail::quote(item) +
+                                             ": count is not a non-negative number with an "
+                                             "optional K, M, G, T or P");
+                for (const auto& existing : j.tres)
+                    if (existing.first == *name)
+                        return fail(*c_tres, "TRES " + detail::quote(*name) + " is listed twice");
+                j.tres.emplace_back(std::move(*name), *v);
+            }
+        } else {
+            j.tres.emplace_back("cpu", static_cast<double>(j.num_cpus));
+            j.tres.emplace_back("node", static_cast<double>(j.num_nodes));
+        }
+        // State and admin priority.
+        if (c_state && !cell(*c_state).empty()) {
+            const auto s = detail::parse_job_state(cell(*c_state));
+            if (!s) return fail(*c_state, "unknown State " + detail::quote(cell(*c_state)));
+            j.state = *s;
+        }
+        if (c_prio && !cell(*c_prio).empty()) {
+            const auto p = parse_unsigned<std::uint32_t>(cell(*c_prio));
+            if (!p)
+                return fail(*c_prio, "Priority " + detail::quote(cell(*c_prio)) +
+                                         " is not an integer from 0 to 4294967295");
+            j.admin_priority = *p;
+        }
+        out.jobs.push_back(std::move(j));
+    }
+    return out;
+}
+
+/// Parses a jobs table held in a string and resolves it against the other inputs.
+[[nodiscard]] inline expected<jobs_table> parse_jobs_table(std::string_view text,
+                                                           std::string_view file_name,
+                                                           const slurm_conf& conf,
+                                                           const qos_table& qos,
+                                                           const assoc_table& assoc) {
+    auto t = parse_table(text, file_name);
+    if (!t) return t.error();
+    return jobs_table_from(*t, conf, qos, assoc);
+}
+
+/// Reads a jobs table file and resolves it; "cannot open file" if unreadable.
+[[nodiscard]] inline expected<jobs_table> read_jobs_table(const std::string& path,
+                                                          const slurm_conf& conf,
+                                                          const qos_table& qos,
+                                                          const assoc_table& assoc) {
+    auto text = read_text_file(path);
+    if (!text) return text.error();
+    return parse_jobs_table(*text, path, conf, qos, assoc);
+}
+
+} // namespace mfprio::config
