@@ -709,6 +709,32 @@ TEST_CASE("slurm: sort_by_tier and sort_by_qos_priority are stable descending so
     CHECK(qos_rev == std::array<std::uint32_t, 4>{3, 1, 2, 0});
 }
 
+TEST_CASE("slurm: sort_by_tier and sort_by_qos_priority keep the given order among equals on long lists") {
+    // Long enough (64 > 16) that a non-stable std::sort would not fall back to insertion sort.
+    // Partition k has tier k % 3, QOS k has priority 10 * (k % 4): the sorted list is every
+    // index of the top tier (priority) ascending, then the next, and so on.
+    tables t;
+    constexpr std::uint32_t n = 64;
+    for (std::uint32_t k = 0; k < n; ++k) {
+        t.add_partition(1, k % 3);
+        t.add_qos(10 * (k % 4));
+    }
+    const context c = t.view();
+    std::vector<std::uint32_t> parts(n), qos(n);
+    for (std::uint32_t k = 0; k < n; ++k) parts[k] = qos[k] = k;
+    ms::sort_by_tier(parts, c);
+    ms::sort_by_qos_priority(qos, c);
+    std::vector<std::uint32_t> want_parts, want_qos;
+    for (std::uint32_t tier = 3; tier-- > 0;)
+        for (std::uint32_t k = 0; k < n; ++k)
+            if (k % 3 == tier) want_parts.push_back(k);
+    for (std::uint32_t level = 4; level-- > 0;)
+        for (std::uint32_t k = 0; k < n; ++k)
+            if (k % 4 == level) want_qos.push_back(k);
+    CHECK(parts == want_parts);
+    CHECK(qos == want_qos);
+}
+
 TEST_CASE("slurm: apply_incr_only keeps the larger priority only under INCR_ONLY") {
     CHECK(ms::apply_incr_only(100, 50, true) == 100u);
     CHECK(ms::apply_incr_only(100, 150, true) == 150u);

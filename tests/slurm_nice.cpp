@@ -23,7 +23,8 @@ TEST_CASE("slurm: nice is subtracted") {
     CHECK(nice_factor::name == "nice");
     CHECK(nice(100) == -100.0);  // a positive nice lowers the priority
     CHECK(nice(-100) == 100.0);  // a negative one (operators only) raises it
-    CHECK(nice(0) == 0.0);       // -0.0 compares equal; adding it changes no sum
+    CHECK(nice(0) == 0.0);
+    CHECK_FALSE(std::signbit(nice(0))); // +0.0, as Slurm's -(int64)(0) converted to double
 }
 
 TEST_CASE("slurm: nice's extreme values are exact") {
