@@ -7,6 +7,7 @@
 #include <concepts>
 #include <cstdint>
 #include <limits>
+#include <type_traits>
 
 namespace mfprio {
 
@@ -44,10 +45,14 @@ concept weight = requires(const W& w) {
 
 /// True for `fixed_weight<V>`: the engine can skip a term whose fixed weight is 0 at
 /// compile time.
+namespace detail {
 template <class W>
-inline constexpr bool is_fixed_weight_v = false;
+inline constexpr bool is_fixed_weight = false;
 template <auto V>
-inline constexpr bool is_fixed_weight_v<fixed_weight<V>> = true;
+inline constexpr bool is_fixed_weight<fixed_weight<V>> = true;
+} // namespace detail
+template <class W>
+inline constexpr bool is_fixed_weight_v = detail::is_fixed_weight<std::remove_cvref_t<W>>;
 
 namespace detail {
 template <char... Digits>

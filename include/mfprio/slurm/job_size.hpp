@@ -18,7 +18,10 @@ namespace mfprio::slurm {
 ///   computed in uint32 as Slurm does: it wraps when c > C and the clamp then gives 1;
 /// - SMALL_RELATIVE_TO_TIME: max(n*C/N, c) / T / C, T the job's time limit in minutes, else
 ///   its partition's MaxTime, else 1 (1 minus that when favouring small).
-/// Clamped to [0, 1]. 0 when the cluster has no nodes or no CPUs.
+/// Clamped to [0, 1]. 0 when the cluster has no nodes or no CPUs. All arithmetic is in
+/// double, as in Slurm's `set_priority_factors` (n*C/N is not an integer division). A job
+/// with no nodes, no CPUs and a time limit of 0 gives 0/0 = NaN under SMALL_RELATIVE_TO_TIME,
+/// as in Slurm; `slurm_result` floors such a sum to 1 where Slurm's cast is undefined.
 struct job_size_factor {
     static constexpr std::string_view name = "jobsize";
     bool favor_small = false;            ///< PriorityFavorSmall=YES

@@ -138,8 +138,9 @@ concept slurm_engine = requires(const E& e) {
     e.template term_of<tres_factor>();
 };
 
-/// The partitions of a job in the order Slurm keeps them (PriorityTier, descending; the
-/// job's own order among equal tiers): just `partition` for a single-partition job.
+/// The partition list of a multi-partition job, in the order Slurm keeps it (PriorityTier,
+/// descending; the job's own order among equal tiers). Empty for a single-partition job,
+/// whose partition is `partition`.
 template <class J>
 [[nodiscard]] constexpr std::span<const std::uint32_t> job_partitions(const J& j) noexcept {
     if constexpr (has_partitions<J>) {
@@ -149,6 +150,7 @@ template <class J>
     return {};
 }
 
+/// The QOS list of a multi-QOS job (QOS Priority, descending); empty for a single-QOS job.
 template <class J>
 [[nodiscard]] constexpr std::span<const std::uint32_t> job_qos_list(const J& j) noexcept {
     if constexpr (has_qos_list<J>) {
