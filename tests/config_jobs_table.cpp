@@ -293,7 +293,10 @@ TEST_CASE("config: jobs table missing required columns") {
         CAPTURE(missing);
         std::string head;
         for (const char* c : columns)
-            if (std::string(c) != missing) head += (head.empty() ? "" : "|") + std::string(c);
+            if (std::string(c) != missing) {
+                if (!head.empty()) head += '|';
+                head += c;
+            }
         const auto e = jobs_error(in, head + "\n", 1, missing, "has no");
         CHECK(e.message.find(missing) != std::string::npos);
     }
@@ -327,7 +330,10 @@ TEST_CASE("config: jobs table cell errors name the job, line and column") {
         return out;
     };
     std::string h;
-    for (const auto& c : cols) h += (h.empty() ? "" : "|") + c;
+    for (const auto& c : cols) {
+        if (!h.empty()) h += '|';
+        h += c;
+    }
     const std::string ok = line({{"JobID", "1"}});
     auto err = [&](std::vector<std::pair<std::string, std::string>> changes, const std::string& key,
                    const std::string& what) {

@@ -37,6 +37,17 @@ struct host_number {
     std::size_t width = 0;
 };
 
+/// A range bound: 1 to 18 decimal digits.
+[[nodiscard]] inline bool parse_host_number(std::string_view s, std::uint64_t& out) noexcept {
+    if (s.empty() || s.size() > 18) return false;
+    out = 0;
+    for (const char c : s) {
+        if (!is_digit(c)) return false;
+        out = out * 10 + static_cast<std::uint64_t>(c - '0');
+    }
+    return true;
+}
+
 /// Parses the inside of one bracket group into its numbers, in order. `offset` is the
 /// 0-based position of the group's first character in the whole list (for columns).
 [[nodiscard]] inline expected<std::vector<host_number>> parse_host_group(
@@ -52,19 +63,19 @@ struct host_number {
         const std::string_view lo_s = part.substr(0, dash);
         const std::string_view hi_s =
             (dash == std::string_view::npos) ? lo_s : part.substr(dash + 1);
-        const auto lo = (lo_s.size() <= 18) ? parse_unsigned<std::uint64_t>(lo_s) : std::nullopt;
-        const auto hi = (hi_s.size() <= 18) ? parse_unsigned<std::uint64_t>(hi_s) : std::nullopt;
-        if (!lo || !hi)
+        std::uint64_t lo = 0;
+        std::uint64_t hi = 0;
+        if (!parse_host_number(lo_s, lo) || !parse_host_number(hi_s, hi))
             return make_error({}, 0, column, {},
                               "non-numeric range " + quote(part) + " in hostlist");
-        if (*lo > *hi)
+        if (lo > hi)
             return make_error({}, 0, column, {},
                               "reversed range " + quote(part) + " in hostlist");
-        if (*hi - *lo >= max_hosts || out.size() + (*hi - *lo + 1) > max_hosts)
+        if (hi - lo >= max_hosts || out.size() + (hi - lo + 1) > max_hosts)
             return make_error({}, 0, column, {},
                               "hostlist expands to more than " + std::to_string(max_hosts) +
                                   " hosts");
-        for (std::uint64_t v = *lo; v <= *hi; ++v) out.push_back({v, lo_s.size()});
+        for (std::uint64_t v = lo; v <= hi; ++v) out.push_back({v, lo_s.size()});
     }
     return out;
 }
