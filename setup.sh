@@ -1,0 +1,236 @@
+#!/usr/bin/env bash
+# mfprio quick start.
+#
+#   ./setup.sh        install what is missing, build into build/, run the demo
+#   ./setup.sh test   install what is missing, then the whole test suite: gcc build
+#                     (-Werror, assertions on, tests + examples + benchmark smoke runs),
+#                     clang build with AddressSanitizer and UBSan, the install and consumer
+#                     checks (pkg-config and meson subproject). Ends with "N passed, N failed".
+#   ./setup.sh deps   install what is missing, nothing else
+#
+# Packages come from Debian/Ubuntu (apt-get) and are installed only if some are missing.
+# Run as root, or as a user who can sudo. Environment: MFPRIO_JOBS (parallel jobs, default:
+# the number of CPUs).
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")"
+repo=$(pwd)
+
+# meson, ninja and the compilers; doctest (tests) and Google Benchmark (bench/); pkg-config
+# for the install check; the clang runtime for the sanitizers (only a Recommends of clang);
+# cmake because Debian's doctest-dev ships no pkg-config file, only a CMake package.
+packages=(meson ninja-build pkg-config g++ clang libclang-rt-dev doctest-dev libbenchmark-dev cmake)
+jobs=${MFPRIO_JOBS:-$(nproc 2>/dev/null || echo 2)}
+
+say() { printf '\n== %s\n' "$*"; }
+die() { printf 'setup.sh: %s\n' "$*" >&2; exit 1; }
+
+install_deps() {
+    if ! command -v dpkg-query >/dev/null 2>&1 || ! command -v apt-get >/dev/null 2>&1; then
+        echo "setup.sh: no apt-get here; install the equivalents of: ${packages[*]}"
+        return 0
+    fi
+    local missing=() p
+    for p in "${packages[@]}"; do
+        [[ $(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true) == installed ]] || missing+=("$p")
+    done
+    if ((${#missing[@]} == 0)); then
+        echo "setup.sh: all packages present (${packages[*]})"
+        return 0
+    fi
+    say "installing ${missing[*]}"
+    local sudo=()
+    if ((EUID != 0)); then
+        command -v sudo >/dev/null 2>&1 || die "not root and no sudo: install ${missing[*]} yourself"
+        sudo=(sudo)
+    fi
+    "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update
+    "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}"
+}
+
+# configure DIR [meson options...]: a fresh setup, or a reconfigure of an existing tree
+# (wiped and redone if the reconfigure fails, e.g. after a meson upgrade).
+configure() {
+    local dir=$1
+    shift
+    if [[ -f $dir/meson-private/coredata.dat ]]; then
+        meson setup --reconfigure "$dir" "$@" || meson setup --wipe "$dir" "$@"
+    else
+        meson setup "$dir" "$@"
+    fi
+}
+
+cmd_build() {
+    install_deps
+    say "building into build/"
+    configure build -Dexamples=true
+    meson compile -C build -j "$jobs"
+    local demo=build/examples/mfprio/mfprio
+    [[ -x $demo ]] || die "$demo was not built"
+    say "$demo demo"
+    "$demo" demo
+}
+
+# ---- test ------------------------------------------------------------------------------
+
+passed=0
+failed=0
+failures=()
+logdir=""
+
+pass() { passed=$((passed + 1)); printf 'PASS %s\n' "$1"; }
+fail() { failed=$((failed + 1)); failures+=("$1"); printf 'FAIL %s\n' "$1"; }
+
+# run_suite NAME DIR: meson test in DIR; adds its "Ok:" to passed and its "Fail:",
+# "Unexpected Pass:" and "Timeout:" to failed. No summary at all (meson test could not
+# start) counts as one failure.
+run_suite() {
+    local name=$1 dir=$2 log=$logdir/$1-test.log
+    say "$name: meson test"
+    set +e
+    meson test -C "$dir" --print-errorlogs --num-processes "$jobs" 2>&1 | tee "$log"
+    set -e
+    local ok bad
+    ok=$(sed 's/\x1b\[[0-9;]*m//g' "$log" | awk '/^Ok:/ {n += $2} END {print n + 0}')
+    bad=$(sed 's/\x1b\[[0-9;]*m//g' "$log" |
+          awk '/^(Fail|Unexpected Pass|Timeout):/ {n += $NF} END {print n + 0}')
+    if ! grep -q '^Ok:' <(sed 's/\x1b\[[0-9;]*m//g' "$log"); then
+        fail "$name: meson test produced no summary"
+        return
+    fi
+    passed=$((passed + ok))
+    failed=$((failed + bad))
+    ((bad == 0)) || failures+=("$name: $bad test(s), see $log")
+}
+
+# build_and_test NAME DIR [meson options...]: configure, compile, meson test. A build that
+# fails counts as one failure (its tests cannot be counted).
+build_and_test() {
+    local name=$1 dir=$2
+    shift 2
+    say "$name: configure and build ($dir)"
+    if ! configure "$dir" "$@" >"$logdir/$name-setup.log" 2>&1; then
+        tail -n 40 "$logdir/$name-setup.log"
+        fail "$name: meson setup (see $logdir/$name-setup.log)"
+        return
+    fi
+    if ! meson compile -C "$dir" -j "$jobs" 2>&1 | tee "$logdir/$name-build.log"; then
+        fail "$name: build (see $logdir/$name-build.log)"
+        return
+    fi
+    run_suite "$name" "$dir"
+}
+
+# The files of the repository as a subproject would get them: tracked and untracked, minus
+# what .gitignore excludes (build trees). Falls back to a plain copy without git.
+copy_repo() {
+    local dest=$1
+    mkdir -p "$dest"
+    if git -C "$repo" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+        git -C "$repo" ls-files -z --cached --others --exclude-standard |
+            (cd "$repo" && xargs -0 cp --parents -t "$dest" --)
+    else
+        (cd "$repo" && tar cf - --exclude='./build*' --exclude=./.git .) | (cd "$dest" && tar xf -)
+    fi
+}
+
+consumer_checks() {
+    local tmp
+    tmp=$(mktemp -d "${TMPDIR:-/tmp}/mfprio-consumer.XXXXXX")
+    local prefix=$tmp/prefix
+
+    say "install: meson install into $prefix"
+    if CXX=g++ meson setup "$tmp/build-install" --prefix "$prefix" -Dtests=false -Dexamples=false \
+            -Dbenchmarks=false >"$logdir/install-setup.log" 2>&1 &&
+       meson install -C "$tmp/build-install" >"$logdir/install.log" 2>&1; then
+        local pc=$prefix/share/pkgconfig/mfprio.pc version cflags=""
+        version=$(meson introspect --projectinfo "$tmp/build-install" |
+                  python3 -c 'import json, sys; print(json.load(sys.stdin)["version"])')
+        read -r cflags < <(PKG_CONFIG_PATH=$prefix/share/pkgconfig pkg-config --cflags mfprio 2>/dev/null) || true
+        if [[ -f $pc ]] && PKG_CONFIG_PATH=$prefix/share/pkgconfig pkg-config --exists "mfprio = $version" &&
+           [[ $cflags == "-I$prefix/include" ]]; then
+            pass "install: pkg-config file (mfprio $version, Cflags -I\${includedir} only)"
+        else
+            fail "install: pkg-config file $pc missing or wrong (Cflags: '$cflags')"
+            [[ -f $pc ]] && cat "$pc"
+        fi
+        local h absent=0
+        while IFS= read -r h; do
+            [[ -f $prefix/$h ]] || { echo "not installed: $h"; absent=$((absent + 1)); }
+        done < <(cd "$repo" && find include/mfprio -name '*.hpp' | sort)
+        if ((absent == 0)) && [[ -f $prefix/include/mfprio/core/engine.hpp ]]; then
+            pass "install: every include/mfprio header installed"
+        else
+            fail "install: $absent header(s) not installed"
+        fi
+
+        say "consumer: dependency('mfprio') through pkg-config"
+        cp -r "$repo/tests/consumer" "$tmp/pkgconfig-consumer"
+        if PKG_CONFIG_PATH=$prefix/share/pkgconfig CXX=g++ meson setup "$tmp/pkgconfig-consumer/build" \
+                "$tmp/pkgconfig-consumer" --wrap-mode=nofallback -Dwerror=true >"$logdir/consumer-pkgconfig.log" 2>&1 &&
+           meson compile -C "$tmp/pkgconfig-consumer/build" >>"$logdir/consumer-pkgconfig.log" 2>&1 &&
+           "$tmp/pkgconfig-consumer/build/consumer"; then
+            pass "consumer: built against the installed headers via pkg-config, and ran"
+        else
+            tail -n 40 "$logdir/consumer-pkgconfig.log"
+            fail "consumer: pkg-config build or run (see $logdir/consumer-pkgconfig.log)"
+        fi
+    else
+        tail -n 40 "$logdir/install-setup.log" "$logdir/install.log" 2>/dev/null || true
+        fail "install: meson install (see $logdir/install-setup.log, install.log)"
+        fail "consumer: pkg-config build not attempted (install failed)"
+    fi
+
+    say "consumer: mfprio as a meson subproject"
+    cp -r "$repo/tests/consumer" "$tmp/subproject-consumer"
+    copy_repo "$tmp/subproject-consumer/subprojects/mfprio"
+    if CXX=g++ meson setup "$tmp/subproject-consumer/build" "$tmp/subproject-consumer" \
+            --force-fallback-for=mfprio -Dwerror=true >"$logdir/consumer-subproject.log" 2>&1 &&
+       meson compile -C "$tmp/subproject-consumer/build" >>"$logdir/consumer-subproject.log" 2>&1 &&
+       "$tmp/subproject-consumer/build/consumer"; then
+        pass "consumer: built with mfprio as a subproject, and ran"
+    else
+        tail -n 40 "$logdir/consumer-subproject.log"
+        fail "consumer: subproject build or run (see $logdir/consumer-subproject.log)"
+    fi
+
+    rm -rf "$tmp"
+}
+
+cmd_test() {
+    install_deps
+    logdir=$repo/build-logs
+    rm -rf "$logdir"
+    mkdir -p "$logdir"
+    local start=$SECONDS
+
+    # gcc, warnings as errors, optimized with assertions on; benchmarks are built (always
+    # -O3 -DNDEBUG, see bench/meson.build) and smoke-run by meson test.
+    CXX=g++ build_and_test gcc build-ci-gcc \
+        -Dwerror=true -Dbuildtype=debugoptimized -Db_ndebug=false \
+        -Dtests=true -Dexamples=true -Dbenchmarks=true
+
+    # clang, AddressSanitizer + UBSan, debug; no benchmarks (sanitized timings mean nothing).
+    export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+    export ASAN_OPTIONS=abort_on_error=1:detect_leaks=1:detect_stack_use_after_return=1:check_initialization_order=1:strict_init_order=1
+    CXX=clang++ build_and_test clang-asan-ubsan build-ci-clang \
+        -Dwerror=true -Dbuildtype=debug -Db_sanitize=address,undefined -Db_lundef=false \
+        -Dtests=true -Dexamples=true -Dbenchmarks=false
+    unset UBSAN_OPTIONS ASAN_OPTIONS
+
+    consumer_checks
+
+    say "summary ($((SECONDS - start)) s, logs in $logdir)"
+    local f
+    for f in "${failures[@]+"${failures[@]}"}"; do printf '  failed: %s\n' "$f"; done
+    printf '%d passed, %d failed\n' "$passed" "$failed"
+    ((failed == 0))
+}
+
+case ${1:-build} in
+    build) cmd_build ;;
+    test) cmd_test ;;
+    deps) install_deps ;;
+    -h | --help | help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//' ;;
+    *) die "unknown command '$1' (use: ./setup.sh [build|test|deps])" ;;
+esac
