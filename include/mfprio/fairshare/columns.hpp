@@ -1,0 +1,50 @@
+#pragma once
+/// \file
+/// What a fair-share algorithm writes: one column per quantity, one entry per association
+/// of the tree (same order). Normalized usage is not stored: `usage_norm` derives it.
+
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include <mfprio/fairshare/tree.hpp>
+
+namespace mfprio::fairshare {
+
+/// The fair-share algorithms mfprio implements.
+enum class algorithm : std::uint8_t {
+    classic,         ///< PriorityFlags=NO_FAIR_TREE: F = 2^(-UE/S/d)
+    fair_tree,       ///< Slurm's Fair Tree as the code does it (tied accounts descended separately)
+    fair_tree_merge, ///< Fair Tree as documented (tied sibling accounts' children merged)
+    depth_oblivious, ///< PriorityFlags=DEPTH_OBLIVIOUS, steady-state semantics
+    flux,            ///< flux-accounting's weighted tree
+    linear,          ///< seed 004's description: 0.5 at the share, 0 at twice the share
+};
+
+/// Per-association results of a fair-share pass.
+struct columns {
+    std::vector<double> shares_norm;       ///< NormShares (classic product or Fair Tree level-local)
+    std::vector<long double> usage_efctv;  ///< EffectvUsage (UE for classic, U = raw/parent raw for Fair Tree)
+    std::vector<long double> level_fs;     ///< LevelFS (Fair Tree; NaN where not computed)
+    std::vector<double> fs_factor;         ///< FairShare: the factor the job priority reads
+    bool has_level_fs = false;             ///< true for the Fair Tree family
+
+    void resize(std::size_t n) {
+        shares_norm.assign(n, 0.0);
+        usage_efctv.assign(n, 0.0L);
+        level_fs.assign(n, std::numeric_limits<long double>::quiet_NaN());
+        fs_factor.assign(n, 0.0);
+    }
+};
+
+/// Normalized usage (Slurm's `set_assoc_usage_norm`): usage over the root's usage, 0 when
+/// the root has none, capped at 1. Computed in long double as Slurm does.
+[[nodiscard]] inline long double usage_norm(const tree& t, std::uint32_t a) noexcept {
+    const long double root = t.usage_raw[0];
+    if (root == 0.0L) return 0.0L;
+    const long double un = t.usage_raw[a] / root;
+    return un > 1.0L ? 1.0L : un;
+}
+
+} // namespace mfprio::fairshare
