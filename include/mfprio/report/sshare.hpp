@@ -1,0 +1,306 @@
+#pragma once
+/// \file
+/// What Slurm's `sshare` prints for an association tree and the columns of a fair-share
+/// pass: the field table (names, default widths, case-insensitive prefix matching, `%width`),
+/// the default column lists per algorithm (`-l`, `-m`), the row selection (`-a`, `-u`, `-A`,
+/// `-U`), the Account indentation, and Slurm's print_fields renderers: `%f` in parsable mode,
+/// `%*f` falling back to `%e` when too wide, blanks for unset values, `parent`, `inf`, `+` for
+/// cut strings, `-p` (trailing `|`) and `-P`.
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <mfprio/core/job.hpp>
+#include <mfprio/fairshare/columns.hpp>
+#include <mfprio/fairshare/tree.hpp>
+
+namespace mfprio::report {
+
+/// sshare's command-line choices.
+struct sshare_options {
+    bool long_list = false;   ///< -l
+    int parsable = 0;         ///< 0, 1 (-p: trailing '|'), 2 (-P: none)
+    bool all = false;         ///< -a
+    bool no_header = false;   ///< -n (also -h)
+    bool users_only = false;  ///< -U
+    bool partitions = false;  ///< -m
+    std::string format;       ///< -o: comma list of fields, `Field%width`
+    std::vector<std::string> users;    ///< -u
+    std::vector<std::string> accounts; ///< -A
+    std::string caller;       ///< the user running sshare: without -a/-u only their user rows show
+    bool fair_tree = true;    ///< FAIR_TREE set (default columns, FairShare and LevelFS rules)
+    std::uint16_t damping = 1; ///< FairShareDampeningFactor (classic FairShare column)
+    std::vector<std::string> tres_names; ///< TRES names for GrpTRESRaw/TRESRunMins (all zero here)
+    std::string cluster;      ///< ClusterName for the Cluster column
+};
+
+/// The outcome of rendering: text, or an error sentence for a bad field name.
+struct sshare_output {
+    std::string text;
+    std::string error;
+};
+
+namespace detail {
+
+enum class sshare_field : std::uint8_t {
+    account, cluster, eused, fsfactor, tresmins, grptresraw, id, levelfs, norms, normu, partition, raws, rawu, runmins, user
+};
+
+struct sshare_field_def {
+    int len;
+    std::string_view name;
+    sshare_field type;
+};
+
+/// sshare's field table, in its matching order (first case-insensitive prefix match wins).
+inline constexpr sshare_field_def sshare_fields[] = {
+    {-20, "Account", sshare_field::account},    {10, "Cluster", sshare_field::cluster},
+    {13, "EffectvUsage", sshare_field::eused},  {10, "FairShare", sshare_field::fsfactor},
+    {30, "GrpTRESMins", sshare_field::tresmins}, {30, "GrpTRESRaw", sshare_field::grptresraw},
+    {6, "ID", sshare_field::id},                {10, "LevelFS", sshare_field::levelfs},
+    {11, "NormShares", sshare_field::norms},    {11, "NormUsage", sshare_field::normu},
+    {12, "Partition", sshare_field::partition}, {10, "RawShares", sshare_field::raws},
+    {11, "RawUsage", sshare_field::rawu},       {30, "TRESRunMins", sshare_field::runmins},
+    {10, "User", sshare_field::user},
+};
+
+inline bool iprefix(std::string_view name, std::string_view prefix) {
+    if (prefix.size() > name.size()) return false;
+    for (std::size_t i = 0; i < prefix.size(); ++i) {
+        char a = name[i], b = prefix[i];
+        if (a >= 'A' && a <= 'Z') a = static_cast<char>(a - 'A' + 'a');
+        if (b >= 'A' && b <= 'Z') b = static_cast<char>(b - 'A' + 'a');
+        if (a != b) return false;
+    }
+    return true;
+}
+
+inline std::string sprintf_str(const char* fmt, int w, int p, double v) {
+    char buf[512];
+    if (p >= 0) std::snprintf(buf, sizeof buf, fmt, w, p, v);
+    else std::snprintf(buf, sizeof buf, fmt, w, v);
+    return buf;
+}
+
+/// The printer of one line: Slurm's print_fields rules for the three output modes.
+class sshare_line {
+public:
+    sshare_line(std::string& out, int parsable) : out_(out), parsable_(parsable) {}
+
+    void str(const sshare_field_def& f, const std::string* value, bool last) {
+        const int abs_len = std::abs(f.len);
+        const std::string shown = value ? *value : (parsable_ ? std::string() : std::string(" "));
+        if (parsable_ == 2 && last) out_ += shown;
+        else if (parsable_) out_ += shown + '|';
+        else {
+            std::string s = shown;
+            if (value && static_cast<int>(s.size()) > abs_len) {
+                s.resize(static_cast<std::size_t>(abs_len));
+                s[static_cast<std::size_t>(abs_len - 1)] = '+';
+            }
+            pad(s, f.len);
+        }
+    }
+    void blank(const sshare_field_def& f, bool last) {
+        if (parsable_ == 2 && last) return;
+        if (parsable_) out_ += '|';
+        else pad(" ", std::abs(f.len)); // "%*s " with " ": right-aligned blank
+    }
+    void u64(const sshare_field_def& f, std::uint64_t v, bool last) {
+        const std::string s = std::to_string(v);
+        if (parsable_ == 2 && last) out_ += s;
+        else if (parsable_) out_ += s + '|';
+        else pad(s, f.len, false); // "%*llu ": numbers are never cut
+    }
+    void dbl(const sshare_field_def& f, double v, bool last) {
+        if (v == 18446744073709551614.0 /* NO_VAL64 */ || v == 18446744073709551615.0 /* INFINITE64 */ ||
+            v == 4294967294.0 /* NO_VAL */ || v == 4294967295.0 /* INFINITE */) {
+            blank(f, last);
+            return;
+        }
+        if (parsable_) {
+            out_ += sprintf_str("%*f", 0, -1, v);
+            if (!(parsable_ == 2 && last)) out_ += '|';
+            return;
+        }
+        const int abs_len = std::abs(f.len);
+        int width = abs_len;
+        const std::string fixed = sprintf_str("%*f", abs_len, -1, v);
+        if (static_cast<int>(fixed.size()) > width) {
+            const std::string e = sprintf_str("%*.*e", width, width, v);
+            const int new_length = static_cast<int>(e.size());
+            if (new_length > width) width -= new_length - width;
+            out_ += sprintf_str(f.len == abs_len ? "%*.*e" : "%-*.*e", width, width, v);
+            out_ += ' ';
+        } else {
+            out_ += sprintf_str(f.len == abs_len ? "%*f" : "%-*f", width, -1, v);
+            out_ += ' ';
+        }
+    }
+    void header(const sshare_field_def& f, bool last) {
+        if (parsable_ == 2 && last) out_ += f.name;
+        else if (parsable_) out_ += std::string(f.name) + '|';
+        else pad(std::string(f.name), f.len);
+    }
+
+private:
+    /// "%*.*s " with a signed width: negative left-justifies; cut at |width| unless `cut` is
+    /// false ("%*u" pads but never cuts).
+    void pad(std::string s, int len, bool cut = true) {
+        const auto w = static_cast<std::size_t>(std::abs(len));
+        if (cut && s.size() > w) s.resize(w);
+        const std::string fill(s.size() < w ? w - s.size() : 0, ' ');
+        out_ += len < 0 ? s + fill : fill + s;
+        out_ += ' ';
+    }
+
+    std::string& out_;
+    int parsable_;
+};
+
+inline bool listed(const std::vector<std::string>& list, std::string_view v) {
+    return std::find(list.begin(), list.end(), v) != list.end();
+}
+
+} // namespace detail
+
+/// Renders sshare's output for tree `t` and the columns `c` of a fair-share pass.
+[[nodiscard]] inline sshare_output render_sshare(const fairshare::tree& t, const fairshare::columns& c,
+                                                 const sshare_options& o) {
+    using detail::sshare_field;
+    sshare_output res;
+    std::vector<detail::sshare_field_def> fields;
+    std::string list = o.format;
+    if (list.empty()) {
+        const char* part = o.partitions ? "P," : "";
+        if (o.long_list)
+            list = std::string("A,User,") + part + "RawShares,NormShares,RawUsage,NormUsage,Eff,Fairshare," +
+                   (o.fair_tree ? "LevelFS," : "") + "GrpTRESMins,TRESRunMins";
+        else
+            list = std::string("A,User,") + part + "RawShares,NormShares,RawUsage,Eff,Fairshare";
+    }
+    std::size_t start = 0;
+    while (start <= list.size()) {
+        std::size_t end = list.find(',', start);
+        if (end == std::string::npos) end = list.size();
+        std::string item = list.substr(start, end - start);
+        start = end + 1;
+        if (item.empty()) continue;
+        int newlen = 0;
+        if (const auto pct = item.find('%'); pct != std::string::npos) {
+            newlen = std::atoi(item.c_str() + pct + 1);
+            item.resize(pct);
+        }
+        bool found = false;
+        for (const auto& f : detail::sshare_fields) {
+            if (detail::iprefix(f.name, item)) {
+                auto g = f;
+                if (newlen) g.len = newlen;
+                fields.push_back(g);
+                found = true;
+                break;
+            }
+        }
+        if (!found) {
+            res.error = "Invalid field requested: \"" + item + "\"";
+            return res;
+        }
+        if (end == list.size()) break;
+    }
+
+    detail::sshare_line line(res.text, o.parsable);
+    if (!o.no_header) {
+        for (std::size_t i = 0; i < fields.size(); ++i) line.header(fields[i], i + 1 == fields.size());
+        res.text += '\n';
+        if (!o.parsable) {
+            for (const auto& f : fields) res.text += std::string(static_cast<std::size_t>(std::abs(f.len)), '-') + ' ';
+            res.text += '\n';
+        }
+    }
+
+    std::string tres_zero;
+    for (const auto& name : o.tres_names) tres_zero += (tres_zero.empty() ? "" : ",") + name + "=0";
+    const bool show_all_users = o.all || (!o.users.empty() && o.users.front() == "-1");
+    for (std::uint32_t a = 0; a < t.size(); ++a) {
+        const bool user = t.is_user(a);
+        if (o.users_only && !user) continue;
+        if (user && !show_all_users) {
+            if (!o.users.empty()) {
+                if (!detail::listed(o.users, t.user_name[a])) continue;
+            } else if (t.user_name[a] != o.caller) {
+                continue;
+            }
+        }
+        if (!o.accounts.empty() && !detail::listed(o.accounts, t.account[a])) continue;
+        for (std::size_t i = 0; i < fields.size(); ++i) {
+            const auto& f = fields[i];
+            const bool last = i + 1 == fields.size();
+            switch (f.type) {
+            case sshare_field::account: {
+                // one space per depth; a user row shows its account one level deeper
+                const std::string name = std::string(t.depth[a], ' ') + t.account[a];
+                line.str(f, &name, last);
+                break;
+            }
+            case sshare_field::cluster: line.str(f, o.cluster.empty() ? nullptr : &o.cluster, last); break;
+            case sshare_field::eused: line.dbl(f, static_cast<double>(c.usage_efctv[a]), last); break;
+            case sshare_field::fsfactor:
+                if (o.fair_tree) {
+                    if (user) line.dbl(f, c.fs_factor[a], last);
+                    else line.str(f, nullptr, last);
+                } else {
+                    // classic: sshare computes 2^(-UE/S/d) for every row from the row's own UE and S
+                    const long double ue = c.usage_efctv[a];
+                    const double s = c.shares_norm[a];
+                    const double fs = (s <= 0.0 || ue == static_cast<long double>(no_val32))
+                        ? 0.0
+                        : std::pow(2.0, static_cast<double>(-((ue / static_cast<long double>(s)) /
+                                                              static_cast<long double>(o.damping))));
+                    line.dbl(f, fs, last);
+                }
+                break;
+            case sshare_field::tresmins: {
+                const std::string empty;
+                line.str(f, &empty, last);
+                break;
+            }
+            case sshare_field::grptresraw:
+            case sshare_field::runmins: line.str(f, &tres_zero, last); break;
+            case sshare_field::id: line.u64(f, a + 1, last); break;
+            case sshare_field::levelfs:
+                if (t.is_use_parent(a) || std::isnan(c.level_fs[a])) line.str(f, nullptr, last);
+                else line.dbl(f, static_cast<double>(c.level_fs[a]), last);
+                break;
+            case sshare_field::norms: line.dbl(f, c.shares_norm[a], last); break;
+            case sshare_field::normu:
+                if (a == 0) line.blank(f, last); // the root's usage_norm is never set (NO_VAL)
+                else line.dbl(f, static_cast<double>(fairshare::usage_norm(t, a)), last);
+                break;
+            case sshare_field::partition: line.str(f, t.partition[a].empty() ? nullptr : &t.partition[a], last); break;
+            case sshare_field::raws:
+                if (t.is_use_parent(a)) {
+                    const std::string parent = "parent";
+                    line.str(f, &parent, last);
+                } else if (t.shares_raw[a] == no_val32 || t.shares_raw[a] == infinite32) {
+                    line.blank(f, last);
+                } else {
+                    line.u64(f, t.shares_raw[a], last);
+                }
+                break;
+            case sshare_field::rawu: line.u64(f, static_cast<std::uint64_t>(t.usage_raw[a]), last); break;
+            case sshare_field::user: line.str(f, user ? &t.user_name[a] : nullptr, last); break;
+            }
+        }
+        res.text += '\n';
+    }
+    return res;
+}
+
+} // namespace mfprio::report
