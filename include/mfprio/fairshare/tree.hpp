@@ -88,6 +88,7 @@ public:
     /// usage. Returns the association's builder index.
     std::uint32_t add_user(std::uint32_t account, std::string user, std::uint32_t shares, long double usage = 0,
                            std::string partition = {}) {
+        MFPRIO_ASSERT(account < names_.size()); // before names_[account] is read
         return add(names_[account], std::move(user), std::move(partition), account, shares, true, usage);
     }
 
