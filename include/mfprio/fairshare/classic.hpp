@@ -1,0 +1,86 @@
+#pragma once
+/// \file
+/// Slurm's classic fair-share (`PriorityFlags=NO_FAIR_TREE`, reference slurm.md 3.2):
+/// effective usage UE top-down through the fs-parent links, then F = 2^(-UE/S/d) with the
+/// classic (whole-machine) normalized shares S and d = FairShareDampeningFactor.
+///
+/// Steady state: Slurm's periodic pass computes the accounts' UE before it applies this
+/// pass's decay and new usage, and the users' UE lazily when a job or sshare asks
+/// (reference 2.2 step 3). mfprio computes every association from the current usage in one
+/// pass, which is what Slurm shows once usage stops changing (the reference's
+/// recommendation); a live Slurm controller can lag by one PriorityCalcPeriod.
+
+#include <cmath>
+#include <cstdint>
+
+#include <mfprio/core/assert.hpp>
+#include <mfprio/fairshare/columns.hpp>
+#include <mfprio/fairshare/shares.hpp>
+#include <mfprio/fairshare/tree.hpp>
+
+namespace mfprio::fairshare {
+
+namespace detail {
+
+/// Slurm's fair-share factor of one association (`priority_p_calc_fs_factor` as called by
+/// `_set_assoc_fs_factor`): 0 if S <= 0, else pow(2.0, -((UE / S) / d)). UE is long double
+/// and S a double, so the quotient and the division by d are long double; C's pow takes
+/// doubles, so the exponent is rounded to double before the call (std::pow would otherwise
+/// pick its long double overload).
+[[nodiscard]] inline double classic_factor(long double ue, double s, std::uint16_t damping) noexcept {
+    if (s <= 0.0) return 0.0;
+    const long double exponent = -((ue / static_cast<long double>(s)) / static_cast<long double>(damping));
+    return std::pow(2.0, static_cast<double>(exponent));
+}
+
+/// Fills `fs_factor` from `usage_efctv` and `shares_norm` for every association: with
+/// a = the fs parent for a FairShare=parent association and the association itself
+/// otherwise, F = classic_factor(a.UE, a.S, d). Slurm never computes the root's own factor
+/// (no job charges the root association itself); mfprio gives it the formula's value.
+inline void classic_factors(const tree& t, columns& c, std::uint16_t damping) noexcept {
+    for (std::uint32_t a = 0; a < t.size(); ++a) {
+        const std::uint32_t x = (a != 0 && t.is_use_parent(a)) ? t.fs_parent[a] : a;
+        c.fs_factor[a] = classic_factor(c.usage_efctv[x], c.shares_norm[x], damping);
+    }
+}
+
+} // namespace detail
+
+/// Classic effective usage of association `a` (Slurm's `_set_assoc_usage_efctv` without
+/// DEPTH_OBLIVIOUS), given its fs parent's UE `ue_parent`, in this order:
+/// - fs parent is the root (checked first, also for FairShare=parent children of the root):
+///   UE = UN;
+/// - FairShare=parent: UE = the fs parent's UE;
+/// - level_shares == 0: UE = the fs parent's UE;
+/// - else UE = UN + (UE_parent - UN) * shares_raw / level_shares, in long double.
+[[nodiscard]] inline long double classic_usage_efctv(const tree& t, std::uint32_t a,
+                                                     long double ue_parent) noexcept {
+    MFPRIO_ASSERT(a != 0 && a < t.size());
+    const long double un = usage_norm(t, a);
+    if (t.fs_parent[a] == 0) return un;
+    if (t.is_use_parent(a)) return ue_parent;
+    if (t.level_shares[a] == 0) return ue_parent;
+    return un + (ue_parent - un) * static_cast<long double>(t.shares_raw[a]) /
+                    static_cast<long double>(t.level_shares[a]);
+}
+
+/// Slurm's classic fair-share over the whole tree (`PriorityFlags=NO_FAIR_TREE`): fills
+/// `shares_norm` (classic product), `usage_efctv` (root 1.0, as Slurm's init sets it) and
+/// `fs_factor` for every association (sshare prints the factor for users only), and sets
+/// `has_level_fs = false` (`level_fs` stays NaN). `damping` is FairShareDampeningFactor
+/// (at least 1, Slurm's default 1). O(size x depth) for the shares, O(size) for the rest.
+inline void classic(const tree& t, columns& c, std::uint16_t damping = 1) {
+    MFPRIO_ASSERT(damping >= 1);
+    c.resize(t.size());
+    c.has_level_fs = false;
+    if (t.size() == 0) return;
+    classic_shares(t, c.shares_norm);
+    // Lineage order puts every fs parent (a proper ancestor) before its fs children, so an
+    // index sweep is a top-down walk of the children lists: each parent's UE is known.
+    c.usage_efctv[0] = 1.0L;
+    for (std::uint32_t a = 1; a < t.size(); ++a)
+        c.usage_efctv[a] = classic_usage_efctv(t, a, c.usage_efctv[t.fs_parent[a]]);
+    detail::classic_factors(t, c, damping);
+}
+
+} // namespace mfprio::fairshare

@@ -1,0 +1,85 @@
+#pragma once
+/// \file
+/// Normalized shares (sshare's NormShares), the two ways Slurm computes them (reference
+/// slurm.md 3.1):
+/// - classic (`PriorityFlags=NO_FAIR_TREE`, also DEPTH_OBLIVIOUS): the share of the whole
+///   machine, a product of shares_raw / level_shares up the direct-parent chain;
+/// - Fair Tree (the default): level-local, shares_raw / level_shares of the association
+///   itself.
+/// Both write one double per association of the tree, in the tree's order; call them with
+/// `columns::shares_norm` (sized to the tree) or use the overloads returning a vector.
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include <mfprio/core/assert.hpp>
+#include <mfprio/fairshare/tree.hpp>
+
+namespace mfprio::fairshare {
+
+/// Classic normalized shares (Slurm's `_normalize_assoc_shares_traditional`):
+/// - the root has 1;
+/// - an association with FairShare=parent takes its fs parent's value;
+/// - any other association has the product, over the direct-parent chain from itself up to
+///   (excluding) the root and skipping FairShare=parent associations, of
+///   shares_raw / level_shares (each a double); 0 if some level_shares on the chain is 0.
+/// The product starts from 1.0 and multiplies the association's own ratio first, then its
+/// parent's, and so on upward, as Slurm does, so the result is bit-identical. O(depth) per
+/// association. `out` must have `t.size()` entries.
+inline void classic_shares(const tree& t, std::span<double> out) noexcept {
+    MFPRIO_ASSERT(out.size() == t.size());
+    if (t.size() == 0) return;
+    out[0] = 1.0;
+    for (std::uint32_t a = 1; a < t.size(); ++a) {
+        if (t.is_use_parent(a)) {
+            // The fs parent is a proper ancestor, so it comes earlier and is already set.
+            out[a] = out[t.fs_parent[a]];
+            continue;
+        }
+        double s = 1.0;
+        for (std::uint32_t x = a; x != 0; x = t.parent[x]) {
+            if (t.is_use_parent(x)) continue;
+            if (t.level_shares[x] == 0)
+                s = 0.0;
+            else
+                s *= static_cast<double>(t.shares_raw[x]) / static_cast<double>(t.level_shares[x]);
+        }
+        out[a] = s;
+    }
+}
+
+/// Classic normalized shares as a new vector (see the span overload).
+[[nodiscard]] inline std::vector<double> classic_shares(const tree& t) {
+    std::vector<double> out(t.size());
+    classic_shares(t, out);
+    return out;
+}
+
+/// Fair Tree normalized shares (Slurm's `_normalize_assoc_shares_fair_tree`): with
+/// a = the fs parent for a FairShare=parent association and the association itself
+/// otherwise, S = a.shares_raw / a.level_shares (as doubles; 0 if level_shares is 0). This is
+/// level-local, not a product. The root has 0 (Slurm divides the root's 0 shares by its
+/// NO_VAL level shares). A FairShare=parent association directly under the root therefore
+/// gets 0. `out` must have `t.size()` entries.
+inline void fair_tree_shares(const tree& t, std::span<double> out) noexcept {
+    MFPRIO_ASSERT(out.size() == t.size());
+    if (t.size() == 0) return;
+    out[0] = 0.0;
+    for (std::uint32_t a = 1; a < t.size(); ++a) {
+        const std::uint32_t s = t.is_use_parent(a) ? t.fs_parent[a] : a;
+        if (s == 0 || t.level_shares[s] == 0)
+            out[a] = 0.0;
+        else
+            out[a] = static_cast<double>(t.shares_raw[s]) / static_cast<double>(t.level_shares[s]);
+    }
+}
+
+/// Fair Tree normalized shares as a new vector (see the span overload).
+[[nodiscard]] inline std::vector<double> fair_tree_shares(const tree& t) {
+    std::vector<double> out(t.size());
+    fair_tree_shares(t, out);
+    return out;
+}
+
+} // namespace mfprio::fairshare
