@@ -1,0 +1,272 @@
+#pragma once
+/// \file
+/// Slurm's Fair Tree (the default fair-share algorithm; reference slurm.md 3.3), exact: the
+/// level fair-share LF = S / U of every association, then one depth-first walk that ranks
+/// the users, each sibling group sorted by LF, and gives each user rank / N.
+///
+/// Two tie modes: Slurm as its code behaves (tied sibling accounts are descended one after
+/// the other, in lineage order; the default) and Fair Tree as documented (tied sibling
+/// accounts have their children lists merged before sorting).
+///
+/// Cost: O(A) for the level fair-shares plus one sort per visited sibling group; no
+/// allocation once a `fair_tree_workspace` has served a tree of that size.
+
+#include <algorithm>
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <utility>
+#include <vector>
+
+#include <mfprio/core/assert.hpp>
+#include <mfprio/fairshare/columns.hpp>
+#include <mfprio/fairshare/tree.hpp>
+
+namespace mfprio::fairshare {
+
+/// Slurm's NO_VAL (0xfffffffe) as a long double: the root's level fair-share, the level
+/// fair-share of an account with FairShare=parent, and the "previous LF" a sibling group
+/// starts its tie test with.
+inline constexpr long double fair_tree_no_val = 4294967294.0L;
+
+namespace detail {
+
+/// Fair Tree's level-local normalized shares of one association (Slurm's
+/// `_normalize_assoc_shares_fair_tree`): with s = the fs parent for FairShare=parent and the
+/// association otherwise, shares_raw / level_shares as doubles; 0 if level_shares is 0 or s
+/// is the root. Same rule as `fair_tree_shares` in shares.hpp.
+[[nodiscard]] inline double fair_tree_norm_shares(const tree& t, std::uint32_t a) noexcept {
+    const std::uint32_t s = t.is_use_parent(a) ? t.fs_parent[a] : a;
+    if (s == 0 || t.level_shares[s] == 0) return 0.0;
+    return static_cast<double>(t.shares_raw[s]) / static_cast<double>(t.level_shares[s]);
+}
+
+/// One sibling group being walked: a range of association indices sorted by LF, the next
+/// one to visit, the previous LF, and whether the group's account was tied.
+struct fair_tree_frame {
+    const std::uint32_t* begin;
+    const std::uint32_t* pos;
+    const std::uint32_t* end;
+    long double prev;
+    std::uint32_t merged_mark; ///< top of the merged buffer to restore when the group ends
+    bool account_tied;
+};
+
+/// Sibling order (Fair Tree's, and flux's before its tie groups): `value` (LF or weight)
+/// descending; users first at equal value; then association index, which is lineage order
+/// (also across the lists of merged accounts, whose subtrees are contiguous in lineage
+/// order). A total order, so any correct sort gives the result a stable sort of the
+/// lineage-ordered list gives (Slurm's glibc merge sort).
+template <class T>
+struct sibling_order {
+    const T* value;
+    const std::uint8_t* user;
+    [[nodiscard]] bool operator()(std::uint32_t x, std::uint32_t y) const noexcept {
+        if (value[x] != value[y]) return value[x] > value[y];
+        if (user[x] != user[y]) return user[x] > user[y];
+        return x < y;
+    }
+};
+
+/// A 32-bit key that never decreases as the value decreases: the high half of the
+/// order-preserving bit pattern of (double)value, inverted. Rounding to double is monotone,
+/// so two entries with different keys are in key order; entries with equal keys are sorted
+/// again with the exact comparison.
+template <class T>
+[[nodiscard]] inline std::uint32_t coarse_descending_key(T x) noexcept {
+    double d = static_cast<double>(x);
+    if (d == 0.0) d = 0.0; // -0 and +0 are one LF
+    std::uint64_t b = std::bit_cast<std::uint64_t>(d);
+    b = (b >> 63) != 0 ? ~b : (b | 0x8000000000000000ull); // ascending with the value
+    return static_cast<std::uint32_t>(~b >> 32);           // descending
+}
+
+/// Sorts [b, e) in `sibling_order` order. Large groups: a stable LSD radix sort on the
+/// coarse key (4 byte passes, a pass skipped when all entries share the digit) with the index
+/// as payload, then each run of equal coarse keys sorted exactly. `tmp_a` and `tmp_b` hold at
+/// least e - b entries. Small groups: a plain comparison sort.
+template <class T>
+void sort_siblings(std::uint32_t* b, std::uint32_t* e, const sibling_order<T>& before, std::uint64_t* tmp_a,
+                   std::uint64_t* tmp_b) noexcept {
+    const auto m = static_cast<std::size_t>(e - b);
+    if (m < 64) {
+        std::sort(b, e, before);
+        return;
+    }
+    std::uint32_t hist[4][256] = {};
+    for (std::size_t i = 0; i < m; ++i) {
+        const std::uint32_t k = coarse_descending_key(before.value[b[i]]);
+        tmp_a[i] = (std::uint64_t{k} << 32) | b[i];
+        ++hist[0][k & 255u];
+        ++hist[1][(k >> 8) & 255u];
+        ++hist[2][(k >> 16) & 255u];
+        ++hist[3][k >> 24];
+    }
+    std::uint64_t* src = tmp_a;
+    std::uint64_t* dst = tmp_b;
+    for (unsigned pass = 0; pass < 4; ++pass) {
+        const unsigned shift = 32 + 8 * pass;
+        if (hist[pass][(src[0] >> shift) & 255u] == m) continue; // one digit for all
+        std::uint32_t offset[256];
+        std::uint32_t sum = 0;
+        for (unsigned d = 0; d < 256; ++d) {
+            offset[d] = sum;
+            sum += hist[pass][d];
+        }
+        for (std::size_t i = 0; i < m; ++i) dst[offset[(src[i] >> shift) & 255u]++] = src[i];
+        std::swap(src, dst);
+    }
+    for (std::size_t i = 0; i < m;) {
+        const std::uint64_t key = src[i] >> 32;
+        std::size_t j = i;
+        for (; j < m && (src[j] >> 32) == key; ++j) b[j] = static_cast<std::uint32_t>(src[j]);
+        if (j - i > 1) std::sort(b + i, b + j, before);
+        i = j;
+    }
+}
+
+} // namespace detail
+
+/// Level fair-share of one association (Slurm's `_calc_assoc_fs`) from its level-local
+/// normalized shares `s` (double) and effective usage `u` = usage_raw / fs parent's
+/// usage_raw (long double; 0 when the parent has none):
+/// - FairShare=parent: +inf for a user, NO_VAL for an account;
+/// - s == 0: 0, even when u is 0;
+/// - u == 0: +inf;
+/// - otherwise s / u in long double.
+[[nodiscard]] inline long double fair_tree_level_fs(double s, long double u, bool is_user,
+                                                    bool is_use_parent) noexcept {
+    if (is_use_parent) return is_user ? std::numeric_limits<long double>::infinity() : fair_tree_no_val;
+    if (s == 0.0) return 0.0L;
+    if (u == 0.0L) return std::numeric_limits<long double>::infinity();
+    return static_cast<long double>(s) / u;
+}
+
+/// Scratch memory for `fair_tree`, kept between passes so a pass allocates nothing once the
+/// buffers have grown to the tree's size. One workspace per thread.
+struct fair_tree_workspace {
+    std::vector<std::uint32_t> order;  ///< the tree's children lists, each sorted when visited
+    std::vector<std::uint32_t> merged; ///< merged children lists (merge mode), used as a stack
+    std::vector<std::uint64_t> keys;   ///< the radix sort's two buffers
+    std::vector<detail::fair_tree_frame> frames; ///< the walk's stack, one frame per level
+};
+
+/// Slurm's Fair Tree over `t`, written into `c` (resized to the tree when its size differs):
+/// - every association: `shares_norm` = S (level-local), `usage_efctv` = U = usage_raw /
+///   fs parent's usage_raw (0 when that is 0), `level_fs` = LF (`fair_tree_level_fs`);
+///   the root gets S = 0, U = 1 (the value Slurm's plugin init gives it) and LF = NO_VAL;
+/// - users: `fs_factor` = rank / N, N = `t.user_count` (every user association, active or
+///   not); accounts and the root get 0; `has_level_fs` = true.
+///
+/// The walk (slurm.md 3.3.2): rank = rnt = N; each sibling group is sorted by LF descending,
+/// users before accounts at equal LF, lineage order among equal-LF entries of one kind. An
+/// entry is tied when it is the first of a group whose account was tied, or when its LF
+/// equals the previous entry's (exactly; the previous LF starts as NO_VAL). A user takes
+/// rank = rnt unless tied (then it keeps the last rank given), then rnt decreases: tied
+/// users share a rank and the next untied one skips ("1224"). An account passes its tie on
+/// to its first child; a childless account consumes no rank but its LF still counts as the
+/// previous one.
+///
+/// `merge_ties` false (Slurm's behaviour, slurm.md 3.3.4): sibling accounts with equal LF are
+/// descended separately in lineage order; the second starts tied, so its first user gets
+/// the rank of the last user assigned. `merge_ties` true (the documented rule, 3.3.3 rule 3):
+/// their children lists are merged (each child keeps the LF computed in its own parent) and
+/// sorted together, recursively.
+///
+/// Floating point as Slurm on x86-64 (slurm.md 3.3.5): S in double, U and LF in long double,
+/// exact equality for ties. Inputs: usages must not be NaN.
+inline void fair_tree(const tree& t, columns& c, fair_tree_workspace& ws, bool merge_ties = false) {
+    const std::size_t n = t.size();
+    if (c.shares_norm.size() != n || c.usage_efctv.size() != n || c.level_fs.size() != n || c.fs_factor.size() != n)
+        c.resize(n);
+    c.has_level_fs = true;
+    if (n == 0) return;
+
+    // Level fair-shares: each depends on the association and its fs parent only, so one
+    // linear pass gives every value the walk will read.
+    c.shares_norm[0] = 0.0;
+    c.usage_efctv[0] = 1.0L;
+    c.level_fs[0] = fair_tree_no_val;
+    c.fs_factor[0] = 0.0;
+    for (std::uint32_t a = 1; a < n; ++a) {
+        const long double parent_usage = t.usage_raw[t.fs_parent[a]];
+        const long double u = parent_usage != 0.0L ? t.usage_raw[a] / parent_usage : 0.0L;
+        const double s = detail::fair_tree_norm_shares(t, a);
+        MFPRIO_ASSERT(u == u); // NaN usage breaks the sort's ordering
+        c.shares_norm[a] = s;
+        c.usage_efctv[a] = u;
+        c.level_fs[a] = fair_tree_level_fs(s, u, t.user[a] != 0, t.is_use_parent(a));
+        c.fs_factor[a] = 0.0;
+    }
+
+    const long double* const lf = c.level_fs.data();
+    const std::uint8_t* const user = t.user.data();
+    const detail::sibling_order<long double> before{lf, user};
+
+    ws.order.assign(t.children.begin(), t.children.end());
+    if (merge_ties && ws.merged.size() < n) ws.merged.resize(n);
+    if (ws.keys.size() < 2 * n) ws.keys.resize(2 * n);
+    ws.frames.clear();
+    std::uint32_t merged_top = 0;
+
+    const auto sort = [&](std::uint32_t* b, std::uint32_t* e) {
+        detail::sort_siblings(b, e, before, ws.keys.data(), ws.keys.data() + n);
+    };
+    const auto push_children = [&](std::uint32_t a, bool tied) {
+        std::uint32_t* const b = ws.order.data() + t.child_begin[a];
+        std::uint32_t* const e = ws.order.data() + t.child_begin[a + 1];
+        sort(b, e);
+        ws.frames.push_back({b, b, e, fair_tree_no_val, merged_top, tied});
+    };
+
+    const double users = static_cast<double>(t.user_count);
+    std::uint32_t rank = static_cast<std::uint32_t>(t.user_count);
+    std::uint32_t rnt = rank;
+    push_children(0, false);
+    while (!ws.frames.empty()) {
+        detail::fair_tree_frame& f = ws.frames.back();
+        if (f.pos == f.end) {
+            merged_top = f.merged_mark;
+            ws.frames.pop_back();
+            continue;
+        }
+        const std::uint32_t a = *f.pos;
+        const bool tied = (f.pos == f.begin && f.account_tied) || f.prev == lf[a];
+        f.prev = lf[a];
+        ++f.pos;
+        if (user[a]) {
+            if (!tied) rank = rnt;
+            c.fs_factor[a] = static_cast<double>(rank) / users;
+            --rnt;
+            continue;
+        }
+        if (merge_ties) {
+            // Following accounts with the same LF (sorted right after `a`: users come first
+            // at equal LF) join `a`.
+            const std::uint32_t* run_end = f.pos;
+            while (run_end != f.end && !user[*run_end] && lf[*run_end] == lf[a]) ++run_end;
+            if (run_end != f.pos) {
+                const std::uint32_t mark = merged_top;
+                std::uint32_t* const b = ws.merged.data() + merged_top;
+                std::uint32_t* e = b;
+                for (const std::uint32_t* p = f.pos - 1; p != run_end; ++p)
+                    for (const std::uint32_t ch : t.children_of(*p)) *e++ = ch;
+                f.pos = run_end;
+                merged_top = static_cast<std::uint32_t>(e - ws.merged.data());
+                sort(b, e);
+                ws.frames.push_back({b, b, e, fair_tree_no_val, mark, tied}); // f is stale from here
+                continue;
+            }
+        }
+        push_children(a, tied); // f is stale from here
+    }
+}
+
+/// Slurm's Fair Tree with a scratch workspace of its own (allocates on every call).
+inline void fair_tree(const tree& t, columns& c, bool merge_ties = false) {
+    fair_tree_workspace ws;
+    fair_tree(t, c, ws, merge_ties);
+}
+
+} // namespace mfprio::fairshare
