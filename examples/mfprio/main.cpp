@@ -5,6 +5,7 @@
 
 #include "commands.hpp"
 #include "demo.hpp"
+#include "fairshare_commands.hpp"
 
 namespace {
 
@@ -15,6 +16,8 @@ constexpr std::string_view main_help =
     "\n"
     "Commands:\n"
     "  sprio    what Slurm's sprio prints for a jobs table (and --explain JOBID)\n"
+    "  sshare   what Slurm's sshare prints, fair-share computed from RawShares and RawUsage\n"
+    "  usage    charges running jobs for a while and prints the association table after\n"
     "  lint     checks slurm.conf's priority weights\n"
     "  demo     three clusters from the seeds (the default when no command is given)\n"
     "\n"
@@ -39,6 +42,8 @@ int main(int argc, char** argv) {
         return 0;
     }
     if (cmd == "sprio") return finish(mfprio::cli::run_sprio(rest));
+    if (cmd == "sshare") return finish(mfprio::cli::run_sshare(rest));
+    if (cmd == "usage") return finish(mfprio::cli::run_usage(rest));
     if (cmd == "lint") return finish(mfprio::cli::run_lint(rest));
     if (cmd == "demo") return finish(mfprio::cli::run_demo(rest));
     std::fprintf(stderr, "mfprio: unknown command '%.*s'\nTry 'mfprio --help'.\n", static_cast<int>(cmd.size()), cmd.data());

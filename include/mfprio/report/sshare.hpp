@@ -36,7 +36,6 @@ struct sshare_options {
     std::vector<std::string> accounts; ///< -A
     std::string caller;       ///< the user running sshare: without -a/-u only their user rows show
     bool fair_tree = true;    ///< FAIR_TREE set (default columns, FairShare and LevelFS rules)
-    std::uint16_t damping = 1; ///< FairShareDampeningFactor (classic FairShare column)
     std::vector<std::string> tres_names; ///< TRES names for GrpTRESRaw/TRESRunMins (all zero here)
     std::string cluster;      ///< ClusterName for the Cluster column
 };
@@ -252,19 +251,11 @@ inline bool listed(const std::vector<std::string>& list, std::string_view v) {
             case sshare_field::cluster: line.str(f, o.cluster.empty() ? nullptr : &o.cluster, last); break;
             case sshare_field::eused: line.dbl(f, static_cast<double>(c.usage_efctv[a]), last); break;
             case sshare_field::fsfactor:
-                if (o.fair_tree) {
-                    if (user) line.dbl(f, c.fs_factor[a], last);
-                    else line.str(f, nullptr, last);
-                } else {
-                    // classic: sshare computes 2^(-UE/S/d) for every row from the row's own UE and S
-                    const long double ue = c.usage_efctv[a];
-                    const double s = c.shares_norm[a];
-                    const double fs = (s <= 0.0 || ue == static_cast<long double>(no_val32))
-                        ? 0.0
-                        : std::pow(2.0, static_cast<double>(-((ue / static_cast<long double>(s)) /
-                                                              static_cast<long double>(o.damping))));
-                    line.dbl(f, fs, last);
-                }
+                // Fair Tree: users only. Classic: every row, 2^(-UE/S/d) from the row's own UE
+                // and S, which is what the classic pass leaves in fs_factor (for a
+                // FairShare=parent row, its fs parent's UE and S, which are its own).
+                if (o.fair_tree && !user) line.str(f, nullptr, last);
+                else line.dbl(f, c.fs_factor[a], last);
                 break;
             case sshare_field::tresmins: {
                 const std::string empty;

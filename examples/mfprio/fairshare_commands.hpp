@@ -1,0 +1,280 @@
+#pragma once
+// `mfprio sshare` and `mfprio usage`: fair-share from an association table, printed the way
+// Slurm's sshare prints it, and usage charged by running jobs.
+
+#include <cstdint>
+#include <cstdlib>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <mfprio/config/fairshare_tree.hpp>
+#include <mfprio/config/slurm_conf.hpp>
+#include <mfprio/config/jobs_table.hpp>
+#include <mfprio/config/qos_table.hpp>
+#include <mfprio/config/slurm_time.hpp>
+#include <mfprio/fairshare/billing.hpp>
+#include <mfprio/fairshare/compute.hpp>
+#include <mfprio/fairshare/decay.hpp>
+#include <mfprio/fairshare/reset.hpp>
+#include <mfprio/fairshare/usage.hpp>
+#include <mfprio/report/sshare.hpp>
+
+#include "commands.hpp"
+
+namespace mfprio::cli {
+
+/// The fair-share algorithm slurm.conf selects: DEPTH_OBLIVIOUS, else classic without
+/// FAIR_TREE (NO_FAIR_TREE), else Fair Tree.
+[[nodiscard]] inline fairshare::algorithm algorithm_of(const config::slurm_conf& conf) {
+    if (conf.flags.has(slurm::priority_flag::depth_oblivious)) return fairshare::algorithm::depth_oblivious;
+    if (!conf.flags.has(slurm::priority_flag::fair_tree)) return fairshare::algorithm::classic;
+    return fairshare::algorithm::fair_tree;
+}
+
+/// TRES names as sshare lists them in TRESRunMins: Slurm's eight, then the GRES of the nodes.
+[[nodiscard]] inline std::vector<std::string> sshare_tres_names(const config::slurm_conf& conf) {
+    std::vector<std::string> names{"cpu", "mem", "energy", "node", "billing", "fs/disk", "vmem", "pages"};
+    for (const auto& n : conf.nodes)
+        for (const auto& g : n.gres) {
+            const std::string name = "gres/" + g.first;
+            if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+        }
+    return names;
+}
+
+inline constexpr std::string_view sshare_help =
+    "usage: mfprio sshare --conf FILE --assoc FILE [options]\n"
+    "\n"
+    "Computes fair-share from the RawShares and RawUsage of an association table and prints\n"
+    "what Slurm's sshare prints for it.\n"
+    "\n"
+    "  --conf FILE        slurm.conf (PriorityFlags, FairShareDampeningFactor, NodeName Gres)\n"
+    "  --assoc FILE       association table: `sshare -a -P -l` output, or any subset of its\n"
+    "                     columns with Account and User (RawShares, RawUsage used)\n"
+    "  -l, --long         long format (NormUsage, LevelFS, TRES columns)\n"
+    "  -p, --parsable     '|'-delimited with a trailing '|'\n"
+    "  -P, --parsable2    '|'-delimited without a trailing '|'\n"
+    "  -a, --all          all users (default: the account rows and $USER's rows)\n"
+    "  -u, --users L      these users (comma list)\n"
+    "  -A, --accounts L   these accounts (comma list)\n"
+    "  -U, --Users        user rows only\n"
+    "  -m, --partition    add the Partition column\n"
+    "  -n, --noheader     no header\n"
+    "  -o, --format L     fields, e.g. Account,User,FairShare%12\n"
+    "  --algorithm A      classic, fair-tree, fair-tree-merge, depth-oblivious, flux or linear\n"
+    "                     (default: what slurm.conf's PriorityFlags select)\n"
+    "  --damping N        FairShareDampeningFactor (overrides slurm.conf)\n"
+    "  --help             this text\n";
+
+/// `mfprio sshare ...`
+inline outcome run_sshare(std::span<const std::string_view> args) {
+    outcome o;
+    std::string conf_path, assoc_path;
+    report::sshare_options opt;
+    std::optional<fairshare::algorithm> algo;
+    std::optional<std::uint16_t> damping;
+    const auto usage = [&](const std::string& msg) {
+        o.status = exit_usage;
+        o.err += "mfprio sshare: " + msg + "\nTry 'mfprio sshare --help'.\n";
+        return o;
+    };
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        const std::string_view a = args[i];
+        const auto value = [&]() -> std::optional<std::string_view> {
+            if (i + 1 >= args.size()) return std::nullopt;
+            return args[++i];
+        };
+        if (a == "--help") {
+            o.out = sshare_help;
+            return o;
+        }
+        if (a == "-l" || a == "--long") opt.long_list = true;
+        else if (a == "-p" || a == "--parsable") opt.parsable = 1;
+        else if (a == "-P" || a == "--parsable2") opt.parsable = 2;
+        else if (a == "-a" || a == "--all") opt.all = true;
+        else if (a == "-U" || a == "--Users") opt.users_only = true;
+        else if (a == "-m" || a == "--partition") opt.partitions = true;
+        else if (a == "-n" || a == "-h" || a == "--noheader") opt.no_header = true;
+        else if (a == "--conf" || a == "--assoc" || a == "-u" || a == "--users" || a == "-A" || a == "--accounts" ||
+                 a == "-o" || a == "--format" || a == "--algorithm" || a == "--damping") {
+            const auto v = value();
+            if (!v) return usage("option " + std::string(a) + " needs a value");
+            if (a == "--conf") conf_path = *v;
+            else if (a == "--assoc") assoc_path = *v;
+            else if (a == "-u" || a == "--users") opt.users = split_list(*v);
+            else if (a == "-A" || a == "--accounts") opt.accounts = split_list(*v);
+            else if (a == "-o" || a == "--format") opt.format = *v;
+            else if (a == "--algorithm") {
+                algo = fairshare::parse_algorithm(*v);
+                if (!algo)
+                    return usage("unknown algorithm '" + std::string(*v) +
+                                 "' (classic, fair-tree, fair-tree-merge, depth-oblivious, flux, linear)");
+            } else {
+                const auto d = config::parse_unsigned<std::uint16_t>(*v);
+                if (!d || *d == 0) return usage("--damping takes an integer from 1 to 65535, not '" + std::string(*v) + "'");
+                damping = *d;
+            }
+        } else {
+            return usage("unknown option '" + std::string(a) + "'");
+        }
+    }
+    if (conf_path.empty() || assoc_path.empty()) return usage("--conf and --assoc are required");
+    auto conf = config::read_slurm_conf(conf_path);
+    if (!conf) {
+        o.status = exit_data;
+        o.err = "mfprio: " + conf.error().to_string() + "\n";
+        return o;
+    }
+    auto ft = config::read_fairshare_tree(assoc_path);
+    if (!ft) {
+        o.status = exit_data;
+        o.err = "mfprio: " + ft.error().to_string() + "\n";
+        return o;
+    }
+    fairshare::options fo;
+    fo.algo = algo.value_or(algorithm_of(*conf));
+    fo.damping = damping.value_or(conf->fairshare_dampening);
+    fairshare::columns cols;
+    fairshare::compute(ft->tree, cols, fo);
+    opt.fair_tree = fairshare::is_fair_tree_family(fo.algo);
+    opt.tres_names = sshare_tres_names(*conf);
+    opt.cluster = conf->cluster_name;
+    if (const char* u = std::getenv("USER")) opt.caller = u;
+    auto res = report::render_sshare(ft->tree, cols, opt);
+    if (!res.error.empty()) return usage(res.error);
+    o.out = std::move(res.text);
+    return o;
+}
+
+/// PriorityUsageResetPeriod as the ledger takes it.
+[[nodiscard]] constexpr fairshare::reset_period reset_period_of(config::usage_reset_period p) noexcept {
+    using in = config::usage_reset_period;
+    using out = fairshare::reset_period;
+    switch (p) {
+    case in::none: return out::none;
+    case in::now: return out::now;
+    case in::daily: return out::daily;
+    case in::weekly: return out::weekly;
+    case in::monthly: return out::monthly;
+    case in::quarterly: return out::quarterly;
+    case in::yearly: return out::yearly;
+    }
+    return out::none;
+}
+
+inline constexpr std::string_view usage_help =
+    "usage: mfprio usage --conf FILE --qos FILE --assoc FILE --jobs FILE --elapsed DURATION [options]\n"
+    "\n"
+    "Charges the RUNNING jobs of a jobs table for DURATION with Slurm's decay and billing\n"
+    "(PriorityDecayHalfLife, PriorityCalcPeriod, PriorityUsageResetPeriod, partition\n"
+    "TRESBillingWeights with MAX_TRES / MAX_TRES_GRES, QOS UsageFactor) and prints the\n"
+    "resulting association table as `sshare -a -l -P` (the format --assoc reads), so you\n"
+    "can ask what fair-share will look like after a week of this workload.\n"
+    "\n"
+    "  --elapsed D       a Slurm time string: min, min:sec, hr:min:sec, days-hr[:min[:sec]]\n"
+    "  --start T         the time the period starts (epoch or YYYY-MM-DDTHH:MM:SS; default\n"
+    "                    2026-01-01T00:00:00), for usage reset boundaries in local time\n"
+    "  --algorithm A     fair-share algorithm for the printed columns (default: slurm.conf's)\n"
+    "  --help            this text\n";
+
+/// `mfprio usage ...`
+inline outcome run_usage(std::span<const std::string_view> args) {
+    outcome o;
+    std::string conf_path, qos_path, assoc_path, jobs_path;
+    std::optional<std::int64_t> elapsed;
+    std::int64_t start = 1767225600; // 2026-01-01T00:00:00Z
+    std::optional<fairshare::algorithm> algo;
+    const auto usage = [&](const std::string& msg) {
+        o.status = exit_usage;
+        o.err += "mfprio usage: " + msg + "\nTry 'mfprio usage --help'.\n";
+        return o;
+    };
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        const std::string_view a = args[i];
+        if (a == "--help") {
+            o.out = usage_help;
+            return o;
+        }
+        if (i + 1 >= args.size()) return usage("unknown or incomplete option '" + std::string(a) + "'");
+        const std::string_view v = args[++i];
+        if (a == "--conf") conf_path = v;
+        else if (a == "--qos") qos_path = v;
+        else if (a == "--assoc") assoc_path = v;
+        else if (a == "--jobs") jobs_path = v;
+        else if (a == "--elapsed") {
+            auto d = config::parse_slurm_time(v);
+            if (!d || d->unlimited) return usage("--elapsed takes a Slurm time string (e.g. 7-0), not '" + std::string(v) + "'");
+            elapsed = d->seconds;
+        } else if (a == "--start") {
+            auto t = parse_now(v);
+            if (!t) return usage("--start takes epoch seconds or YYYY-MM-DDTHH:MM:SS, not '" + std::string(v) + "'");
+            start = *t;
+        } else if (a == "--algorithm") {
+            algo = fairshare::parse_algorithm(v);
+            if (!algo) return usage("unknown algorithm '" + std::string(v) + "'");
+        } else {
+            return usage("unknown option '" + std::string(a) + "'");
+        }
+    }
+    if (conf_path.empty() || qos_path.empty() || assoc_path.empty() || jobs_path.empty() || !elapsed)
+        return usage("--conf, --qos, --assoc, --jobs and --elapsed are required");
+    const auto fail = [&](const input_error& e) {
+        o.status = exit_data;
+        o.err = "mfprio: " + e.to_string() + "\n";
+        return o;
+    };
+    auto conf = config::read_slurm_conf(conf_path);
+    if (!conf) return fail(conf.error());
+    auto qos = config::read_qos_table(qos_path);
+    if (!qos) return fail(qos.error());
+    auto assoc = config::read_assoc_table(assoc_path);
+    if (!assoc) return fail(assoc.error());
+    auto jobs = config::read_jobs_table(jobs_path, *conf, *qos, *assoc);
+    if (!jobs) return fail(jobs.error());
+    auto ft = config::fairshare_tree_from(*assoc, assoc_path);
+    if (!ft) return fail(ft.error());
+
+    fairshare::usage_ledger ledger(ft->tree, fairshare::decay_rate(conf->decay_half_life));
+    ledger.set_reset_period(reset_period_of(conf->usage_reset));
+    for (const auto& q : qos->qos) ledger.add_qos(q.usage_factor);
+    const auto mode = conf->flags.has(slurm::priority_flag::max_tres_gres) ? fairshare::billing_mode::max_tres_gres
+                    : conf->flags.has(slurm::priority_flag::max_tres)    ? fairshare::billing_mode::max_tres
+                                                                         : fairshare::billing_mode::sum;
+    std::vector<fairshare::ledger_job> running;
+    for (const auto& j : jobs->jobs) {
+        if (j.state != job_state::running) continue;
+        const auto& part = conf->partitions[j.partitions.front()];
+        fairshare::billing_weights w;
+        for (const auto& bw : part.billing_weights) w.set(bw.name, bw.weight);
+        std::vector<fairshare::tres_count> counts;
+        for (const auto& t : j.tres) counts.push_back({t.first, static_cast<std::uint64_t>(t.second)});
+        fairshare::ledger_job lj;
+        lj.assoc = ft->tree_index_of_row[j.association];
+        lj.start = start;
+        lj.billable = fairshare::billable_tres(counts, w, mode);
+        lj.qos.job = j.qos.front();
+        running.push_back(lj);
+    }
+    ledger.set_last_ran(start);
+    ledger.run(start, start + *elapsed, conf->calc_period, running);
+
+    fairshare::options fo;
+    fo.algo = algo.value_or(algorithm_of(*conf));
+    fo.damping = conf->fairshare_dampening;
+    fairshare::columns cols;
+    fairshare::compute(ft->tree, cols, fo);
+    report::sshare_options opt;
+    opt.long_list = true;
+    opt.parsable = 2;
+    opt.all = true;
+    opt.fair_tree = fairshare::is_fair_tree_family(fo.algo);
+    opt.tres_names = sshare_tres_names(*conf);
+    auto res = report::render_sshare(ft->tree, cols, opt);
+    o.out = std::move(res.text);
+    return o;
+}
+
+} // namespace mfprio::cli
