@@ -12,6 +12,7 @@
 
 #include <mfprio/config/fairshare_tree.hpp>
 #include <mfprio/config/slurm_conf.hpp>
+#include <mfprio/config/slurm_fairshare.hpp>
 #include <mfprio/config/jobs_table.hpp>
 #include <mfprio/config/qos_table.hpp>
 #include <mfprio/config/slurm_time.hpp>
@@ -25,14 +26,6 @@
 #include "commands.hpp"
 
 namespace mfprio::cli {
-
-/// The fair-share algorithm slurm.conf selects: DEPTH_OBLIVIOUS, else classic without
-/// FAIR_TREE (NO_FAIR_TREE), else Fair Tree.
-[[nodiscard]] inline fairshare::algorithm algorithm_of(const config::slurm_conf& conf) {
-    if (conf.flags.has(slurm::priority_flag::depth_oblivious)) return fairshare::algorithm::depth_oblivious;
-    if (!conf.flags.has(slurm::priority_flag::fair_tree)) return fairshare::algorithm::classic;
-    return fairshare::algorithm::fair_tree;
-}
 
 /// TRES names as sshare lists them in TRESRunMins: Slurm's eight, then the GRES of the nodes.
 [[nodiscard]] inline std::vector<std::string> sshare_tres_names(const config::slurm_conf& conf) {
@@ -135,8 +128,9 @@ inline outcome run_sshare(std::span<const std::string_view> args) {
         return o;
     }
     fairshare::options fo;
-    fo.algo = algo.value_or(algorithm_of(*conf));
-    fo.damping = damping.value_or(conf->fairshare_dampening);
+    fo = config::fairshare_options_of(*conf);
+    if (algo) fo.algo = *algo;
+    if (damping) fo.damping = *damping;
     fairshare::columns cols;
     fairshare::compute(ft->tree, cols, fo);
     opt.fair_tree = fairshare::is_fair_tree_family(fo.algo);
@@ -261,9 +255,8 @@ inline outcome run_usage(std::span<const std::string_view> args) {
     ledger.set_last_ran(start);
     ledger.run(start, start + *elapsed, conf->calc_period, running);
 
-    fairshare::options fo;
-    fo.algo = algo.value_or(algorithm_of(*conf));
-    fo.damping = conf->fairshare_dampening;
+    fairshare::options fo = config::fairshare_options_of(*conf);
+    if (algo) fo.algo = *algo;
     fairshare::columns cols;
     fairshare::compute(ft->tree, cols, fo);
     report::sshare_options opt;

@@ -1,0 +1,87 @@
+// config/slurm_fairshare.hpp: computed fair-share replaces the FairShare column when the
+// association table has RawUsage.
+#include <doctest/doctest.h>
+
+#include <cstdio>
+#include <string>
+
+#include <mfprio/config/slurm_fairshare.hpp>
+
+namespace {
+// Seed 000's tree with usages 0.2, 0.25, 0, 0.25, 0 of a 1000-unit machine (a 0-share user
+// holds the other 300), and a FairShare column of nonsense that must be ignored.
+constexpr std::string_view seed000 =
+    "Account|User|RawShares|RawUsage|FairShare\n"
+    "root||||\n"
+    " root|root|0|300|0.9\n"
+    " A||40||\n"
+    "  B||30||\n"
+    "   B|user1|1|200|0.9\n"
+    "  C||10||\n"
+    "   C|user2|1|250|0.9\n"
+    "   C|user3|1|0|0.9\n"
+    " D||60||\n"
+    "  E||25||\n"
+    "   E|user4|1|250|0.9\n"
+    "  F||35||\n"
+    "   F|user5|1|0|0.9\n";
+
+mfprio::slurm::cluster cluster_of(const mfprio::config::assoc_table& t) {
+    mfprio::slurm::cluster cl;
+    for (const auto& r : t.rows) cl.add_association(r.account, r.user, r.fairshare.value_or(0.0));
+    cl.finalize();
+    return cl;
+}
+std::string f6(double v) {
+    char b[32];
+    std::snprintf(b, sizeof b, "%f", v);
+    return b;
+}
+} // namespace
+
+TEST_CASE("config: computed fair-share replaces the FairShare column (seed 000, classic)") {
+    auto t = mfprio::config::parse_assoc_table(seed000, "assoc.txt");
+    REQUIRE(t);
+    auto cl = cluster_of(*t);
+    mfprio::fairshare::options o;
+    o.algo = mfprio::fairshare::algorithm::classic;
+    auto applied = mfprio::config::apply_computed_fairshare(cl, *t, o, "assoc.txt");
+    REQUIRE(applied);
+    CHECK(*applied);
+    const auto row = [&](std::string_view acct, std::string_view user) { return *t->find_user(acct, user); };
+    // seed 000: 0.408479, 0.022097, 0.125000, 0.500000, 0.749154
+    CHECK(f6(cl.fairshare()[row("B", "user1")]) == "0.408479");
+    CHECK(f6(cl.fairshare()[row("C", "user2")]) == "0.022097");
+    CHECK(f6(cl.fairshare()[row("C", "user3")]) == "0.125000");
+    CHECK(f6(cl.fairshare()[row("E", "user4")]) == "0.500000");
+    CHECK(f6(cl.fairshare()[row("F", "user5")]) == "0.749154");
+    // Fair Tree instead: N = 6 users; user5 ranks first (6/6), user2 fifth (2/6)
+    o.algo = mfprio::fairshare::algorithm::fair_tree;
+    REQUIRE(mfprio::config::apply_computed_fairshare(cl, *t, o, "assoc.txt"));
+    CHECK(cl.fairshare()[row("F", "user5")] == 1.0);
+    CHECK(cl.fairshare()[row("C", "user2")] == 2.0 / 6.0);
+}
+
+TEST_CASE("config: without RawUsage the FairShare column stays") {
+    auto t = mfprio::config::parse_assoc_table("Account|User|FairShare\nroot||\n a||\n  a|u|0.25\n", "assoc.txt");
+    REQUIRE(t);
+    auto cl = cluster_of(*t);
+    auto applied = mfprio::config::apply_computed_fairshare(cl, *t, {}, "assoc.txt");
+    REQUIRE(applied);
+    CHECK_FALSE(*applied);
+    CHECK(cl.fairshare()[*t->find_user("a", "u")] == 0.25);
+}
+
+TEST_CASE("config: fair-share options follow PriorityFlags") {
+    using mfprio::fairshare::algorithm;
+    auto conf = mfprio::config::parse_slurm_conf("FairShareDampeningFactor=3\n", "slurm.conf");
+    REQUIRE(conf);
+    CHECK(mfprio::config::fairshare_options_of(*conf).algo == algorithm::fair_tree);
+    CHECK(mfprio::config::fairshare_options_of(*conf).damping == 3);
+    auto classic = mfprio::config::parse_slurm_conf("PriorityFlags=NO_FAIR_TREE\n", "slurm.conf");
+    REQUIRE(classic);
+    CHECK(mfprio::config::fairshare_options_of(*classic).algo == algorithm::classic);
+    auto depth = mfprio::config::parse_slurm_conf("PriorityFlags=DEPTH_OBLIVIOUS\n", "slurm.conf");
+    REQUIRE(depth);
+    CHECK(mfprio::config::fairshare_options_of(*depth).algo == algorithm::depth_oblivious);
+}
