@@ -6,7 +6,11 @@
 
 #include <mfprio/version.hpp>
 #include <mfprio/core.hpp>
+#include <mfprio/fairshare.hpp>
 #include <mfprio/slurm.hpp>
 #include <mfprio/config/config.hpp>
+#include <mfprio/config/fairshare_tree.hpp>
+#include <mfprio/config/slurm_fairshare.hpp>
 #include <mfprio/config/slurm_model.hpp>
 #include <mfprio/report/sprio.hpp>
+#include <mfprio/report/sshare.hpp>
