@@ -18,6 +18,18 @@ namespace fs = mfprio::fairshare;
 using fs::tree_builder;
 using fs::use_parent;
 
+/// "<prefix><i>" or "<prefix><i>_<j>", built by appending (gcc 12 -O3 warns, wrongly, about
+/// a literal + std::string).
+std::string label(const char* prefix, int i, int j = -1) {
+    std::string s = prefix;
+    s += std::to_string(i);
+    if (j >= 0) {
+        s += '_';
+        s += std::to_string(j);
+    }
+    return s;
+}
+
 constexpr long double inf = std::numeric_limits<long double>::infinity();
 constexpr long double no_val = 4294967294.0L;
 
@@ -457,14 +469,14 @@ fs::tree random_tree(std::uint32_t seed, int accounts, int subs, int users, bool
     const auto pick = [&](int k) { return static_cast<std::uint32_t>(rng() % static_cast<std::uint32_t>(k)); };
     tree_builder b;
     for (int i = 0; i < accounts; ++i) {
-        const auto A = b.add_account(0, "a" + std::to_string(i), pick(10) == 0 ? use_parent : 1 + pick(3));
+        const auto A = b.add_account(0, label("a", i), pick(10) == 0 ? use_parent : 1 + pick(3));
         for (int j = 0; j < subs; ++j) {
-            const auto S = b.add_account(A, "s" + std::to_string(i) + "_" + std::to_string(j),
+            const auto S = b.add_account(A, label("s", i, j),
                                          pick(8) == 0 ? use_parent : pick(4));
             for (int k = 0; k < users; ++k) {
                 const std::uint32_t sh = pick(20) == 0 ? use_parent : (coarse ? pick(4) : 1 + pick(100));
                 const long double us = coarse ? 10.0L * pick(4) : static_cast<long double>(rng() % 1000000u);
-                b.add_user(S, "u" + std::to_string(k), sh, us);
+                b.add_user(S, label("u", k), sh, us);
             }
         }
     }
@@ -495,11 +507,11 @@ TEST_CASE("fairshare: Fair Tree on 100,000 associations gives every user a facto
     std::mt19937 rng(2024);
     tree_builder b;
     for (int i = 0; i < 10; ++i) {
-        const auto A = b.add_account(0, "a" + std::to_string(i), 1 + rng() % 100);
+        const auto A = b.add_account(0, label("a", i), 1 + rng() % 100);
         for (int j = 0; j < 10; ++j) {
-            const auto S = b.add_account(A, "a" + std::to_string(i) + "s" + std::to_string(j), 1 + rng() % 100);
+            const auto S = b.add_account(A, label("a", i, j), 1 + rng() % 100);
             for (int k = 0; k < 999; ++k)
-                b.add_user(S, "u" + std::to_string(k), 1 + rng() % 100, static_cast<long double>(rng() % 1000000u));
+                b.add_user(S, label("u", k), 1 + rng() % 100, static_cast<long double>(rng() % 1000000u));
         }
     }
     const fs::tree t = b.build();

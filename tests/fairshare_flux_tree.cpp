@@ -17,6 +17,18 @@ namespace {
 namespace fs = mfprio::fairshare;
 using fs::tree_builder;
 
+/// "<prefix><i>" or "<prefix><i>_<j>", built by appending (gcc 12 -O3 warns, wrongly, about
+/// a literal + std::string).
+std::string label(const char* prefix, int i, int j = -1) {
+    std::string s = prefix;
+    s += std::to_string(i);
+    if (j >= 0) {
+        s += '_';
+        s += std::to_string(j);
+    }
+    return s;
+}
+
 constexpr double two_64 = 18446744073709551616.0; // double(UINT64_MAX) + 1
 
 /// A built tree with its flux columns, read through builder indices.
@@ -351,11 +363,11 @@ fs::tree random_tree(std::uint32_t seed, bool coarse) {
     const auto pick = [&](std::uint32_t k) { return static_cast<std::uint32_t>(rng() % k); };
     tree_builder b;
     for (int i = 0; i < 3; ++i) {
-        const auto A = b.add_account(0, "a" + std::to_string(i), pick(10) == 0 ? fs::use_parent : 1 + pick(3));
+        const auto A = b.add_account(0, label("a", i), pick(10) == 0 ? fs::use_parent : 1 + pick(3));
         for (int j = 0; j < 4; ++j) {
-            const auto S = b.add_account(A, "s" + std::to_string(i) + "_" + std::to_string(j), pick(4));
+            const auto S = b.add_account(A, label("s", i, j), pick(4));
             for (int k = 0; k < 150; ++k)
-                b.add_user(S, "u" + std::to_string(k), coarse ? pick(4) : 1 + pick(100),
+                b.add_user(S, label("u", k), coarse ? pick(4) : 1 + pick(100),
                            coarse ? 10.0L * pick(4) : static_cast<long double>(pick(1000000)));
         }
     }
@@ -384,11 +396,11 @@ TEST_CASE("fairshare: flux on 100,000 associations gives every user a factor in 
     std::mt19937 rng(2025);
     tree_builder b;
     for (int i = 0; i < 10; ++i) {
-        const auto A = b.add_account(0, "a" + std::to_string(i), 1 + rng() % 100);
+        const auto A = b.add_account(0, label("a", i), 1 + rng() % 100);
         for (int j = 0; j < 10; ++j) {
-            const auto S = b.add_account(A, "a" + std::to_string(i) + "s" + std::to_string(j), 1 + rng() % 100);
+            const auto S = b.add_account(A, label("a", i, j), 1 + rng() % 100);
             for (int k = 0; k < 999; ++k)
-                b.add_user(S, "u" + std::to_string(k), 1 + rng() % 100, static_cast<long double>(rng() % 1000000u));
+                b.add_user(S, label("u", k), 1 + rng() % 100, static_cast<long double>(rng() % 1000000u));
         }
     }
     const fs::tree t = b.build();
