@@ -156,3 +156,15 @@ TEST_CASE("cli: usage charges running jobs with Slurm's decay and billing") {
     const std::vector<std::string_view> missing{"--conf", conf};
     CHECK(mfprio::cli::run_usage(missing).status == 2);
 }
+
+TEST_CASE("cli: sprio uses fair-share computed from RawShares and RawUsage") {
+    // The seed 000 tree with usages (see above), classic, PriorityWeightFairshare=10000:
+    // 0.408479 -> 4085, 0.022097 -> 221, 0.125 -> 1250, 0.5 -> 5000, 0.749154 -> 7492.
+    const std::string conf = data("sshare/sprio.conf"), qos = data("sshare/qos.txt"),
+                      assoc = data("sshare/seed000_assoc.txt"), jobs = data("sshare/jobs.txt");
+    const std::vector<std::string_view> args{"--conf", conf, "--qos", qos, "--assoc", assoc, "--jobs", jobs,
+                                             "--now", "2026-11-21T12:00:00", "-h", "-o", "%i %F"};
+    const auto o = mfprio::cli::run_sprio(args);
+    CHECK(o.err == "");
+    CHECK(o.out == "1 4085\n2 221\n3 1250\n4 5000\n5 7492\n");
+}

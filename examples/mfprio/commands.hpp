@@ -18,6 +18,7 @@
 #include <mfprio/config/jobs_table.hpp>
 #include <mfprio/config/qos_table.hpp>
 #include <mfprio/config/slurm_conf.hpp>
+#include <mfprio/config/slurm_fairshare.hpp>
 #include <mfprio/config/slurm_model.hpp>
 #include <mfprio/config/text.hpp>
 #include <mfprio/report/sprio.hpp>
@@ -84,6 +85,11 @@ inline std::optional<config::slurm_model> load_slurm(const slurm_sources& src, o
     if (!jobs) return fail(jobs.error());
     auto model = config::build_slurm_model(*conf, *qos, *assoc, *jobs, src.texts ? src.name : std::string_view(src.conf));
     if (!model) return fail(model.error());
+    // With RawUsage in the association table, fair-share is computed (the algorithm
+    // slurm.conf selects) instead of taken from its FairShare column.
+    const std::string assoc_name = src.texts ? std::string(src.name) + "/assoc.txt" : src.assoc;
+    auto computed = config::apply_computed_fairshare(model->cluster, *assoc, config::fairshare_options_of(*conf), assoc_name);
+    if (!computed) return fail(computed.error());
     return std::move(*model);
 }
 
