@@ -136,6 +136,24 @@ TEST_CASE("fairshare: classic long double arithmetic in Slurm's order") {
     CHECK(c.fs_factor[s.u2] == std::pow(2.0, static_cast<double>(x)));
 }
 
+TEST_CASE("fairshare: classic factor is the C library's pow(2, y) with every compiler") {
+    // Slurm (built with gcc) calls pow(2.0, y). Clang rewrites a literal pow(2.0, y) into
+    // exp2(y), and glibc's exp2 and pow differ in the last bit for about one y in a thousand
+    // (glibc 2.36: y = -0x1.aa6491f0bf093p+1 is one). Volatile inputs keep the compiler from
+    // folding either side; the factor must equal a real pow call, under gcc and clang alike.
+    volatile double two = 2.0;
+    volatile double y0 = -0x1.aa6491f0bf093p+1;
+    const double y = y0;
+    CHECK(detail::classic_factor(-static_cast<long double>(y), 1.0, 1) == std::pow(two, y));
+    int differ = 0;
+    for (int k = 1; k <= 20000; ++k) {
+        volatile double yv = -static_cast<double>(k) * 0.000977; // a double: exact as a long double
+        const double yk = yv;
+        differ += detail::classic_factor(-static_cast<long double>(yk), 1.0, 1) != std::pow(two, yk);
+    }
+    CHECK(differ == 0);
+}
+
 TEST_CASE("fairshare: classic FairShare=parent on users takes the account's factor") {
     // root: phys (1), chem (1). phys: alice (2): 30, bob (parent): 10, dave (1): 0.
     // chem: carol (3): 60. Root usage 100.

@@ -22,6 +22,18 @@ namespace mfprio::fairshare {
 
 namespace detail {
 
+/// pow(2.0, y) as a C program built with gcc computes it: a call to the C library's pow.
+/// Clang rewrites pow(2.0, y) into exp2(y), whose result differs from glibc's pow in the
+/// last bit about once in a thousand calls; an empty asm statement hides the constant base
+/// from it.
+[[nodiscard]] inline double pow2(double y) noexcept {
+    double base = 2.0;
+#if defined(__GNUC__) || defined(__clang__)
+    __asm__("" : "+m"(base));
+#endif
+    return std::pow(base, y);
+}
+
 /// Slurm's fair-share factor of one association (`priority_p_calc_fs_factor` as called by
 /// `_set_assoc_fs_factor`): 0 if S <= 0, else pow(2.0, -((UE / S) / d)). UE is long double
 /// and S a double, so the quotient and the division by d are long double; C's pow takes
@@ -30,7 +42,7 @@ namespace detail {
 [[nodiscard]] inline double classic_factor(long double ue, double s, std::uint16_t damping) noexcept {
     if (s <= 0.0) return 0.0;
     const long double exponent = -((ue / static_cast<long double>(s)) / static_cast<long double>(damping));
-    return std::pow(2.0, static_cast<double>(exponent));
+    return pow2(static_cast<double>(exponent));
 }
 
 /// Fills `fs_factor` from `usage_efctv` and `shares_norm` for every association: with
