@@ -11,7 +11,10 @@
 /// recommendation); a live Slurm controller can lag by one PriorityCalcPeriod.
 
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
+#include <cstring>
+#include <limits>
 
 #include <mfprio/core/assert.hpp>
 #include <mfprio/fairshare/columns.hpp>
@@ -41,19 +44,25 @@ namespace detail {
 /// pick its long double overload).
 [[nodiscard]] inline double classic_factor(long double ue, double s, std::uint16_t damping) noexcept {
     if (s <= 0.0) return 0.0;
-    const long double exponent = -((ue / static_cast<long double>(s)) / static_cast<long double>(damping));
-    return pow2(static_cast<double>(exponent));
+    long double q = ue / static_cast<long double>(s);
+    if (damping != 1) q /= static_cast<long double>(damping); // q / 1 is q exactly: skipped
+    return pow2(static_cast<double>(-q));
 }
 
-/// Fills `fs_factor` from `usage_efctv` and `shares_norm` for every association: with
-/// a = the fs parent for a FairShare=parent association and the association itself
-/// otherwise, F = classic_factor(a.UE, a.S, d). Slurm never computes the root's own factor
-/// (no job charges the root association itself); mfprio gives it the formula's value.
-inline void classic_factors(const tree& t, columns& c, std::uint16_t damping) noexcept {
-    for (std::uint32_t a = 0; a < t.size(); ++a) {
-        const std::uint32_t x = (a != 0 && t.is_use_parent(a)) ? t.fs_parent[a] : a;
-        c.fs_factor[a] = classic_factor(c.usage_efctv[x], c.shares_norm[x], damping);
+/// Sizes the columns of a classic-family pass: a pass writes every entry of `shares_norm`,
+/// `usage_efctv` and `fs_factor`, so only `level_fs` is refilled (with NaN) when the size
+/// is already right.
+inline void classic_columns(const tree& t, columns& c) {
+    const std::size_t n = t.size();
+    if (c.shares_norm.size() != n || c.usage_efctv.size() != n || c.level_fs.size() != n || c.fs_factor.size() != n)
+        c.resize(n);
+    else {
+        // Whole-object copies: a plain fill stores and reloads the x87 value per entry.
+        const long double nan = std::numeric_limits<long double>::quiet_NaN();
+        long double* const lf = c.level_fs.data();
+        for (std::size_t a = 0; a < n; ++a) std::memcpy(lf + a, &nan, sizeof nan);
     }
+    c.has_level_fs = false;
 }
 
 } // namespace detail
@@ -76,6 +85,36 @@ inline void classic_factors(const tree& t, columns& c, std::uint16_t damping) no
                     static_cast<long double>(t.level_shares[a]);
 }
 
+namespace detail {
+
+/// The classic family's pass: `shares_norm` (classic product), `usage_efctv` (root 1.0) and
+/// `fs_factor` = factor(UE, S) of the association, or of its fs parent for
+/// FairShare=parent (copied: the parent comes earlier, same inputs, same value). Slurm
+/// never computes the root's own factor (no job charges the root association itself);
+/// mfprio gives it the formula's value. No allocation once the columns have the tree's size.
+template <class Factor>
+void classic_sweep(const tree& t, columns& c, Factor factor) {
+    classic_columns(t, c);
+    const std::size_t n = t.size();
+    if (n == 0) return;
+    classic_shares(t, c.shares_norm);
+    // Lineage order puts every fs parent (a proper ancestor) before its fs children, so an
+    // index sweep is a top-down walk of the children lists: each parent's UE is known, and
+    // so is its factor. UE and F in one sweep.
+    long double* const ue = c.usage_efctv.data();
+    const double* const s = c.shares_norm.data();
+    double* const f = c.fs_factor.data();
+    ue[0] = 1.0L;
+    f[0] = factor(ue[0], s[0]);
+    for (std::uint32_t a = 1; a < n; ++a) {
+        const std::uint32_t p = t.fs_parent[a];
+        ue[a] = classic_usage_efctv(t, a, ue[p]);
+        f[a] = t.is_use_parent(a) ? f[p] : factor(ue[a], s[a]);
+    }
+}
+
+} // namespace detail
+
 /// Slurm's classic fair-share over the whole tree (`PriorityFlags=NO_FAIR_TREE`): fills
 /// `shares_norm` (classic product), `usage_efctv` (root 1.0, as Slurm's init sets it) and
 /// `fs_factor` for every association (sshare prints the factor for users only), and sets
@@ -83,16 +122,9 @@ inline void classic_factors(const tree& t, columns& c, std::uint16_t damping) no
 /// (at least 1, Slurm's default 1). O(size x depth) for the shares, O(size) for the rest.
 inline void classic(const tree& t, columns& c, std::uint16_t damping = 1) {
     MFPRIO_ASSERT(damping >= 1);
-    c.resize(t.size());
-    c.has_level_fs = false;
-    if (t.size() == 0) return;
-    classic_shares(t, c.shares_norm);
-    // Lineage order puts every fs parent (a proper ancestor) before its fs children, so an
-    // index sweep is a top-down walk of the children lists: each parent's UE is known.
-    c.usage_efctv[0] = 1.0L;
-    for (std::uint32_t a = 1; a < t.size(); ++a)
-        c.usage_efctv[a] = classic_usage_efctv(t, a, c.usage_efctv[t.fs_parent[a]]);
-    detail::classic_factors(t, c, damping);
+    detail::classic_sweep(t, c, [damping](long double ue, double s) noexcept {
+        return detail::classic_factor(ue, s, damping);
+    });
 }
 
 } // namespace mfprio::fairshare

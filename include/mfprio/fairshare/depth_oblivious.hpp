@@ -37,60 +37,102 @@
 
 namespace mfprio::fairshare {
 
+namespace detail {
+
+/// What DEPTH_OBLIVIOUS's effective usage takes from the fs parent, computed once per
+/// parent: r_p = P.UE / P.S, r_s = (children's UN sum) / P.S, ln(r_p) and the exponent k
+/// of the children whose local ratio lies on the other side of 1 (`depth_oblivious.hpp`'s
+/// file comment). The same operations on the same values as one call per child, in the
+/// same types, so the same results.
+struct depth_oblivious_parent {
+    bool zero = true;   ///< P.S or P.UE is 0: every child gets UE = UN
+    long double r_p = 0.0L;
+    long double r_s = 0.0L;
+    double ln_p = 0.0;
+    double k_cross = 1.0; ///< 1 / (1 + (5 ln r_p)^2)
+
+    depth_oblivious_parent(long double parent_ue, double parent_s, long double sibling_un) noexcept {
+        if (parent_s == 0.0 || parent_ue == 0.0L) return;
+        zero = false;
+        r_p = parent_ue / static_cast<long double>(parent_s);
+        r_s = sibling_un / static_cast<long double>(parent_s);
+        if (r_p != 0.0L) {
+            ln_p = std::log(static_cast<double>(r_p));
+            k_cross = 1.0 / (1.0 + std::pow(5.0 * ln_p, 2.0));
+        }
+    }
+
+    /// UE of a child with normalized usage `un` and normalized shares `s`.
+    ///
+    /// Two library calls of Slurm's formula are replaced by what they are known to return:
+    /// - only the sign of ln(r_l) matters (ln r_p · ln r_l < 0), and with x = (double)r_l
+    ///   that sign is the sign of x - 1 for x > 0 (log(1) is 0; for x != 1 the true value is
+    ///   at least 1.1e-16 away from 0, so a log within one ulp keeps its sign; x = 0 gives
+    ///   -inf), while x < 0 or NaN gives NaN and the test fails;
+    /// - pow(x, 1.0) is x: an exact result, which glibc's pow (error < 0.55 ulp) and
+    ///   fdlibm's (it tests y == 1) both return.
+    [[nodiscard]] long double usage_efctv(long double un, double s) const noexcept {
+        if (s == 0.0 || zero || un == 0.0L) return un;
+        const long double r_l = (un / static_cast<long double>(s)) / r_s;
+        const double x = static_cast<double>(r_l);
+        if (r_p != 0.0L && r_l != 0.0L && ((ln_p < 0.0 && x > 1.0) || (ln_p > 0.0 && x >= 0.0 && x < 1.0)))
+            return r_p * std::pow(x, k_cross) * static_cast<long double>(s);
+        return r_p * x * static_cast<long double>(s);
+    }
+};
+
+} // namespace detail
+
 /// DEPTH_OBLIVIOUS effective usage of one association from its own UN and S and its fs
 /// parent's UE, S and children's UN sum `sibling_un` (Slurm's
 /// `_depth_oblivious_set_usage_efctv`, steady state; see the file comment).
 [[nodiscard]] inline long double depth_oblivious_usage_efctv(long double un, double s, long double parent_ue,
                                                              double parent_s, long double sibling_un) noexcept {
-    if (s == 0.0 || parent_s == 0.0 || parent_ue == 0.0L || un == 0.0L) return un;
-    const long double r_p = parent_ue / static_cast<long double>(parent_s);
-    const long double r_s = sibling_un / static_cast<long double>(parent_s);
-    const long double r_l = (un / static_cast<long double>(s)) / r_s;
-    long double k = 1.0L;
-    if (r_p != 0.0L && r_l != 0.0L) {
-        const double ln_p = std::log(static_cast<double>(r_p));
-        const double ln_l = std::log(static_cast<double>(r_l));
-        if (ln_p * ln_l < 0.0) k = 1.0 / (1.0 + std::pow(5.0 * ln_p, 2.0));
-    }
-    return r_p * std::pow(static_cast<double>(r_l), static_cast<double>(k)) * static_cast<long double>(s);
+    return detail::depth_oblivious_parent(parent_ue, parent_s, sibling_un).usage_efctv(un, s);
 }
 
 /// Slurm's DEPTH_OBLIVIOUS fair-share over the whole tree, steady state: fills
 /// `shares_norm` (classic product), `usage_efctv` (root 1.0) and `fs_factor` (classic
 /// F = 2^(-UE/S/d), incl. the FairShare=parent rule) for every association, and sets
 /// `has_level_fs = false`. `damping` is FairShareDampeningFactor (at least 1). Linear in
-/// the tree size (plus the classic shares' O(depth) per association).
+/// the tree size (plus the classic shares' O(depth) per association); allocates nothing
+/// once the columns have the tree's size.
 inline void depth_oblivious(const tree& t, columns& c, std::uint16_t damping = 1) {
     MFPRIO_ASSERT(damping >= 1);
-    c.resize(t.size());
-    c.has_level_fs = false;
-    if (t.size() == 0) return;
+    detail::classic_columns(t, c);
+    const std::size_t n = t.size();
+    if (n == 0) return;
     classic_shares(t, c.shares_norm);
 
-    // Each fs parent's sum of its non-FairShare=parent children's UN, once per parent,
-    // accumulated in long double in children-list order as Slurm does.
-    std::vector<long double> sibling_un(t.size(), 0.0L);
-    for (std::uint32_t p = 0; p < t.size(); ++p) {
+    long double* const ue = c.usage_efctv.data();
+    const double* const s = c.shares_norm.data();
+    double* const f = c.fs_factor.data();
+    ue[0] = 1.0L;
+    f[0] = detail::classic_factor(ue[0], s[0], damping);
+    // Top-down, one fs parent at a time (every fs parent precedes its children in lineage
+    // order, so its UE and F are final when its turn comes). First its children's UN (kept
+    // in their UE entries) and their sum, once per parent, accumulated in long double in
+    // children-list order as Slurm does; then the children's UE and F.
+    for (std::uint32_t p = 0; p < n; ++p) {
+        const auto children = t.children_of(p);
+        if (children.empty()) continue;
         long double sum = 0.0L;
-        for (const std::uint32_t ch : t.children_of(p))
-            if (!t.is_use_parent(ch)) sum += usage_norm(t, ch);
-        sibling_un[p] = sum;
+        for (const std::uint32_t ch : children) {
+            const long double un = usage_norm(t, ch);
+            ue[ch] = un;
+            if (!t.is_use_parent(ch)) sum += un;
+        }
+        const detail::depth_oblivious_parent parent(ue[p], s[p], sum);
+        for (const std::uint32_t ch : children) {
+            if (t.is_use_parent(ch)) {
+                if (p != 0) ue[ch] = ue[p]; // under the root UE stays UN
+                f[ch] = f[p];
+                continue;
+            }
+            if (p != 0) ue[ch] = parent.usage_efctv(ue[ch], s[ch]);
+            f[ch] = detail::classic_factor(ue[ch], s[ch], damping);
+        }
     }
-
-    // Top-down: every fs parent precedes its children in lineage order.
-    c.usage_efctv[0] = 1.0L;
-    for (std::uint32_t a = 1; a < t.size(); ++a) {
-        const std::uint32_t p = t.fs_parent[a];
-        const long double un = usage_norm(t, a);
-        if (p == 0)
-            c.usage_efctv[a] = un;
-        else if (t.is_use_parent(a))
-            c.usage_efctv[a] = c.usage_efctv[p];
-        else
-            c.usage_efctv[a] = depth_oblivious_usage_efctv(un, c.shares_norm[a], c.usage_efctv[p],
-                                                           c.shares_norm[p], sibling_un[p]);
-    }
-    detail::classic_factors(t, c, damping);
 }
 
 } // namespace mfprio::fairshare

@@ -39,11 +39,7 @@ namespace mfprio::fairshare {
 /// (whole-machine product and classic effective usage), `fs_factor` = linear_factor of
 /// the association (or its fs parent for FairShare=parent), `has_level_fs = false`.
 inline void linear(const tree& t, columns& c) {
-    classic(t, c, 1); // shares and effective usage; its factors are overwritten below
-    for (std::uint32_t a = 0; a < t.size(); ++a) {
-        const std::uint32_t x = (a != 0 && t.is_use_parent(a)) ? t.fs_parent[a] : a;
-        c.fs_factor[a] = linear_factor(c.usage_efctv[x], c.shares_norm[x]);
-    }
+    detail::classic_sweep(t, c, [](long double ue, double s) noexcept { return linear_factor(ue, s); });
 }
 
 } // namespace mfprio::fairshare
