@@ -18,6 +18,11 @@
 //   fair_tree, fair_tree_merge, flux   the workspace overloads (no allocation once warm);
 //   fair_tree_alloc                    `fairshare::compute` for Fair Tree (a new workspace
 //                                      per pass), to show what the workspace saves;
+//   classic_floor                      not a pass: the arithmetic of classic alone, over
+//                                      the reference tree's values in flat arrays (three
+//                                      long double divisions and one pow per association,
+//                                      no tree walk, no shares product): what the classic
+//                                      pass cannot go below while computing Slurm's bits;
 //   decay                              `usage_ledger::decay_pass(300 s)`;
 //   charge_same_dt, charge_varying_dt  `usage_ledger::charge` of one job (random user,
 //                                      random billable TRES), Δ = 300 s for every job (the
@@ -29,6 +34,7 @@
 // (std::string account, user, partition) are left out and shown apart. The memory table
 // is printed again after the benchmark table.
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -263,6 +269,38 @@ void bm_flux(benchmark::State& state, tree_spec spec) {
     per_assoc_counters(state, t.size());
 }
 
+/// The classic pass's arithmetic without the tree: per association UN = raw / root,
+/// UE = UN + (UE_parent - UN) * shares / level_shares, F = pow(2, -(UE / S)), in Slurm's
+/// types, over flat copies of the tree's values (set up outside the timed loop).
+void bm_classic_floor(benchmark::State& state, tree_spec spec) {
+    const fs::tree& t = tree_for(spec);
+    fs::columns c;
+    fs::compute(t, c, {fs::algorithm::classic, 1});
+    const std::size_t n = t.size();
+    std::vector<long double> usage(t.usage_raw.begin(), t.usage_raw.end()), ue_parent(n);
+    std::vector<std::uint32_t> shares(n), level(n);
+    for (std::uint32_t a = 1; a < n; ++a) {
+        ue_parent[a] = c.usage_efctv[t.fs_parent[a]];
+        shares[a] = t.is_use_parent(a) ? 1 : t.shares_raw[a];
+        level[a] = t.level_shares[a] == 0 ? 1 : t.level_shares[a];
+    }
+    std::vector<double> s(c.shares_norm), f(n);
+    volatile double two_v = 2.0; // a real pow call (clang folds a literal base into exp2)
+    const double two = two_v;
+    const long double root = usage[0];
+    for (auto _ : state) {
+        for (std::size_t a = 1; a < n; ++a) {
+            const long double un = usage[a] / root;
+            const long double ue = un + (ue_parent[a] - un) * static_cast<long double>(shares[a]) /
+                                            static_cast<long double>(level[a]);
+            f[a] = std::pow(two, static_cast<double>(-(ue / static_cast<long double>(s[a]))));
+        }
+        benchmark::DoNotOptimize(f.data());
+        benchmark::ClobberMemory();
+    }
+    per_assoc_counters(state, n);
+}
+
 /// One decay pass of PriorityCalcPeriod's default 300 s (Slurm's 7-day half-life): one
 /// pow, one long double multiply per association. The tree's usage is restored afterwards.
 void bm_decay(benchmark::State& state, tree_spec spec) {
@@ -381,6 +419,8 @@ void register_tree(const tree_spec& spec) {
     reg("fair_tree_merge", [spec](benchmark::State& s) { bm_fair_tree(s, spec, true); }, ms);
     if (spec.kind == shape::ref)
         reg("fair_tree_alloc", [spec](benchmark::State& s) { bm_compute(s, spec, fs::algorithm::fair_tree); }, ms);
+    if (spec.kind == shape::ref)
+        reg("classic_floor", [spec](benchmark::State& s) { bm_classic_floor(s, spec); }, ms);
     reg("depth_oblivious", [spec](benchmark::State& s) { bm_compute(s, spec, fs::algorithm::depth_oblivious); }, ms);
     reg("flux", [spec](benchmark::State& s) { bm_flux(s, spec); }, ms);
     reg("linear", [spec](benchmark::State& s) { bm_compute(s, spec, fs::algorithm::linear); }, ms);
