@@ -7,8 +7,13 @@
 //   memory_floor     not an engine: reads what the engines read and computes nothing, to
 //                    show how much of a figure is memory traffic.
 // All three run the same factor policies and the same floor/clamp, and are checked to give
-// identical priorities for the first 1,000 jobs before anything is timed. After the table,
-// each variant's time per job is given as a ratio against the baseline of the same run.
+// identical priorities for every job of the run (and the same as the engine's one-job path,
+// `priority`) before anything is timed. After the table, each variant's time per job is
+// given as a ratio against the baseline of the same run.
+//
+// The jobs are 64-byte mfprio::job records; their TRES requests are a table of 4 doubles a
+// job (the TRES they ask for: cpu, mem, node, gres/gpu). MFPRIO_BENCH_FULL_TRES=1 makes it a
+// row of every TRES id 0..8 (72 bytes a job) instead, to show what the compact rows save.
 
 #include <cstddef>
 #include <cstdint>
@@ -117,20 +122,25 @@ private:
 
 void check_identical() {
     const auto& w = workload();
-    const std::size_t n = w.jobs.size() < 1000 ? w.jobs.size() : 1000;
-    const std::span<const mfprio::job> jobs(w.jobs.data(), n);
+    const std::span<const mfprio::job> jobs(w.jobs);
+    const std::size_t n = jobs.size();
     std::vector<mfprio::priority_value> a(n), b(n), d(n);
     make_fixed().batch(jobs, w.ctx, std::span<mfprio::priority_value>(a));
     make_runtime().batch(jobs, w.ctx, std::span<mfprio::priority_value>(b));
     dyn_engine(bench_weights, bench_settings()).batch(jobs, w.ctx, d);
+    // ... and the engine's one-job path (score, then the result policy): batch must give what
+    // priority gives, job by job.
+    const auto fixed = make_fixed();
     std::size_t computed = 0;
     for (std::size_t k = 0; k < n; ++k) {
-        if (!(a[k] == b[k]) || !(a[k] == d[k])) {
+        const mfprio::priority_value single = fixed.priority(jobs[k], w.ctx);
+        if (!(a[k] == b[k]) || !(a[k] == d[k]) || !(a[k] == single)) {
             std::fprintf(stderr,
-                         "mfprio bench: job %zu: fixed %u (status %d), runtime %u (status %d), dispatched %u (status %d)\n",
+                         "mfprio bench: job %zu: fixed %u (status %d), runtime %u (status %d), dispatched %u (status %d), "
+                         "one job at a time %u (status %d)\n",
                          k, a[k].value, static_cast<int>(a[k].status), b[k].value, static_cast<int>(b[k].status),
-                         d[k].value, static_cast<int>(d[k].status));
-            mfprio_bench::fail("the three engines disagree on the first 1000 jobs");
+                         d[k].value, static_cast<int>(d[k].status), single.value, static_cast<int>(single.status));
+            mfprio_bench::fail("the engines disagree");
         }
         if (a[k].status == mfprio::priority_status::computed) ++computed;
     }
@@ -162,16 +172,19 @@ void run_batch(benchmark::State& state, const Engine& e) {
 /// Not an engine: reads every field and TRES count the engines read and adds them up as
 /// integers, with no factor arithmetic: the memory floor under the engines' figures.
 struct memory_floor {
-    void batch(std::span<const mfprio::job> jobs, const ms::context&, std::span<mfprio::priority_value> out) const {
+    void batch(std::span<const mfprio::job> jobs, const ms::context& c, std::span<mfprio::priority_value> out) const {
+        const auto& w = workload();
         const std::size_t n = jobs.size();
+        const double* table = c.tres_requests.counts.data();
+        const std::size_t stride = c.tres_requests.stride;
         for (std::size_t k = 0; k < n; ++k) {
             const mfprio::job& j = jobs[k];
             const std::uint64_t fields = std::uint64_t{j.association} + j.partition + j.qos +
                 static_cast<std::uint8_t>(j.state) + static_cast<std::uint64_t>(j.accrue_time) + j.min_nodes +
                 j.cpus + j.time_limit + static_cast<std::uint32_t>(j.nice) +
                 static_cast<std::uint32_t>(j.site_factor) + j.admin_priority;
-            const double tres = j.tres[ms::tres_id::cpu] + j.tres[ms::tres_id::mem] +
-                                j.tres[mfprio_bench::slurm_workload::gres_gpu];
+            const double* row = table + std::size_t{j.tres_row} * stride;
+            const double tres = row[w.col_cpu] + row[w.col_mem] + row[w.col_gpu];
             out[k] = {static_cast<std::uint32_t>(fields) ^ static_cast<std::uint32_t>(tres),
                       mfprio::priority_status::computed};
         }

@@ -1,9 +1,10 @@
 #pragma once
 /// \file
 /// A synthetic Slurm workload shared by the Slurm benchmarks: jobs built with a fixed-seed
-/// RNG, 8 partitions, 6 QOS, 10,000 associations with random fair-share factors, and TRES
-/// counts (cpu, mem, node, gres/gpu at ids 0, 1, 3, 8) in one contiguous pool owned by the
-/// workload. The job count is 1,000,000, or 10,000 when MFPRIO_BENCH_SMALL=1 (the smoke run
+/// RNG, 8 partitions, 6 QOS, 10,000 associations with random fair-share factors, and a TRES
+/// request table owned by the workload: one row per job (in job order), one column per TRES
+/// the jobs ask for (cpu, mem, node, gres/gpu: TRES ids 0, 1, 3, 8), as a scheduler keeps only
+/// the TRES it tracks. The job count is 1,000,000, or 10,000 when MFPRIO_BENCH_SMALL=1 (the smoke run
 /// of the test suite). Everything here is set up once, outside the timed loops.
 
 #include <cstddef>
@@ -33,6 +34,13 @@ inline bool small_run() {
 
 inline std::size_t job_count() { return small_run() ? small_jobs : full_jobs; }
 
+/// True when MFPRIO_BENCH_FULL_TRES is set to anything but "" or "0": the TRES request rows
+/// then hold every TRES id 0..8 (72 bytes a job) instead of the four the jobs ask for (32).
+inline bool full_tres_rows() {
+    const char* v = std::getenv("MFPRIO_BENCH_FULL_TRES");
+    return v != nullptr && *v != '\0' && std::strcmp(v, "0") != 0;
+}
+
 /// Stops the program with a message: for set-up checks that must hold before timing.
 [[noreturn]] inline void fail(const char* what) {
     std::fprintf(stderr, "mfprio bench: %s\n", what);
@@ -45,8 +53,14 @@ struct slurm_workload {
     static constexpr std::uint32_t partition_count = 8;
     static constexpr std::uint32_t qos_count = 6;
     static constexpr std::uint32_t association_count = 10'000;
-    static constexpr std::size_t tres_slots = mfprio::slurm::tres_id::first_dynamic + 1; ///< ids 0..8
+    static constexpr std::size_t tres_slots = mfprio::slurm::tres_id::first_dynamic + 1; ///< partition totals: ids 0..8
     static constexpr std::uint32_t gres_gpu = mfprio::slurm::tres_id::first_dynamic;     ///< id 8
+    /// The column of each TRES id in the compact request table (cpu, mem, node, gres/gpu).
+    static constexpr std::uint32_t none = mfprio::slurm::tres_table::no_column;
+    static constexpr std::uint32_t compact_columns[tres_slots] = {0, 1, none, 2, none, none, none, none, 3};
+
+    std::uint32_t request_columns = 4; ///< doubles per request row (tres_slots with full_tres_rows())
+    std::uint32_t col_cpu = 0, col_mem = 1, col_node = 2, col_gpu = 3; ///< columns of the TRES the jobs ask for
     static constexpr std::int64_t now = 1'767'225'600; ///< 2026-01-01T00:00:00Z
 
     std::vector<double> partition_tres; ///< tres_slots totals per partition
@@ -55,7 +69,7 @@ struct slurm_workload {
     std::vector<double> fairshare;
     std::vector<std::uint32_t> assoc_priority;
     std::vector<double> assoc_priority_norm;
-    std::vector<double> tres_pool; ///< tres_slots counts per job, contiguous
+    std::vector<double> tres_pool; ///< the request table: request_columns counts per job, contiguous
     std::vector<mfprio::job> jobs;
     mfprio::slurm::context ctx{};
 
@@ -118,16 +132,25 @@ struct slurm_workload {
         ctx.assoc_priority = assoc_priority;
         ctx.assoc_priority_norm = assoc_priority_norm;
 
-        // The pool is sized once: the jobs' spans point into it.
-        tres_pool.assign(n * tres_slots, 0.0);
+        // The request table: row k is job k's.
+        if (full_tres_rows()) {
+            request_columns = static_cast<std::uint32_t>(tres_slots);
+            col_cpu = mfprio::slurm::tres_id::cpu;
+            col_mem = mfprio::slurm::tres_id::mem;
+            col_node = mfprio::slurm::tres_id::node;
+            col_gpu = gres_gpu;
+        }
+        tres_pool.assign(n * request_columns, 0.0);
+        ctx.tres_requests = mfprio::slurm::tres_table{tres_pool, request_columns, {}};
+        if (!full_tres_rows()) ctx.tres_requests.columns = compact_columns;
         jobs.resize(n);
         for (std::size_t k = 0; k < n; ++k) {
             auto& j = jobs[k];
             j.id = static_cast<std::uint32_t>(k + 1);
             j.association = static_cast<std::uint32_t>(uniform(0, association_count - 1));
             j.user = j.association / 4;
-            j.partition = static_cast<std::uint32_t>(uniform(0, partition_count - 1));
-            j.qos = static_cast<std::uint32_t>(uniform(0, qos_count - 1));
+            j.partition = static_cast<std::uint16_t>(uniform(0, partition_count - 1));
+            j.qos = static_cast<std::uint16_t>(uniform(0, qos_count - 1));
             j.state = mfprio::job_state::pending;
             j.submit_time = now - static_cast<std::int64_t>(uniform(0, 14 * 86400));
             // One job in 16 does not accrue age yet (accrue_time 0); the others accrue from
@@ -138,12 +161,12 @@ struct slurm_workload {
             j.time_limit = uniform(0, 7) == 0 ? mfprio::no_val32 : static_cast<std::uint32_t>(uniform(1, 2 * 24 * 60));
             j.nice = uniform(0, 9) == 0 ? static_cast<std::int32_t>(uniform(0, 2000)) - 1000 : 0;
             j.site_factor = uniform(0, 19) == 0 ? static_cast<std::int32_t>(uniform(0, 5000)) : 0;
-            double* t = &tres_pool[k * tres_slots];
-            t[mfprio::slurm::tres_id::cpu] = static_cast<double>(j.cpus);
-            t[mfprio::slurm::tres_id::mem] = static_cast<double>(j.cpus) * static_cast<double>(uniform(1, 8)) * 1024.0;
-            t[mfprio::slurm::tres_id::node] = static_cast<double>(j.min_nodes);
-            t[gres_gpu] = uniform(0, 3) == 0 ? static_cast<double>(j.min_nodes * uniform(1, 4)) : 0.0;
-            j.tres = std::span<const double>(t, tres_slots);
+            double* t = &tres_pool[k * request_columns];
+            t[col_cpu] = static_cast<double>(j.cpus);
+            t[col_mem] = static_cast<double>(j.cpus) * static_cast<double>(uniform(1, 8)) * 1024.0;
+            t[col_node] = static_cast<double>(j.min_nodes);
+            t[col_gpu] = uniform(0, 3) == 0 ? static_cast<double>(j.min_nodes * uniform(1, 4)) : 0.0;
+            j.tres_row = static_cast<std::uint32_t>(k);
         }
     }
 

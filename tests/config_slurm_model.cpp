@@ -1,7 +1,9 @@
 // config/slurm_model.hpp: from Slurm's files to cluster tables, settings and jobs.
 #include <doctest/doctest.h>
 
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include <mfprio/config/config.hpp>
 #include <mfprio/config/slurm_model.hpp>
@@ -68,27 +70,36 @@ TEST_CASE("config: the sprio scenario becomes cluster tables and jobs") {
     CHECK(m->settings.tres.entries[2].id == 8);
     CHECK(m->tres_weight_text == "CPU=3000,Mem=2000,GRES/gpu=6000");
     // job 1002 asked for cpu,urgent: urgent (tier 2) comes first and is the job's partition
+    REQUIRE(m->lists.size() == m->jobs.size());
     const auto& j2 = m->jobs[1];
     CHECK(j2.id == 1002);
-    REQUIRE(j2.partitions.size() == 2);
-    CHECK(j2.partitions[0] == *cl.find_partition("urgent"));
-    CHECK(j2.partitions[1] == *cl.find_partition("cpu"));
+    REQUIRE(m->lists[1].partitions.size() == 2);
+    CHECK(m->lists[1].partitions[0] == *cl.find_partition("urgent"));
+    CHECK(m->lists[1].partitions[1] == *cl.find_partition("cpu"));
+    CHECK(m->lists[1].qos.empty());
     CHECK(j2.partition == *cl.find_partition("urgent"));
     CHECK(j2.nice == 100);
     // job 1004 asked for normal,low: low (priority 50) first
     const auto& j4 = m->jobs[3];
-    REQUIRE(j4.qos_list.size() == 2);
-    CHECK(j4.qos_list[0] == *cl.find_qos("low"));
+    REQUIRE(m->lists[3].qos.size() == 2);
+    CHECK(m->lists[3].qos[0] == *cl.find_qos("low"));
+    CHECK(m->lists[3].partitions.empty());
     CHECK(j4.qos == *cl.find_qos("low"));
-    // TRES counts by id, memory in MB (mem=8G -> 8192)
-    CHECK(j4.tres[mfprio::slurm::tres_id::mem] == 8192);
-    CHECK(j4.tres[mfprio::slurm::tres_id::cpu] == 4);
+    // TRES counts by id in the jobs' request table, memory in MB (mem=8G -> 8192); the table
+    // keeps a column for each TRES some job asks for: cpu, mem, node, gres/gpu (ids 0, 1, 3, 8)
+    const auto requests = m->context(0).tres_requests;
+    CHECK(requests.stride == 4);
+    CHECK(m->tres_ids == std::vector<std::uint32_t>{0, 1, 3, 8});
+    CHECK(requests.rows() == m->jobs.size());
+    CHECK(requests.count(j4.tres_row, mfprio::slurm::tres_id::mem) == 8192);
+    CHECK(requests.count(j4.tres_row, mfprio::slurm::tres_id::cpu) == 4);
+    CHECK(requests.count(j4.tres_row, mfprio::slurm::tres_id::energy) == 0); // no column
     // the association priority is inherited from the account (chem 5)
     CHECK(cl.assoc_priority()[j4.association] == 5);
-    // the model moves without breaking the jobs' spans
+    // the model moves without breaking the views into its storage
     auto moved = std::move(*m);
-    CHECK(moved.jobs[3].tres[mfprio::slurm::tres_id::mem] == 8192);
-    CHECK(moved.jobs[1].partitions[0] == *moved.cluster.find_partition("urgent"));
+    CHECK(moved.context(0).tres_requests.count(moved.jobs[3].tres_row, mfprio::slurm::tres_id::mem) == 8192);
+    CHECK(moved.lists[1].partitions[0] == *moved.cluster.find_partition("urgent"));
 }
 
 TEST_CASE("config: ACCRUE_ALWAYS makes age accrue from the submit time") {

@@ -4,11 +4,13 @@
 
 #include <array>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <limits>
 #include <span>
 #include <string_view>
 #include <type_traits>
+#include <vector>
 
 #include <doctest/doctest.h>
 
@@ -189,4 +191,87 @@ TEST_CASE("core: engine constructed from terms alone uses a default result polic
     CHECK(e.score(ejob{2.0, 0, 0}, ectx{}) == 6.0);
     static_assert(std::is_same_v<E::output_type, double>);
     static_assert(std::is_same_v<E::result_type, mfprio::raw_result>);
+}
+
+namespace {
+/// alpha with a block hook that counts the blocks it is given (through a pointer: the hook
+/// is const).
+struct hooked_alpha {
+    static constexpr std::string_view name = "hooked";
+    int* blocks = nullptr;
+    double operator()(const ejob& j, const ectx& c) const noexcept { return j.a * c.scale; }
+    template <std::size_t N>
+    void block(std::span<const ejob, N> jobs, const ectx& c, std::span<double, N> out) const noexcept {
+        ++*blocks;
+        for (std::size_t i = 0; i < N; ++i) out[i] = jobs[i].a * c.scale;
+    }
+};
+} // namespace
+
+TEST_CASE("core: batch takes whole blocks through block hooks and the rest job by job") {
+    static_assert(mfprio::block_factor_policy<hooked_alpha, ejob, ectx>);
+    static_assert(!mfprio::block_factor_policy<alpha, ejob, ectx>);
+    int blocks = 0;
+    const auto e = mfprio::make_engine(mfprio::slurm_result{}, mfprio::make_term(hooked_alpha{&blocks}, 1000_w),
+                                       mfprio::make_term(beta{}, std::uint32_t{4}),
+                                       mfprio::make_term(gamma_{}, std::uint32_t{0}),
+                                       mfprio::make_term(constant{-0.5}, 1_w));
+    // 3 whole blocks and 4 more; factors k/64 (exact), so each sum is exact:
+    // k/64 x 1000 + (100 - k) x 4 + 0 - 0.5.
+    constexpr std::size_t n = 3 * mfprio::block_size + 4;
+    std::vector<ejob> jobs(n);
+    for (std::size_t k = 0; k < n; ++k)
+        jobs[k] = {static_cast<double>(k) / 64.0, 100.0 - static_cast<double>(k), std::numeric_limits<double>::quiet_NaN()};
+    const ectx c{};
+    std::vector<mfprio::priority_value> out(n);
+    std::vector<double> sums(n);
+    e.batch(std::span<const ejob>(jobs), c, std::span<mfprio::priority_value>(out));
+    CHECK(blocks == 3);
+    e.batch_scores(std::span<const ejob>(jobs), c, std::span<double>(sums));
+    CHECK(blocks == 6);
+    for (std::size_t k = 0; k < n; ++k) {
+        CAPTURE(k);
+        const double want = static_cast<double>(k) / 64.0 * 1000.0 + (100.0 - static_cast<double>(k)) * 4.0 - 0.5;
+        CHECK(sums[k] == want);
+        CHECK(sums[k] == e.score(jobs[k], c));
+        CHECK(out[k] == e.priority(jobs[k], c)); // gamma's NaN never reaches a sum: weight 0
+    }
+    // Fewer jobs than a block: no block at all.
+    e.batch(std::span<const ejob>(jobs).first(5), c, std::span<mfprio::priority_value>(out));
+    CHECK(blocks == 6);
+}
+
+namespace {
+/// beta with a block hook that prepares once per batch (counting its preparations) and
+/// scales by what it prepared.
+struct prepared_beta {
+    static constexpr std::string_view name = "prepared";
+    int* prepared = nullptr;
+    double operator()(const ejob& j, const ectx& c) const noexcept { return j.b * c.scale; }
+    double prepare(const ectx& c) const noexcept {
+        ++*prepared;
+        return c.scale;
+    }
+    template <std::size_t N>
+    void block(double scale, std::span<const ejob, N> jobs, const ectx&, std::span<double, N> out) const noexcept {
+        for (std::size_t i = 0; i < N; ++i) out[i] = jobs[i].b * scale;
+    }
+};
+} // namespace
+
+TEST_CASE("core: batch prepares a prepared block hook once per call") {
+    static_assert(mfprio::prepared_block_factor_policy<prepared_beta, ejob, ectx>);
+    int prepared = 0;
+    const auto e = mfprio::make_engine(mfprio::raw_result{}, mfprio::make_term(alpha{}, 2_w),
+                                       mfprio::make_term(prepared_beta{&prepared}, std::uint32_t{3}));
+    std::vector<ejob> jobs(5 * mfprio::block_size + 1);
+    for (std::size_t k = 0; k < jobs.size(); ++k) jobs[k] = {static_cast<double>(k), static_cast<double>(k) / 8, 0};
+    std::vector<double> out(jobs.size());
+    const ectx c{2.0};
+    e.batch(std::span<const ejob>(jobs), c, std::span<double>(out));
+    CHECK(prepared == 1);
+    for (std::size_t k = 0; k < jobs.size(); ++k) {
+        CAPTURE(k);
+        CHECK(out[k] == e.score(jobs[k], c)); // k x 2 x 2 + k/8 x 2 x 3
+    }
 }

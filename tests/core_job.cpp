@@ -7,6 +7,7 @@
 #include <mfprio/slurm/job_size.hpp>
 
 #include <cstdint>
+#include <span>
 #include <type_traits>
 
 #include <doctest/doctest.h>
@@ -33,6 +34,13 @@ struct legacy_job {
     unsigned part_idx = 0;
     unsigned wall_minutes = 0; // 0 = none requested here
     bool on_hold = false;
+};
+
+/// A job that carries its TRES counts (by TRES id) and its partition and QOS lists itself.
+struct list_job {
+    std::span<const double> tres{};
+    std::span<const std::uint32_t> partitions{};
+    std::span<const std::uint32_t> qos_list{};
 };
 
 /// No accrue time at all.
@@ -66,12 +74,18 @@ TEST_CASE("core: mfprio::job defaults") {
     CHECK(j.nice == 0);
     CHECK(j.site_factor == 0);
     CHECK(j.admin_priority == 0u);
-    CHECK(j.tres.empty());
-    CHECK(j.partitions.empty());
-    CHECK(j.qos_list.empty());
+    CHECK(j.tres_row == mfprio::no_tres_row); // requests no TRES
+    CHECK(j.partition == 0u);
+    CHECK(j.qos == 0u);
     // Slurm's sentinels (slurm.md 0/1.1): NO_VAL = 0xfffffffe, INFINITE = 0xffffffff
     CHECK(mfprio::no_val32 == 0xfffffffeu);
     CHECK(mfprio::infinite32 == 0xffffffffu);
+}
+
+TEST_CASE("core: mfprio::job is one 64-byte cache line") {
+    // The layout documented in job.hpp: a pass over a million jobs streams 64 MB of records.
+    CHECK(sizeof(mfprio::job) == 64);
+    CHECK(alignof(mfprio::job) == 8);
 }
 
 TEST_CASE("core: job_traits reads mfprio::job's members") {
@@ -150,9 +164,16 @@ TEST_CASE("core: has_* concepts say exactly which fields a job type has") {
     CHECK(mfprio::has_nice<mfprio::job>);
     CHECK(mfprio::has_site_factor<mfprio::job>);
     CHECK(mfprio::has_admin_priority<mfprio::job>);
-    CHECK(mfprio::has_tres<mfprio::job>);
-    CHECK(mfprio::has_partitions<mfprio::job>);
-    CHECK(mfprio::has_qos_list<mfprio::job>);
+    CHECK(mfprio::has_tres_row<mfprio::job>);
+    // ... but not the members a scheduler's own job type may carry instead: a span of TRES
+    // counts, and the partition and QOS lists (mfprio::job keeps those outside the record).
+    CHECK_FALSE(mfprio::has_tres<mfprio::job>);
+    CHECK_FALSE(mfprio::has_partitions<mfprio::job>);
+    CHECK_FALSE(mfprio::has_qos_list<mfprio::job>);
+    CHECK(mfprio::has_tres<list_job>);
+    CHECK(mfprio::has_partitions<list_job>);
+    CHECK(mfprio::has_qos_list<list_job>);
+    CHECK_FALSE(mfprio::has_tres_row<list_job>);
 
     // my_job: only the members it declares.
     CHECK(mfprio::has_cpus<my_job>);

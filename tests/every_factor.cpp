@@ -9,7 +9,9 @@
 //     Not for TRES: Slurm does not clamp a TRES factor (a job may ask more than its partition
 //     has, and NO_NORMAL_TRES weighs raw counts); not for site and nice: they are unweighted
 //     integers added to the sum as is; not for the NO_NORMAL_* variants, which are raw values;
-//   - monotonicity where Slurm's formula declares it (separate test cases below).
+//   - monotonicity where Slurm's formula declares it (separate test cases below);
+//   - a factor's block hook gives its call operator's values bit for bit, and an engine's
+//     batch gives its one-job path's priorities and sums.
 #include <mfprio/core/factor.hpp>
 #include <mfprio/core/job.hpp>
 #include <mfprio/slurm/age.hpp>
@@ -17,6 +19,7 @@
 #include <mfprio/slurm/context.hpp>
 #include <mfprio/slurm/fairshare.hpp>
 #include <mfprio/slurm/job_size.hpp>
+#include <mfprio/slurm/multifactor.hpp>
 #include <mfprio/slurm/nice.hpp>
 #include <mfprio/slurm/partition.hpp>
 #include <mfprio/slurm/qos.hpp>
@@ -25,12 +28,15 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <random>
+#include <span>
 #include <string>
 #include <tuple>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -58,7 +64,7 @@ struct world {
     std::vector<double> fairshare;
     std::vector<std::uint32_t> assoc_priority;
     std::vector<double> assoc_norm;
-    std::vector<std::array<double, tres_count>> job_tres;
+    std::vector<double> job_tres; ///< the TRES request table: tres_count counts per job
     std::vector<mfprio::job> jobs;
 
     world() {
@@ -101,13 +107,13 @@ struct world {
 
         // Jobs. Indices run one or two past the tables (unknown partition/QOS/association).
         constexpr std::size_t job_count = 400;
-        job_tres.resize(job_count);
+        job_tres.assign(job_count * tres_count, 0.0);
         jobs.resize(job_count);
         for (std::size_t k = 0; k < job_count; ++k) {
             mfprio::job& j = jobs[k];
             j.id = static_cast<std::uint32_t>(k + 1);
-            j.partition = below(partitions.size() + 1);
-            j.qos = below(qos.size() + 1);
+            j.partition = static_cast<std::uint16_t>(below(partitions.size() + 1));
+            j.qos = static_cast<std::uint16_t>(below(qos.size() + 1));
             j.association = below(fairshare.size() + 2);
             switch (below(5)) {
             case 0: j.accrue_time = 0; break;                                   // not accruing
@@ -129,13 +135,13 @@ struct world {
             // nice and site factor anywhere in [-2147483645, 2147483645]
             j.nice = static_cast<std::int32_t>(std::int64_t{below(2 * 2147483645ull + 1)} - 2147483645);
             j.site_factor = static_cast<std::int32_t>(std::int64_t{below(2 * 2147483645ull + 1)} - 2147483645);
-            auto& t = job_tres[k];
-            t.fill(0.0);
+            double* t = &job_tres[k * tres_count];
             t[ms::tres_id::cpu] = j.cpus;
             t[ms::tres_id::mem] = below(1u << 22);
             t[8] = below(30);
             t[9] = below(12);
-            j.tres = t;
+            // Row k is job k's; one job in 20 has no row, one in 40 a row past the table.
+            j.tres_row = k % 20 == 7 ? mfprio::no_tres_row : static_cast<std::uint32_t>(k % 40 == 13 ? job_count + k : k);
         }
     }
 
@@ -149,6 +155,7 @@ struct world {
         c.fairshare = fairshare;
         c.assoc_priority = assoc_priority;
         c.assoc_priority_norm = assoc_norm;
+        c.tres_requests = {job_tres, static_cast<std::uint32_t>(tres_count), {}};
         return c;
     }
 };
@@ -400,4 +407,95 @@ TEST_CASE("every factor: the QOS factor is non-decreasing in QOS priority") {
             }
         CHECK(breaks == 0);
     }
+}
+
+namespace {
+template <class F>
+void check_block_hook(const entry<F>& e, const world& w) {
+    INFO("factor: ", e.label);
+    constexpr std::size_t n = mfprio::block_size;
+    const context c = w.view();
+    std::size_t differ = 0, blocks = 0;
+    for (std::size_t base = 0; base + n <= w.jobs.size(); base += n, ++blocks) {
+        std::array<double, n> out{};
+        const std::span<const mfprio::job, n> jobs(w.jobs.data() + base, n);
+        if constexpr (mfprio::prepared_block_factor_policy<F, mfprio::job, context>)
+            e.factor.block(e.factor.prepare(c), jobs, c, std::span<double, n>(out));
+        else
+            e.factor.block(jobs, c, std::span<double, n>(out));
+        for (std::size_t i = 0; i < n; ++i)
+            differ += std::bit_cast<std::uint64_t>(out[i]) != std::bit_cast<std::uint64_t>(e.factor(w.jobs[base + i], c));
+    }
+    CHECK(blocks >= 10);
+    CHECK(differ == 0);
+}
+} // namespace
+
+TEST_CASE("every factor: a block hook gives the call operator's values, bit for bit") {
+    const world& w = the_world();
+    std::size_t hooked = 0;
+    std::apply([&](const auto&... e) {
+        (
+            [&] {
+                using F = std::remove_cvref_t<decltype(e.factor)>;
+                if constexpr (mfprio::block_factor_policy<F, mfprio::job, context> ||
+                              mfprio::prepared_block_factor_policy<F, mfprio::job, context>) {
+                    check_block_hook(e, w);
+                    ++hooked;
+                }
+            }(),
+            ...);
+    }, all_factors());
+    // age (3 modes), job size (4 modes), partition (2), QOS (2) and TRES (2 modes) have one.
+    CHECK(hooked == 13);
+}
+
+namespace {
+/// An engine's batch against its one-job path over the generated jobs (whole blocks and a
+/// tail): the same priorities, and the same raw sums bit for bit.
+template <class E>
+void check_batch(const E& e, const world& w, const char* label) {
+    INFO("engine: ", label);
+    const context c = w.view();
+    const std::span<const mfprio::job> jobs(w.jobs);
+    REQUIRE(jobs.size() % mfprio::block_size != 0); // a tail too
+    std::vector<mfprio::priority_value> out(jobs.size());
+    std::vector<double> sums(jobs.size());
+    e.batch(jobs, c, std::span<mfprio::priority_value>(out));
+    e.batch_scores(jobs, c, std::span<double>(sums));
+    std::size_t differ = 0, computed = 0;
+    for (std::size_t k = 0; k < jobs.size(); ++k) {
+        differ += !(out[k] == e.priority(jobs[k], c));
+        differ += std::bit_cast<std::uint64_t>(sums[k]) != std::bit_cast<std::uint64_t>(e.score(jobs[k], c));
+        computed += out[k].status == mfprio::priority_status::computed;
+    }
+    CHECK(differ == 0);
+    CHECK(computed > 0); // not every job floored or clamped: the sums were compared for real
+}
+} // namespace
+
+TEST_CASE("every factor: an engine's batch gives its one-job path's values") {
+    const world& w = the_world();
+    const ms::weights some{1000, 100, 10000, 1000, 1000, 2000};
+    const ms::weights zeros{0, 100, 0, 1000, 0, 2000}; // runtime zero weights are skipped
+    ms::settings s{};
+    s.tres = make_tres(true);
+    check_batch(ms::make_multifactor(some, s), w, "runtime weights");
+    check_batch(ms::make_multifactor(zeros, s), w, "runtime weights, some 0");
+    check_batch(ms::make_fixed_multifactor<1000, 100, 10000, 1000, 1000, 2000>(s), w, "fixed weights");
+    check_batch(ms::make_fixed_multifactor<0, 0, 10000, 0, 1000, 0>(s), w, "fixed weights, some 0");
+    ms::settings raw = s;
+    raw.favor_small = true;
+    raw.flags.set(ms::priority_flag::no_normal_assoc)
+        .set(ms::priority_flag::no_normal_part)
+        .set(ms::priority_flag::no_normal_qos)
+        .set(ms::priority_flag::no_normal_tres);
+    check_batch(ms::make_multifactor(some, raw), w, "favor small, NO_NORMAL_*");
+    ms::settings relative = s;
+    relative.flags.set(ms::priority_flag::small_relative_to_time);
+    check_batch(ms::make_multifactor(some, relative), w, "SMALL_RELATIVE_TO_TIME");
+    ms::settings no_tres = s;
+    no_tres.tres = {};
+    no_tres.max_age = 0;
+    check_batch(ms::make_multifactor(some, no_tres), w, "no TRES weights, PriorityMaxAge=0");
 }

@@ -71,6 +71,13 @@ struct tables {
     }
 };
 
+/// `c` with a one-row TRES request table holding `row` (counts by TRES id): the row of every
+/// job whose tres_row is 0.
+context with_requests(context c, std::span<const double> row) {
+    c.tres_requests = {row, static_cast<std::uint32_t>(row.size()), {}};
+    return c;
+}
+
 // ---------------------------------------------------------------------------------------
 // Seed 000's example configuration: PriorityWeightAge=1000, PriorityWeightFairshare=10000,
 // PriorityWeightJobSize=1000, PriorityWeightPartition=1000, PriorityWeightQOS=0,
@@ -220,16 +227,19 @@ tables msu_tables() {
     return t;
 }
 struct msu_job {
-    std::array<double, 2> tres{}; // cpu, mem (MB)
+    std::array<double, 2> tres{}; // cpu, mem (MB): the job's row of its request table
     mfprio::job j{};
     msu_job(double cpus, double mem_mb, std::uint32_t qos, std::uint32_t assoc, std::int64_t waited) {
         tres = {cpus, mem_mb};
-        j.tres = tres;
+        j.tres_row = 0;
         j.cpus = static_cast<std::uint32_t>(cpus);
-        j.qos = qos;
+        j.qos = static_cast<std::uint16_t>(qos);
         j.association = assoc;
         j.accrue_time = waited < 0 ? 0 : now - waited;
     }
+    msu_job(const msu_job&) = delete;
+    /// `c` with this job's request table.
+    [[nodiscard]] context in(const context& c) const { return with_requests(c, tres); }
 };
 } // namespace
 
@@ -241,42 +251,42 @@ TEST_CASE("slurm: multifactor reaches seed 004's (MSU) maxima") {
     // Age: 30 days / 30 days = 1 x 60000 = 60000; longer stays 60000
     {
         const msu_job m(0, 0, 0, 1, 30 * day);
-        CHECK(e.explain(m.j, c).terms[0].contribution == 60000.0);
-        CHECK(e.priority(m.j, c).value == 60000u);
+        CHECK(e.explain(m.j, m.in(c)).terms[0].contribution == 60000.0);
+        CHECK(e.priority(m.j, m.in(c)).value == 60000u);
         const msu_job older(0, 0, 0, 1, 90 * day);
-        CHECK(e.priority(older.j, c).value == 60000u);
+        CHECK(e.priority(older.j, older.in(c)).value == 60000u);
     }
     // Fair-share: no recent usage, factor 1.0 x 60000 = 60000
     {
         const msu_job m(0, 0, 0, 0, -1);
-        CHECK(e.explain(m.j, c).terms[2].contribution == 60000.0);
-        CHECK(e.priority(m.j, c).value == 60000u);
+        CHECK(e.explain(m.j, m.in(c)).terms[2].contribution == 60000.0);
+        CHECK(e.priority(m.j, m.in(c)).value == 60000u);
     }
     // Size: 1 CPU and 1 GB (1024 MB): 1 x 100 + 1024 x 20/1024 = 100 + 20 = 120
     {
         const msu_job m(1, 1024, 0, 1, -1);
-        CHECK(e.explain(m.j, c).terms[6].contribution == 120.0);
-        CHECK(e.priority(m.j, c).value == 120u);
+        CHECK(e.explain(m.j, m.in(c)).terms[6].contribution == 120.0);
+        CHECK(e.priority(m.j, m.in(c)).value == 120u);
     }
     // Size: 520 CPUs: 520 x 100 = 52000 ("52000+ depending on memory requested")
     {
         const msu_job m(520, 0, 0, 1, -1);
-        CHECK(e.explain(m.j, c).terms[6].contribution == 52000.0);
-        CHECK(e.priority(m.j, c).value == 52000u);
+        CHECK(e.explain(m.j, m.in(c)).terms[6].contribution == 52000.0);
+        CHECK(e.priority(m.j, m.in(c)).value == 52000u);
     }
     // QOS: the buy-in QOS, 100/100 = 1 x 3000 = 3000; the general QOS (priority 0) adds 0
     {
         const msu_job buyin(0, 0, 1, 1, -1);
-        CHECK(e.explain(buyin.j, c).terms[5].contribution == 3000.0);
-        CHECK(e.priority(buyin.j, c).value == 3000u);
+        CHECK(e.explain(buyin.j, buyin.in(c)).terms[5].contribution == 3000.0);
+        CHECK(e.priority(buyin.j, buyin.in(c)).value == 3000u);
         const msu_job general(0, 0, 0, 1, -1);
-        CHECK(e.priority(general.j, c) == priority_value{1u, priority_status::floored});
+        CHECK(e.priority(general.j, general.in(c)) == priority_value{1u, priority_status::floored});
     }
     // "Buy-in account jobs are never below this threshold" (backfill minimum 3000): a fresh
     // 1-CPU buy-in job with a zero fair-share: 0 + 0 + 3000 + 100 = 3100 >= 3000
     {
         const msu_job m(1, 0, 1, 1, -1);
-        CHECK(e.priority(m.j, c).value == 3100u);
+        CHECK(e.priority(m.j, m.in(c)).value == 3100u);
     }
 }
 
@@ -289,13 +299,13 @@ TEST_CASE("slurm: multifactor full sum with seed 004's (MSU) weights") {
     // = 80 -> 52080), buy-in QOS (3000). Left to right:
     //   0 + 30000 + 0 + 60000 + 0 + 0 + 3000 + 52080 + 0 - 0 = 145080
     const msu_job m(520, 4096, 1, 0, 15 * day);
-    const auto x = e.explain(m.j, c);
+    const auto x = e.explain(m.j, m.in(c));
     CHECK(x.terms[0].contribution == 30000.0);
     CHECK(x.terms[2].contribution == 60000.0);
     CHECK(x.terms[5].contribution == 3000.0);
     CHECK(x.terms[6].contribution == 52080.0);
     CHECK(x.score == 145080.0);
-    CHECK(e.priority(m.j, c) == priority_value{145080u, priority_status::computed});
+    CHECK(e.priority(m.j, m.in(c)) == priority_value{145080u, priority_status::computed});
 }
 
 TEST_CASE("slurm: multifactor flags and settings reach the factors") {
@@ -306,7 +316,6 @@ TEST_CASE("slurm: multifactor flags and settings reach the factors") {
     t.add_qos(40);
     t.add_assoc(0.5, 5);
     t.add_assoc(0.5, 20);
-    const context c = t.view();
     mfprio::job j{};
     j.partition = 0;
     j.qos = 0;
@@ -315,7 +324,8 @@ TEST_CASE("slurm: multifactor flags and settings reach the factors") {
     j.cpus = 64;
     j.time_limit = 4;
     const std::array<double, 1> tres{16};
-    j.tres = tres;
+    j.tres_row = 0;
+    const context c = with_requests(t.view(), tres);
     const ms::weights w{0, 1, 0, 1, 1, 1};
 
     ms::settings s{};
@@ -370,10 +380,10 @@ TEST_CASE("slurm: multifactor adds site and nice last") {
     s.tres.add(ms::tres_id::cpu, 9007199254740992.0);
     tables t;
     t.add_partition(1, 1);
-    const context c = t.view();
     const std::array<double, 1> tres{1};
+    const context c = with_requests(t.view(), tres);
     mfprio::job j{};
-    j.tres = tres;
+    j.tres_row = 0;
     j.site_factor = 1;
     j.nice = -1;
     const auto e = ms::make_multifactor(ms::weights{}, s);
@@ -501,19 +511,20 @@ constexpr ms::weights array_weights{1000, 0, 1000, 0, 1000, 2000};
 struct array_job {
     std::array<std::uint32_t, 2> parts{1, 0}; // sorted by tier, descending
     std::array<std::uint32_t, 2> qos{2, 0};   // sorted by QOS priority, descending
-    std::array<double, 1> tres{16};
+    std::array<double, 1> tres{16};           // the job's row of its request table
     mfprio::job j{};
+    ms::job_lists lists{parts, qos};
     array_job() {
         j.id = 100;
         j.partition = 1;
         j.qos = 2;
         j.association = 0;
         j.accrue_time = now - 302400; // half of 7-0
-        j.tres = tres;
-        j.partitions = parts;
-        j.qos_list = qos;
+        j.tres_row = 0;
     }
     array_job(const array_job&) = delete;
+    /// `c` with this job's request table.
+    [[nodiscard]] context in(const context& c) const { return with_requests(c, tres); }
 };
 } // namespace
 
@@ -522,9 +533,9 @@ TEST_CASE("slurm: priority_array for 2 partitions x 2 QOS, with the QOS fallback
     const context c = t.view();
     const auto e = ms::make_multifactor(array_weights, array_settings());
     const array_job a;
-    REQUIRE(ms::priority_array_size(a.j) == 4);
+    REQUIRE(ms::priority_array_size(a.lists) == 4);
     std::array<priority_value, 4> out{};
-    REQUIRE(ms::priority_array(e, a.j, c, std::span<priority_value>(out)) == 4);
+    REQUIRE(ms::priority_array(e, a.j, a.lists, a.in(c), std::span<priority_value>(out)) == 4);
     // entry p*nq + q, part + (age + assoc + fs + js + qos + tres + site - nice):
     //   [0] p1,q2: 1.0x1000 + (500 + 0 + 250 + 0 + 1.0x2000 + 50 + 0 - 0) = 1000 + 2800 = 3800
     //   [1] p1,q0: q0 has priority 0 -> the job's own QOS term (q2: 2000), not 0:       = 3800
@@ -537,10 +548,10 @@ TEST_CASE("slurm: priority_array for 2 partitions x 2 QOS, with the QOS fallback
     // Without the quirk [1] would be 1000 + (500 + 250 + 0 + 50) = 1800.
     CHECK(out[1].value != 1800u);
     // The scalar priority is the job's own partition and QOS (p1, q2): 3800
-    CHECK(e.priority(a.j, c).value == 3800u);
+    CHECK(e.priority(a.j, a.in(c)).value == 3800u);
 
     // breakdown of [2] (p0, q2), as sprio shows a row
-    const auto b = ms::breakdown(e, a.j, c, 0, 2);
+    const auto b = ms::breakdown(e, a.j, a.in(c), 0, 2);
     CHECK(b.partition == 0u);
     CHECK(b.qos == 2u);
     CHECK(b.age == 500.0);
@@ -563,7 +574,7 @@ TEST_CASE("slurm: priority_array's QOS fallback is the job's own QOS, not the li
     array_job a;
     a.j.qos = 1; // own QOS q1: 0.5 x 2000 = 1000
     std::array<priority_value, 4> out{};
-    REQUIRE(ms::priority_array(e, a.j, c, std::span<priority_value>(out)) == 4);
+    REQUIRE(ms::priority_array(e, a.j, a.lists, a.in(c), std::span<priority_value>(out)) == 4);
     //   [0] p1,q2: 1000 + (500 + 250 + 2000 + 50) = 3800
     //   [1] p1,q0: fallback to own q1: 1000 + (500 + 250 + 1000 + 50) = 2800
     //   [2] p0,q2: 250 + (500 + 250 + 2000 + 25) = 3025
@@ -575,7 +586,7 @@ TEST_CASE("slurm: priority_array's QOS fallback is the job's own QOS, not the li
     // With PriorityWeightQOS=0 every entry falls back to the job's own (zero) QOS term:
     //   [0],[1]: 1000 + (500 + 250 + 50) = 1800; [2],[3]: 250 + (500 + 250 + 25) = 1025
     const auto no_qos = ms::make_multifactor(ms::weights{1000, 0, 1000, 0, 1000, 0}, array_settings());
-    REQUIRE(ms::priority_array(no_qos, a.j, c, std::span<priority_value>(out)) == 4);
+    REQUIRE(ms::priority_array(no_qos, a.j, a.lists, a.in(c), std::span<priority_value>(out)) == 4);
     CHECK(out[0].value == 1800u);
     CHECK(out[1].value == 1800u);
     CHECK(out[2].value == 1025u);
@@ -590,34 +601,63 @@ TEST_CASE("slurm: priority_array with one list only, or none") {
     {
         // partitions only: 2 entries with the job's own QOS q2 (2000)
         array_job a;
-        a.j.qos_list = {};
-        REQUIRE(ms::priority_array_size(a.j) == 2);
-        REQUIRE(ms::priority_array(e, a.j, c, std::span<priority_value>(out)) == 2);
+        a.lists.qos = {};
+        REQUIRE(ms::priority_array_size(a.lists) == 2);
+        REQUIRE(ms::priority_array(e, a.j, a.lists, a.in(c), std::span<priority_value>(out)) == 2);
         CHECK(out[0].value == 3800u); // p1
         CHECK(out[1].value == 3025u); // p0
     }
     {
         // QOS only: 2 entries in the job's own partition p1
         array_job a;
-        a.j.partitions = {};
+        a.lists.partitions = {};
         a.j.qos = 1;
         const std::array<std::uint32_t, 2> qos{2, 1};
-        a.j.qos_list = qos;
-        REQUIRE(ms::priority_array_size(a.j) == 2);
-        REQUIRE(ms::priority_array(e, a.j, c, std::span<priority_value>(out)) == 2);
+        a.lists.qos = qos;
+        REQUIRE(ms::priority_array_size(a.lists) == 2);
+        REQUIRE(ms::priority_array(e, a.j, a.lists, a.in(c), std::span<priority_value>(out)) == 2);
         CHECK(out[0].value == 3800u); // q2: 1000 + (500 + 250 + 2000 + 50)
         CHECK(out[1].value == 2800u); // q1: 1000 + (500 + 250 + 1000 + 50)
     }
     {
         // neither: Slurm keeps no array; nothing is written
         array_job a;
-        a.j.partitions = {};
-        a.j.qos_list = {};
+        a.lists.partitions = {};
+        a.lists.qos = {};
         out.fill(priority_value{12345u, priority_status::computed});
-        CHECK(ms::priority_array_size(a.j) == 0);
-        CHECK(ms::priority_array(e, a.j, c, std::span<priority_value>(out)) == 0);
+        CHECK(ms::priority_array_size(a.lists) == 0);
+        CHECK(ms::priority_array(e, a.j, a.lists, a.in(c), std::span<priority_value>(out)) == 0);
         CHECK(out[0].value == 12345u);
     }
+}
+
+namespace {
+/// A scheduler's own job type that carries its partition and QOS lists (and everything else
+/// of mfprio::job): priority_array and friends read the lists through job_traits.
+struct listed_job : mfprio::job {
+    std::span<const std::uint32_t> partitions{};
+    std::span<const std::uint32_t> qos_list{};
+};
+} // namespace
+
+TEST_CASE("slurm: priority_array reads the lists of a job type that carries them") {
+    auto t = array_tables();
+    const context c = t.view();
+    const auto e = ms::make_multifactor(array_weights, array_settings());
+    const array_job a;
+    listed_job l{};
+    static_cast<mfprio::job&>(l) = a.j;
+    l.partitions = a.parts;
+    l.qos_list = a.qos;
+    REQUIRE(ms::priority_array_size(l) == 4);
+    std::array<priority_value, 4> from_lists{}, from_type{};
+    REQUIRE(ms::priority_array(e, a.j, a.lists, a.in(c), std::span<priority_value>(from_lists)) == 4);
+    REQUIRE(ms::priority_array(e, l, a.in(c), std::span<priority_value>(from_type)) == 4);
+    CHECK(from_type == from_lists);
+    CHECK(from_type[0].value == 3800u); // the first case's values
+    CHECK(from_type[3].value == 3025u);
+    // mfprio::job itself carries none: no array without explicit lists
+    CHECK(ms::priority_array_size(a.j) == 0);
 }
 
 TEST_CASE("slurm: priority_array for held and admin-set jobs") {
@@ -627,11 +667,11 @@ TEST_CASE("slurm: priority_array for held and admin-set jobs") {
     array_job a;
     std::array<priority_value, 4> out{};
     a.j.state = mfprio::job_state::held;
-    REQUIRE(ms::priority_array(e, a.j, c, std::span<priority_value>(out)) == 4);
+    REQUIRE(ms::priority_array(e, a.j, a.lists, a.in(c), std::span<priority_value>(out)) == 4);
     for (const auto& v : out) CHECK(v == priority_value{0u, priority_status::held});
     a.j.state = mfprio::job_state::pending;
     a.j.admin_priority = 77;
-    REQUIRE(ms::priority_array(e, a.j, c, std::span<priority_value>(out)) == 4);
+    REQUIRE(ms::priority_array(e, a.j, a.lists, a.in(c), std::span<priority_value>(out)) == 4);
     for (const auto& v : out) CHECK(v == priority_value{77u, priority_status::admin_set});
 }
 
@@ -648,18 +688,18 @@ TEST_CASE("slurm: priority_array groups part + (rest), unlike the scalar order")
     //   array:  a + b = 1 - 3*2^-24 (exact); P + that = P + 1 - 0.375u -> P + 1 = 2147483649
     tables t;
     t.add_partition(1, 1);
-    const context c = t.view();
+    const std::array<double, 1> tres{3};
+    const context c = with_requests(t.view(), tres);
     ms::settings s{};
     s.max_age = 1u << 23;
     s.flags.set(ms::priority_flag::no_normal_tres);
     s.tres.add(ms::tres_id::cpu, 0x1p-24);
     const auto e = ms::make_multifactor(ms::weights{1, 0, 0, 0, 2147483648u, 0}, s);
-    const std::array<double, 1> tres{3};
     const std::array<std::uint32_t, 1> parts{0};
     mfprio::job j{};
     j.partition = 0;
     j.accrue_time = now - ((1 << 23) - 3);
-    j.tres = tres;
+    j.tres_row = 0;
 
     const double scalar = 2147483649.0 - 0x1p-21;
     CHECK(e.score(j, c) == scalar);
@@ -671,9 +711,9 @@ TEST_CASE("slurm: priority_array groups part + (rest), unlike the scalar order")
     CHECK(b.scalar_sum() == scalar);
     CHECK(b.array_sum() == 2147483649.0);
 
-    j.partitions = parts; // a one-entry partition list: Slurm builds the array
+    const ms::job_lists lists{parts, {}}; // a one-entry partition list: Slurm builds the array
     std::array<priority_value, 1> out{};
-    REQUIRE(ms::priority_array(e, j, c, std::span<priority_value>(out)) == 1);
+    REQUIRE(ms::priority_array(e, j, lists, c, std::span<priority_value>(out)) == 1);
     CHECK(out[0] == priority_value{2147483649u, priority_status::computed});
 }
 

@@ -67,7 +67,7 @@ mfprio::job make(std::uint32_t id, std::uint32_t part, std::int64_t submit, bool
                  mfprio::job_state state = mfprio::job_state::pending) {
     mfprio::job j{};
     j.id = id;
-    j.partition = part;
+    j.partition = static_cast<std::uint16_t>(part);
     j.qos = 0;
     j.submit_time = submit;
     j.accrue_time = half_aged ? now - 302400 : 0;
@@ -81,11 +81,12 @@ TEST_CASE("slurm: build_queue: one record per entry, held and running jobs left 
     const std::array<std::uint32_t, 2> multi_parts{1, 0};
     const std::array<std::uint32_t, 2> multi_qos{1, 0};
     std::vector<mfprio::job> jobs;
+    std::vector<ms::job_lists> lists(8); // the partition and QOS lists of each job (most have none)
     // [0] id 10, p0, half aged: 500 + 500 = 1000
     jobs.push_back(make(10, 0, 100, true));
     // [1] id 11, partitions {p1, p0}, not aged: p1 entry 1000 + (0) = 1000; p0 entry 500
     jobs.push_back(make(11, 1, 200, false));
-    jobs.back().partitions = multi_parts;
+    lists[1].partitions = multi_parts;
     // [2] id 12 held, [3] id 13 running: not queued
     jobs.push_back(make(12, 1, 10, true, mfprio::job_state::held));
     jobs.push_back(make(13, 1, 10, true, mfprio::job_state::running));
@@ -96,13 +97,14 @@ TEST_CASE("slurm: build_queue: one record per entry, held and running jobs left 
     // [6] id 15, p0, QOS list {q1, q0}, own QOS q0: q1 entry 500 + (1.0 x 100) = 600;
     //     q0 entry: priority-0 QOS -> the job's own QOS term (q0: 0) = 500
     jobs.push_back(make(15, 0, 300, false));
-    jobs.back().qos_list = multi_qos;
+    lists[6].qos = multi_qos;
     // [7] id 16, p0, administrator-set priority 5000
     jobs.push_back(make(16, 0, 400, false));
     jobs.back().admin_priority = 5000;
 
+    REQUIRE(lists.size() == jobs.size());
     std::vector<queue_entry> q;
-    ms::build_queue(e, std::span<const mfprio::job>(jobs), make_context(), q);
+    ms::build_queue(e, std::span<const mfprio::job>(jobs), std::span<const ms::job_lists>(lists), make_context(), q);
     // Expected: tier 2 first (id 11 in p1), then tier 1 by priority 5000 > 1000 > 600 > 500,
     // ties by submit time then id: 1000: id 9 and id 10 (both submitted at 100) -> 9, 10;
     // 500: id 14 (50), id 11 in p0 (200), id 15 with q0 (300).

@@ -4,9 +4,14 @@
 // computed only when PriorityJobFactor != 0.
 #include <mfprio/slurm/partition.hpp>
 
+#include <mfprio/core/factor.hpp>
+#include <mfprio/core/job.hpp>
+
 #include <algorithm>
 #include <array>
+#include <cstddef>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include <doctest/doctest.h>
@@ -104,4 +109,37 @@ TEST_CASE("slurm: an unknown partition gives 0") {
     CHECK(part(ps, 2, true) == 0.0);
     CHECK(part(ps, 2, false) == 0.0);
     CHECK(partition_factor{}(mfprio::job{}, context{}) == 0.0);
+}
+
+TEST_CASE("slurm: the partition block hook gives the call operator's values, small tables and large") {
+    // A block of jobs over partitions 0..39 (PriorityJobFactor k % 7, so some are 0) and an
+    // unknown one, with tables of 40 partitions (laid out by prepare) and of 300 (more than
+    // table_limit: job by job), normalized and raw.
+    for (const std::size_t count : {std::size_t{40}, partition_factor::table_limit + 44}) {
+        CAPTURE(count);
+        std::vector<partition_info> table(count);
+        for (std::size_t k = 0; k < count; ++k) {
+            table[k].priority_job_factor = static_cast<std::uint32_t>(k % 7);
+            table[k].norm_priority = normalize_priority(table[k].priority_job_factor, 6);
+        }
+        context c{};
+        c.partitions = table;
+        std::array<mfprio::job, mfprio::block_size> jobs{};
+        for (std::size_t i = 0; i < jobs.size(); ++i) jobs[i].partition = static_cast<std::uint16_t>(i == 3 ? 65000 : i + 9);
+        for (const bool normalize : {true, false}) {
+            const partition_factor f{normalize};
+            const auto prepared = f.prepare(c);
+            CHECK(prepared.usable == (count <= partition_factor::table_limit));
+            std::array<double, mfprio::block_size> out{};
+            f.block(prepared, std::span<const mfprio::job, mfprio::block_size>(jobs), c,
+                    std::span<double, mfprio::block_size>(out));
+            for (std::size_t i = 0; i < jobs.size(); ++i) {
+                CAPTURE(i);
+                CHECK(out[i] == f(jobs[i], c));
+            }
+            CHECK(out[3] == 0.0);                      // unknown partition
+            CHECK(out[5] == 0.0);                      // partition 14: PriorityJobFactor 0
+            CHECK(out[6] == (normalize ? 1.0 / 6 : 1.0)); // partition 15: 15 % 7 = 1
+        }
+    }
 }

@@ -3,9 +3,15 @@
 // computed only when qos.priority != 0; the norm stays 0 when the max is 0.
 #include <mfprio/slurm/qos.hpp>
 
+#include <mfprio/core/factor.hpp>
+#include <mfprio/core/job.hpp>
+
 #include <algorithm>
 #include <array>
+#include <cstddef>
 #include <cstdint>
+#include <span>
+#include <vector>
 
 #include <doctest/doctest.h>
 
@@ -20,7 +26,7 @@ constexpr std::array<qos_info, 4> table{{{0, 0.0, 1.0}, {10, 0.25, 1.0}, {40, 1.
 
 double qos(std::uint32_t q, bool normalize) {
     mfprio::job j{};
-    j.qos = q;
+    j.qos = static_cast<std::uint16_t>(q);
     context c{};
     c.qos = table;
     return qos_factor{normalize}(j, c);
@@ -60,4 +66,35 @@ TEST_CASE("slurm: an unknown QOS gives 0") {
     CHECK(qos(4, false) == 0.0);
     CHECK(qos_factor{}(mfprio::job{}, context{}) == 0.0);
     CHECK(qos_factor{}.for_qos(2, context{}) == 0.0);
+}
+
+TEST_CASE("slurm: the QOS block hook gives the call operator's values, small tables and large") {
+    // QOS k has priority 10 x (k % 5) (so some are 0): tables of 4 QOS (laid out by prepare)
+    // and of 300 (more than table_limit: job by job); a block of jobs over them and unknown
+    // ones, normalized and raw.
+    for (const std::size_t count : {std::size_t{4}, qos_factor::table_limit + 44}) {
+        CAPTURE(count);
+        std::vector<qos_info> qos(count);
+        for (std::size_t k = 0; k < count; ++k) {
+            qos[k].priority = static_cast<std::uint32_t>(10 * (k % 5));
+            qos[k].norm_priority = normalize_priority(qos[k].priority, count < 5 ? 30 : 40);
+        }
+        context c{};
+        c.qos = qos;
+        std::array<mfprio::job, mfprio::block_size> jobs{};
+        for (std::size_t i = 0; i < jobs.size(); ++i) jobs[i].qos = static_cast<std::uint16_t>(i * 11);
+        for (const bool normalize : {true, false}) {
+            const qos_factor f{normalize};
+            const auto prepared = f.prepare(c);
+            CHECK(prepared.usable == (count <= qos_factor::table_limit));
+            std::array<double, mfprio::block_size> out{};
+            f.block(prepared, std::span<const mfprio::job, mfprio::block_size>(jobs), c,
+                    std::span<double, mfprio::block_size>(out));
+            for (std::size_t i = 0; i < jobs.size(); ++i) {
+                CAPTURE(i);
+                CHECK(out[i] == f(jobs[i], c));
+            }
+            CHECK(out[0] == 0.0); // QOS 0: priority 0
+        }
+    }
 }

@@ -184,8 +184,9 @@ inline outcome run_sprio(std::span<const std::string_view> args, const slurm_sou
     const std::int64_t t = now ? *now : static_cast<std::int64_t>(std::time(nullptr));
     const auto ctx = model->context(t);
     const auto engine = model->engine();
-    auto rows = report::sprio_rows(engine, model->cluster, std::span<const job>(model->jobs), ctx,
-                                   model->settings.flags, model->user_names);
+    auto rows = report::sprio_rows(engine, model->cluster, std::span<const job>(model->jobs),
+                                   std::span<const slurm::job_lists>(model->lists), ctx, model->settings.flags,
+                                   model->user_names);
     const report::sprio_weights w{model->weights, model->tres_weight_text};
     if (explain) {
         bool found = false;

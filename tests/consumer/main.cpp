@@ -30,7 +30,8 @@ int main() {
     ctx.qos = qos;
     ctx.fairshare = fairshare;
 
-    const double job_tres[] = {512.0}; // CPUs, TRES id 0
+    const double job_tres[] = {512.0}; // the TRES request table: one row, one column (CPUs, TRES id 0)
+    ctx.tres_requests = ms::tres_table{job_tres, 1, {}};
     mfprio::job j{};
     j.association = 0;
     j.partition = 0;
@@ -40,7 +41,7 @@ int main() {
     j.cpus = 512;
     j.site_factor = 7;
     j.nice = 10;
-    j.tres = job_tres;
+    j.tres_row = 0;
 
     ms::settings s{};
     s.max_age = 604'800;

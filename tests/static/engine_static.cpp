@@ -21,6 +21,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string_view>
 #include <type_traits>
 
@@ -116,6 +117,30 @@ constexpr mfprio::job nice_job = [] {
 }();
 static_assert(fixed_engine.priority(nice_job, ctx).value == 6400);
 
+// batch at compile time: 40 copies of the job (a whole block through the factors' block
+// hooks, then 8 one by one) give the job's priority, 6500, every one.
+constexpr bool batch_agrees = [] {
+    std::array<mfprio::job, 40> jobs{};
+    jobs.fill(make_job());
+    std::array<mfprio::priority_value, 40> out{};
+    fixed_engine.batch(std::span<const mfprio::job>(jobs), ctx, std::span<mfprio::priority_value>(out));
+    for (const auto& p : out)
+        if (p.value != 6500 || p.status != mfprio::priority_status::computed) return false;
+    return true;
+}();
+static_assert(batch_agrees);
+static_assert(mfprio::block_factor_policy<ms::age_factor, mfprio::job, context>);
+static_assert(mfprio::block_factor_policy<ms::job_size_factor, mfprio::job, context>);
+static_assert(mfprio::block_factor_policy<ms::tres_factor, mfprio::job, context>);
+static_assert(mfprio::prepared_block_factor_policy<ms::tres_factor, mfprio::job, context>);
+static_assert(mfprio::prepared_block_factor_policy<ms::partition_factor, mfprio::job, context>);
+static_assert(mfprio::prepared_block_factor_policy<ms::qos_factor, mfprio::job, context>);
+static_assert(!mfprio::block_factor_policy<ms::fairshare_factor, mfprio::job, context>);
+static_assert(!mfprio::prepared_block_factor_policy<ms::fairshare_factor, mfprio::job, context>);
+
+// mfprio::job is one cache line (job.hpp's layout).
+static_assert(sizeof(mfprio::job) == 64);
+
 // ---------------------------------------------------------------------------------------
 // The factor_policy concept: yes for mfprio::job, no for a job missing the fields.
 // ---------------------------------------------------------------------------------------
@@ -138,7 +163,7 @@ struct no_accrue_job {
 struct no_time_limit_job {
     std::uint32_t partition = 0, min_nodes = 1, cpus = 1;
 };
-/// TRES needs a TRES span and a partition: this one has only the partition.
+/// TRES needs a TRES row (or span) and a partition: this one has only the partition.
 struct no_tres_job {
     std::uint32_t partition = 0;
 };

@@ -3,10 +3,13 @@
 /// From Slurm's own files to a ready-to-run model: the cluster tables (partitions with their
 /// TRES totals, QOS, associations with their fair-share factor and priority), the engine
 /// settings (weights, PriorityMaxAge, PriorityFavorSmall, PriorityFlags, PriorityWeightTRES
-/// resolved to TRES ids) and the jobs as `mfprio::job` records.
+/// resolved to TRES ids) and the jobs as `mfprio::job` records with their TRES request table
+/// and their partition and QOS lists.
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -23,14 +26,17 @@
 
 namespace mfprio::config {
 
-/// A Slurm cluster as mfprio runs it: tables, settings and jobs. The jobs' TRES and
-/// partition/QOS lists point into storage owned here, so the model moves but does not copy.
+/// A Slurm cluster as mfprio runs it: tables, settings and jobs. The jobs' TRES requests are
+/// rows of `tres_pool` (one per job, `tres_row`); their partition and QOS lists (`lists`,
+/// one per job) point into `list_pool`. Both are owned here, so the model moves but does
+/// not copy.
 struct slurm_model {
     slurm::cluster cluster;
     slurm::weights weights;
     slurm::settings settings;
     std::string tres_weight_text;          ///< PriorityWeightTRES as written (sprio -w)
     std::vector<job> jobs;
+    std::vector<slurm::job_lists> lists;   ///< partition and QOS lists of each job (empty: single)
     std::vector<std::string> user_names;   ///< by job user id
     std::vector<std::size_t> job_lines;    ///< the jobs table line of each job
     std::uint32_t fairshare_dampening = 1; ///< FairShareDampeningFactor
@@ -44,12 +50,23 @@ struct slurm_model {
 
     /// Slurm's engine with these weights and settings.
     [[nodiscard]] slurm::multifactor_engine engine() const { return slurm::make_multifactor(weights, settings); }
-    /// The context of a pass at `now`.
-    [[nodiscard]] slurm::context context(std::int64_t now) const { return cluster.view(now); }
+    /// The context of a pass at `now`: the cluster's tables and the jobs' TRES requests.
+    [[nodiscard]] slurm::context context(std::int64_t now) const {
+        slurm::context c = cluster.view(now);
+        c.tres_requests = tres_requests();
+        return c;
+    }
+    /// The jobs' TRES request table: one row per job, one column per TRES some job asks for.
+    [[nodiscard]] slurm::tres_table tres_requests() const noexcept {
+        return {tres_pool, static_cast<std::uint32_t>(tres_ids.size()), tres_columns};
+    }
 
-    /// Storage the jobs' spans point into (TRES counts; partition and QOS lists). Not to be
+    /// Storage behind `tres_requests()`: the rows (tres_ids.size() counts each), the TRES id
+    /// of each column (ascending), the column of each TRES id; and behind `lists`. Not to be
     /// resized once the jobs are built.
     std::vector<double> tres_pool;
+    std::vector<std::uint32_t> tres_ids;
+    std::vector<std::uint32_t> tres_columns;
     std::vector<std::uint32_t> list_pool;
 };
 
@@ -117,20 +134,34 @@ inline std::string tres_key(std::string_view name) {
                                "more than " + std::to_string(slurm::tres_factor::max_weighted) + " weighted TRES"};
     }
 
-    // Jobs: TRES counts by id, partition lists by tier, QOS lists by priority.
+    // Jobs: TRES requests (one row each, a column per TRES some job asks for, in id order),
+    // partition lists by tier, QOS lists by priority. Indices must fit the job record.
+    if (cl.partitions().size() > 65536 || cl.qos().size() > 65536)
+        return input_error{std::string(conf_file), 0, 0, cl.partitions().size() > 65536 ? "PartitionName" : "QOS",
+                           "more than 65536 partitions or QOS: mfprio::job keeps 16-bit indices"};
     const bool accrue_always = conf.flags.has(slurm::priority_flag::accrue_always);
     std::size_t list_total = 0;
+    m.tres_columns.assign(ntres, slurm::tres_table::no_column);
     for (const auto& j : jobs.jobs) {
         if (j.partitions.size() > 1) list_total += j.partitions.size();
         if (j.qos.size() > 1) list_total += j.qos.size();
+        for (const auto& t : j.tres) m.tres_columns[*cl.find_tres(detail::tres_key(t.first))] = 0;
     }
-    m.tres_pool.assign(jobs.jobs.size() * ntres, 0.0);
+    for (std::uint32_t id = 0; id < ntres; ++id) {
+        if (m.tres_columns[id] == slurm::tres_table::no_column) continue;
+        m.tres_columns[id] = static_cast<std::uint32_t>(m.tres_ids.size());
+        m.tres_ids.push_back(id);
+    }
+    const std::size_t stride = m.tres_ids.size();
+    m.tres_pool.assign(jobs.jobs.size() * stride, 0.0);
     m.list_pool.reserve(list_total); // never reallocates below: spans stay valid
     std::unordered_map<std::string, std::uint32_t> users;
     m.jobs.reserve(jobs.jobs.size());
+    m.lists.reserve(jobs.jobs.size());
     for (std::size_t k = 0; k < jobs.jobs.size(); ++k) {
         const auto& r = jobs.jobs[k];
         job j{};
+        slurm::job_lists l{};
         j.id = r.job_id;
         auto [it, fresh] = users.try_emplace(r.user, static_cast<std::uint32_t>(m.user_names.size()));
         if (fresh) m.user_names.push_back(r.user);
@@ -145,26 +176,30 @@ inline std::string tres_key(std::string_view name) {
         j.nice = r.nice;
         j.site_factor = r.site_factor;
         j.admin_priority = r.admin_priority;
-        double* counts = m.tres_pool.data() + k * ntres;
-        for (const auto& t : r.tres) counts[*cl.find_tres(detail::tres_key(t.first))] = t.second;
-        j.tres = std::span<const double>(counts, ntres);
+        if (stride != 0) {
+            double* counts = m.tres_pool.data() + k * stride;
+            for (const auto& t : r.tres) counts[m.tres_columns[*cl.find_tres(detail::tres_key(t.first))]] = t.second;
+            j.tres_row = static_cast<std::uint32_t>(k);
+        }
         if (r.partitions.size() > 1) {
             const std::size_t at = m.list_pool.size();
             m.list_pool.insert(m.list_pool.end(), r.partitions.begin(), r.partitions.end());
             std::span<std::uint32_t> s(m.list_pool.data() + at, r.partitions.size());
             slurm::sort_by_tier(s, ctx);
-            j.partitions = s;
+            l.partitions = s;
         }
-        j.partition = r.partitions.empty() ? 0 : (j.partitions.empty() ? r.partitions.front() : j.partitions.front());
+        j.partition = static_cast<std::uint16_t>(
+            r.partitions.empty() ? 0 : (l.partitions.empty() ? r.partitions.front() : l.partitions.front()));
         if (r.qos.size() > 1) {
             const std::size_t at = m.list_pool.size();
             m.list_pool.insert(m.list_pool.end(), r.qos.begin(), r.qos.end());
             std::span<std::uint32_t> s(m.list_pool.data() + at, r.qos.size());
             slurm::sort_by_qos_priority(s, ctx);
-            j.qos_list = s;
+            l.qos = s;
         }
-        j.qos = r.qos.empty() ? 0 : (j.qos_list.empty() ? r.qos.front() : j.qos_list.front());
+        j.qos = static_cast<std::uint16_t>(r.qos.empty() ? 0 : (l.qos.empty() ? r.qos.front() : l.qos.front()));
         m.jobs.push_back(j);
+        m.lists.push_back(l);
         m.job_lines.push_back(r.line);
     }
     return m;

@@ -13,10 +13,25 @@
 #include <utility>
 
 #include <mfprio/core/assert.hpp>
+#include <mfprio/core/factor.hpp>
 #include <mfprio/core/result.hpp>
 #include <mfprio/core/term.hpp>
 
 namespace mfprio {
+
+namespace detail {
+/// Asks the CPU to start loading the cache line at `p` (a hint; it never faults).
+inline void prefetch(const void* p) noexcept {
+#if defined(__GNUC__) || defined(__clang__)
+    __builtin_prefetch(p, 0, 3);
+#else
+    (void)p;
+#endif
+}
+/// Every how many jobs a batch prefetches: one record per 64-byte cache line.
+template <class J>
+inline constexpr std::size_t prefetch_step = sizeof(J) >= 64 ? 1 : 64 / sizeof(J);
+} // namespace detail
 
 /// One line of an explanation: what a term contributed and why.
 struct term_explanation {
@@ -82,20 +97,28 @@ public:
         return out;
     }
 
-    /// Priorities of a span of jobs into `out` (which must be at least as long).
+    /// Priorities of a span of jobs into `out` (which must be at least as long), each exactly
+    /// what `priority` gives. The jobs are taken in blocks of `block_size`: the terms whose
+    /// factor has a `block` hook fill the block's factors first; then, job by job, every
+    /// term's contribution is added in term order, starting from 0.0, as `score` adds them,
+    /// and the result policy finishes the sum. The last jobs, fewer than a block, go through
+    /// `priority` one by one.
     template <class J, class Ctx>
     constexpr void batch(std::span<const J> jobs, const Ctx& c, std::span<output_type> out) const noexcept {
         MFPRIO_ASSERT(out.size() >= jobs.size());
-        const std::size_t n = jobs.size();
-        for (std::size_t k = 0; k < n; ++k) out[k] = priority(jobs[k], c);
+        const std::size_t full = for_each_block(jobs, c, [&](std::size_t k, const J& j, double sum) noexcept {
+            out[k] = result_(j, [sum]() noexcept { return sum; });
+        });
+        for (std::size_t k = full; k < jobs.size(); ++k) out[k] = priority(jobs[k], c);
     }
 
-    /// Raw sums of a span of jobs into `out`.
+    /// Raw sums of a span of jobs into `out`, each exactly what `score` gives.
     template <class J, class Ctx>
     constexpr void batch_scores(std::span<const J> jobs, const Ctx& c, std::span<double> out) const noexcept {
         MFPRIO_ASSERT(out.size() >= jobs.size());
-        const std::size_t n = jobs.size();
-        for (std::size_t k = 0; k < n; ++k) out[k] = score(jobs[k], c);
+        const std::size_t full =
+            for_each_block(jobs, c, [&](std::size_t k, const J&, double sum) noexcept { out[k] = sum; });
+        for (std::size_t k = full; k < jobs.size(); ++k) out[k] = score(jobs[k], c);
     }
 
     /// The I-th term.
@@ -131,6 +154,113 @@ public:
     [[nodiscard]] constexpr const Result& result() const noexcept { return result_; }
 
 private:
+    /// Whether each term's factor has a block hook (prepared or not) for jobs J in context
+    /// Ctx; and the row of term `term` in a block's table of hooked factors.
+    template <class J, class Ctx>
+    static constexpr std::array<bool, term_count + 1> hooked{
+        (block_factor_policy<typename Terms::factor_type, J, Ctx> ||
+         prepared_block_factor_policy<typename Terms::factor_type, J, Ctx>)...,
+        false};
+    template <class J, class Ctx>
+    static consteval std::size_t hook_row(std::size_t term) {
+        std::size_t row = 0;
+        for (std::size_t k = 0; k < term; ++k) row += hooked<J, Ctx>[k] ? 1 : 0;
+        return row;
+    }
+
+    /// What term `t` prepares for a batch: its factor's `prepare(c)`, or nothing.
+    struct unprepared {};
+    template <class J, class Ctx, class T>
+    static constexpr auto prepare(const T& t, const Ctx& c) noexcept {
+        if constexpr (prepared_block_factor_policy<typename T::factor_type, J, Ctx>) return t.factor.prepare(c);
+        else return unprepared{};
+    }
+
+    /// Calls `fn(k, jobs[k], sum)` for each job of the whole blocks of `block_size` jobs of
+    /// `jobs`, `sum` being its weighted sum, and returns the number of jobs done. A term whose
+    /// weight is 0 adds +0.0, which leaves any sum but -0.0 unchanged: it is skipped (a sum
+    /// starts at +0.0, and x + y is -0.0 only when both are -0.0, so no sum is ever -0.0).
+    template <class J, class Ctx, class Fn>
+    constexpr std::size_t for_each_block(std::span<const J> jobs, const Ctx& c, Fn&& fn) const noexcept {
+        constexpr std::size_t rows = hook_row<J, Ctx>(term_count);
+        const std::size_t full = jobs.size() - jobs.size() % block_size;
+        if (full == 0) return 0;
+        const auto states =
+            std::apply([&](const Terms&... t) noexcept { return std::tuple{prepare<J>(t, c)...}; }, terms_);
+        // The weights as doubles and whether each term is on, once for the batch (runtime
+        // weights would be converted and tested for every job otherwise).
+        double weights[term_count + 1] = {};
+        bool enabled[term_count + 1] = {};
+        std::apply([&](const Terms&... t) noexcept {
+            std::size_t k = 0;
+            ((weights[k] = t.weight.as_double(), enabled[k] = !t.disabled(), ++k), ...);
+        }, terms_);
+        double factors[rows == 0 ? 1 : rows][block_size];
+        for (std::size_t base = 0; base < full; base += block_size) {
+            const std::span<const J, block_size> block(jobs.data() + base, block_size);
+            fill_hooked(block, c, states, factors, std::index_sequence_for<Terms...>{});
+            const bool after_next = base + 2 * block_size < full;
+            for (std::size_t i = 0; i < block_size; ++i) {
+                // The records of the block after next, one cache line per job at most: by the
+                // time that block is reached they are in cache.
+                if (!std::is_constant_evaluated() && after_next && i % detail::prefetch_step<J> == 0)
+                    detail::prefetch(&jobs[base + 2 * block_size + i]);
+                double sum = 0.0;
+                add_terms(block[i], c, factors, weights, enabled, i, sum, std::index_sequence_for<Terms...>{});
+                fn(base + i, block[i], sum);
+            }
+        }
+        return full;
+    }
+
+    /// The hooked factors of a block: one row per term whose factor has a block hook (left
+    /// unset for a disabled term, whose row is never read).
+    template <class J, class Ctx, class States, std::size_t... I>
+    constexpr void fill_hooked(std::span<const J, block_size> block, const Ctx& c, const States& states,
+                               double (*factors)[block_size], std::index_sequence<I...>) const noexcept {
+        (
+            [&] {
+                if constexpr (hooked<J, Ctx>[I]) {
+                    const auto& t = std::get<I>(terms_);
+                    if (t.disabled()) return;
+                    const std::span<double, block_size> out(factors[hook_row<J, Ctx>(I)], block_size);
+                    using F = typename std::remove_cvref_t<decltype(t)>::factor_type;
+                    if constexpr (prepared_block_factor_policy<F, J, Ctx>)
+                        t.factor.block(std::get<I>(states), block, c, out);
+                    else
+                        t.factor.block(block, c, out);
+                }
+            }(),
+            ...);
+    }
+
+    /// Adds every enabled term's contribution for job `j` (index `i` of its block) to `sum`:
+    /// factor x weight, then sum + that, as `score` does (two statements: nothing to fuse
+    /// into a multiply-add).
+    template <class J, class Ctx, std::size_t... I>
+    constexpr void add_terms(const J& j, const Ctx& c, const double (*factors)[block_size], const double* weights,
+                             const bool* enabled, std::size_t i, double& sum, std::index_sequence<I...>) const noexcept {
+        (
+            [&] {
+                const auto& t = std::get<I>(terms_);
+                using W = typename std::remove_cvref_t<decltype(t)>::weight_type;
+                double w = 0.0;
+                if constexpr (is_fixed_weight_v<W>) {
+                    if (t.disabled()) return;
+                    w = W{}.as_double();
+                } else {
+                    if (!enabled[I]) return;
+                    w = weights[I];
+                }
+                double f = 0.0;
+                if constexpr (hooked<J, Ctx>[I]) f = factors[hook_row<J, Ctx>(I)][i];
+                else f = t.factor(j, c);
+                const double contribution = f * w;
+                sum = sum + contribution;
+            }(),
+            ...);
+    }
+
     [[no_unique_address]] Result result_{};
     std::tuple<Terms...> terms_{};
 };

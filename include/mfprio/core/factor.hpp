@@ -1,9 +1,14 @@
 #pragma once
 /// \file
 /// The factor-policy concept: a small value type with a `name` and a `noexcept` call
-/// operator taking the job and the evaluation context and returning a double.
+/// operator taking the job and the evaluation context and returning a double. A factor may
+/// also evaluate a block of jobs at once (`block_factor_policy`, or
+/// `prepared_block_factor_policy` when it prepares once per pass), which the engine's
+/// `batch` then uses.
 
 #include <concepts>
+#include <cstddef>
+#include <span>
 #include <string_view>
 
 namespace mfprio {
@@ -16,5 +21,32 @@ concept factor_policy = std::copy_constructible<F> && requires(const F& f, const
     { F::name } -> std::convertible_to<std::string_view>;
     { f(j, c) } noexcept -> std::same_as<double>;
 };
+
+/// Jobs per block of the engine's `batch`, and of a factor's `block` hook.
+inline constexpr std::size_t block_size = 32;
+
+/// A factor policy that also evaluates a block of `block_size` jobs at once:
+/// `f.block(jobs, c, out)` writes into `out[i]` exactly what `f(jobs[i], c)` returns, bit for
+/// bit, for every i. The engine's `batch` calls it once per block instead of the call
+/// operator once per job, so that the factor can hoist its per-pass work out of the loop and
+/// let the compiler vectorize its arithmetic (a division by a loop-invariant total, say) over
+/// a fixed number of jobs. A factor without it is called job by job. The conformance suite
+/// (tests/every_factor.cpp) checks the bit-for-bit contract of every Slurm factor's hook.
+template <class F, class J, class Ctx>
+concept block_factor_policy = factor_policy<F, J, Ctx> &&
+    requires(const F& f, std::span<const J, block_size> jobs, const Ctx& c, std::span<double, block_size> out) {
+        { f.block(jobs, c, out) } noexcept;
+    };
+
+/// A factor with a block hook that prepares once per batch: `f.prepare(c)` computes what
+/// every block needs from the context (a table laid out for the hook, say) and
+/// `f.block(state, jobs, c, out)` uses it, with the contract of `block_factor_policy`. The
+/// engine's `batch` prepares once and calls the hook for each block.
+template <class F, class J, class Ctx>
+concept prepared_block_factor_policy = factor_policy<F, J, Ctx> &&
+    requires(const F& f, const Ctx& c, std::span<const J, block_size> jobs, std::span<double, block_size> out) {
+        { f.prepare(c) } noexcept;
+        { f.block(f.prepare(c), jobs, c, out) } noexcept;
+    };
 
 } // namespace mfprio

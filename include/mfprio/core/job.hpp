@@ -6,7 +6,6 @@
 /// `job_traits` that says where each field lives.
 
 #include <cstdint>
-#include <span>
 #include <type_traits>
 
 namespace mfprio {
@@ -27,15 +26,25 @@ inline constexpr std::uint32_t no_val32 = 0xfffffffeu;
 /// Sentinel meaning "unlimited" for 32-bit fields (Slurm's INFINITE).
 inline constexpr std::uint32_t infinite32 = 0xffffffffu;
 
+/// Sentinel `tres_row` of a job that requests no TRES (every count reads 0).
+inline constexpr std::uint32_t no_tres_row = 0xffffffffu;
+
 /// A job as the priority calculation sees it: dense integer ids into the tables of the
 /// evaluation context, and plain numbers. Names live in the tables, not here.
+///
+/// One record is 64 bytes, a cache line, so a pass over a million jobs streams 64 MB of
+/// records. What a pass does not need per job lives elsewhere: the requested TRES counts are
+/// a row of the context's TRES request table (`tres_row`), and the partition and QOS lists
+/// of multi-partition and multi-QOS jobs are handed to the functions that use them
+/// (`slurm::job_lists`: priority arrays, the scheduling queue, sprio rows). Layout, in
+/// bytes: id, user, association, tres_row (16); submit_time, accrue_time (16); min_nodes,
+/// cpus, time_limit, nice, site_factor, admin_priority (24); partition, qos (4); state (1);
+/// 3 of padding.
 struct job {
     std::uint32_t id = 0;            ///< job id (Slurm JobId)
     std::uint32_t user = 0;          ///< user id (index into the context's user names)
     std::uint32_t association = 0;   ///< association index (fair-share and assoc priority)
-    std::uint32_t partition = 0;     ///< partition index (the highest-tier one for multi-partition jobs)
-    std::uint32_t qos = 0;           ///< QOS index (the highest-priority one for multi-QOS jobs)
-    job_state state = job_state::pending;
+    std::uint32_t tres_row = no_tres_row; ///< row of the context's TRES request table (no_tres_row = none)
     std::int64_t submit_time = 0;    ///< epoch seconds
     std::int64_t accrue_time = 0;    ///< epoch seconds age accrues from; 0 = not accruing (Slurm accrue_time)
     std::uint32_t min_nodes = 1;     ///< requested nodes (Slurm details.min_nodes)
@@ -44,15 +53,19 @@ struct job {
     std::int32_t nice = 0;           ///< nice value, not offset (subtracted from the priority)
     std::int32_t site_factor = 0;    ///< site factor, not offset (added to the priority)
     std::uint32_t admin_priority = 0; ///< priority set by an administrator (0 = not set)
-    std::span<const double> tres{};  ///< requested TRES counts, indexed by the context's TRES ids (mem in MB)
-    std::span<const std::uint32_t> partitions{}; ///< all partitions of a multi-partition job (empty = just `partition`)
-    std::span<const std::uint32_t> qos_list{};   ///< all QOS of a multi-QOS job (empty = just `qos`)
+    std::uint16_t partition = 0;     ///< partition index (the highest-tier one for multi-partition jobs)
+    std::uint16_t qos = 0;           ///< QOS index (the highest-priority one for multi-QOS jobs)
+    job_state state = job_state::pending;
 };
 
 /// How factors read a job. The primary template reads members of the same names as
 /// `mfprio::job`; specialize it for a job type whose fields are named or stored otherwise.
 /// Every accessor is a template so that a missing member removes the accessor instead of
 /// breaking the whole class: factors are constrained on exactly the accessors they use.
+/// Three accessors read members `mfprio::job` does not have, for a scheduler's own job type
+/// that carries them: `tres` (a span of requested TRES counts indexed by TRES id, instead
+/// of a `tres_row`), `partitions` and `qos_list` (the lists of a multi-partition or
+/// multi-QOS job).
 template <class J>
 struct job_traits {
 #define MFPRIO_DETAIL_JOB_FIELD(field)                                                        \
@@ -72,6 +85,7 @@ struct job_traits {
     MFPRIO_DETAIL_JOB_FIELD(nice)
     MFPRIO_DETAIL_JOB_FIELD(site_factor)
     MFPRIO_DETAIL_JOB_FIELD(admin_priority)
+    MFPRIO_DETAIL_JOB_FIELD(tres_row)
     MFPRIO_DETAIL_JOB_FIELD(tres)
     MFPRIO_DETAIL_JOB_FIELD(partitions)
     MFPRIO_DETAIL_JOB_FIELD(qos_list)
@@ -99,9 +113,14 @@ MFPRIO_DETAIL_JOB_CONCEPT(time_limit)
 MFPRIO_DETAIL_JOB_CONCEPT(nice)
 MFPRIO_DETAIL_JOB_CONCEPT(site_factor)
 MFPRIO_DETAIL_JOB_CONCEPT(admin_priority)
+MFPRIO_DETAIL_JOB_CONCEPT(tres_row)
 MFPRIO_DETAIL_JOB_CONCEPT(tres)
 MFPRIO_DETAIL_JOB_CONCEPT(partitions)
 MFPRIO_DETAIL_JOB_CONCEPT(qos_list)
 #undef MFPRIO_DETAIL_JOB_CONCEPT
+
+#if (defined(__GNUC__) || defined(__clang__)) && !defined(_MSC_VER)
+static_assert(sizeof(job) == 64, "mfprio::job is one 64-byte cache line (see its layout comment)");
+#endif
 
 } // namespace mfprio

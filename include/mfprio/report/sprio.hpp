@@ -17,6 +17,7 @@
 #include <string_view>
 #include <vector>
 
+#include <mfprio/core/assert.hpp>
 #include <mfprio/core/job.hpp>
 #include <mfprio/slurm/cluster.hpp>
 #include <mfprio/slurm/flags.hpp>
@@ -75,18 +76,22 @@ template <class J>
     return c.partition(static_cast<std::uint32_t>(job_traits<J>::partition(j))) != nullptr;
 }
 
-/// Builds sprio's rows for `jobs`: one per (partition, QOS) entry of each listed job, in
-/// the job's partition-then-QOS order. `user_names` maps job user ids to names.
+/// Builds sprio's rows for `jobs`: one per (partition, QOS) entry of each listed job, in the
+/// job's partition-then-QOS order. `lists[k]` holds the partition and QOS lists of `jobs[k]`
+/// (empty `lists`: no job has any). `user_names` maps job user ids to names.
 template <slurm::slurm_engine E>
 [[nodiscard]] std::vector<sprio_row> sprio_rows(const E& e, const slurm::cluster& cl, std::span<const job> jobs,
-                                                const slurm::context& c, slurm::priority_flags flags,
-                                                std::span<const std::string> user_names) {
+                                                std::span<const slurm::job_lists> lists, const slurm::context& c,
+                                                slurm::priority_flags flags, std::span<const std::string> user_names) {
+    MFPRIO_ASSERT(lists.empty() || lists.size() == jobs.size());
     std::vector<sprio_row> rows;
     const auto& tres = e.template term_of<slurm::tres_factor>().factor;
-    for (const job& j : jobs) {
+    for (std::size_t k = 0; k < jobs.size(); ++k) {
+        const job& j = jobs[k];
         if (!listed_by_sprio(j, c, flags)) continue;
-        const auto parts = slurm::job_partitions(j);
-        const auto qos = slurm::job_qos_list(j);
+        const slurm::job_lists l = k < lists.size() ? lists[k] : slurm::job_lists{};
+        const auto parts = l.partitions;
+        const auto qos = l.qos;
         const std::size_t np = parts.empty() ? 1 : parts.size();
         const std::size_t nq = qos.empty() ? 1 : qos.size();
         for (std::size_t pi = 0; pi < np; ++pi) {
@@ -116,6 +121,14 @@ template <slurm::slurm_engine E>
         }
     }
     return rows;
+}
+
+/// sprio's rows for jobs without partition or QOS lists.
+template <slurm::slurm_engine E>
+[[nodiscard]] std::vector<sprio_row> sprio_rows(const E& e, const slurm::cluster& cl, std::span<const job> jobs,
+                                                const slurm::context& c, slurm::priority_flags flags,
+                                                std::span<const std::string> user_names) {
+    return sprio_rows(e, cl, jobs, std::span<const slurm::job_lists>{}, c, flags, user_names);
 }
 
 /// sprio's command-line choices.

@@ -2,7 +2,9 @@
 /// \file
 /// Slurm's age factor (`PriorityMaxAge`, `PriorityWeightAge`).
 
+#include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string_view>
 
 #include <mfprio/core/job.hpp>
@@ -21,10 +23,38 @@ struct age_factor {
     template <class J>
         requires has_accrue_time<J>
     [[nodiscard]] constexpr double operator()(const J& j, const context& c) const noexcept {
-        const std::int64_t accrue = static_cast<std::int64_t>(job_traits<J>::accrue_time(j));
-        if (accrue == 0) return 0.0;
-        const std::uint32_t diff = c.now > accrue ? static_cast<std::uint32_t>(c.now - accrue) : 0u;
-        return diff < max_age ? static_cast<double>(diff) / static_cast<double>(max_age) : 1.0;
+        return of(static_cast<std::int64_t>(job_traits<J>::accrue_time(j)), c.now);
+    }
+
+    /// The factor of a job accruing from `accrue` at time `now`. Without a data-dependent
+    /// branch: the difference is capped at PriorityMaxAge before dividing (max_age/max_age is
+    /// exactly 1, Slurm's value past the maximum), and PriorityMaxAge=0 divides 1 by 1.
+    [[nodiscard]] constexpr double of(std::int64_t accrue, std::int64_t now) const noexcept {
+        const std::uint32_t diff = now > accrue ? static_cast<std::uint32_t>(now - accrue) : 0u;
+        const std::uint32_t capped = diff < max_age ? diff : max_age;
+        const std::uint32_t limit = max_age == 0 ? 1u : max_age;
+        const double f = static_cast<double>(max_age == 0 ? 1u : capped) / static_cast<double>(limit);
+        return accrue == 0 ? 0.0 : f;
+    }
+
+    /// The factor of each job of a block into `out`, exactly as the call operator: the integer
+    /// work job by job, then one division per job by the loop-invariant PriorityMaxAge, which
+    /// the compiler vectorizes.
+    template <class J, std::size_t N>
+        requires has_accrue_time<J> && (N != std::dynamic_extent)
+    constexpr void block(std::span<const J, N> jobs, const context& c, std::span<double, N> out) const noexcept {
+        const double d = static_cast<double>(max_age == 0 ? 1u : max_age);
+        const std::int64_t now = c.now;
+        double num[N];
+        std::uint64_t accruing[N];
+        for (std::size_t i = 0; i < N; ++i) {
+            const auto accrue = static_cast<std::int64_t>(job_traits<J>::accrue_time(jobs[i]));
+            const std::uint32_t diff = now > accrue ? static_cast<std::uint32_t>(now - accrue) : 0u;
+            const std::uint32_t capped = diff < max_age ? diff : max_age;
+            num[i] = static_cast<double>(max_age == 0 ? 1u : capped);
+            accruing[i] = detail::mask_if(accrue != 0);
+        }
+        for (std::size_t i = 0; i < N; ++i) out[i] = detail::keep_if(accruing[i], num[i] / d);
     }
 };
 

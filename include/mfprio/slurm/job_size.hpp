@@ -3,7 +3,9 @@
 /// Slurm's job size factor (`PriorityWeightJobSize`, `PriorityFavorSmall`,
 /// `PriorityFlags=SMALL_RELATIVE_TO_TIME`).
 
+#include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string_view>
 
 #include <mfprio/core/job.hpp>
@@ -65,6 +67,51 @@ struct job_size_factor {
         if (js < 0.0) return 0.0;
         if (js > 1.0) return 1.0;
         return js;
+    }
+
+    /// The factor of each job of a block into `out`, exactly as the call operator. Favouring
+    /// large or small jobs: the integer work job by job, then (a + b) / 2 with a = n'/N and
+    /// b = c'/C, two divisions by loop-invariant totals that the compiler vectorizes (a alone
+    /// for a job with no CPU count). SMALL_RELATIVE_TO_TIME: the call operator, job by job.
+    template <class J, std::size_t N>
+        requires has_min_nodes<J> && has_cpus<J> && has_time_limit<J> && has_partition<J> && (N != std::dynamic_extent)
+    constexpr void block(std::span<const J, N> jobs, const context& c, std::span<double, N> out) const noexcept {
+        const std::uint32_t nodes_total = c.node_count;
+        const std::uint32_t cpus_total = c.cluster_cpus;
+        if (small_relative_to_time || nodes_total == 0 || cpus_total == 0) {
+            for (std::size_t i = 0; i < N; ++i) out[i] = (*this)(jobs[i], c);
+            return;
+        }
+        const double dn = static_cast<double>(nodes_total);
+        const double dc = static_cast<double>(cpus_total);
+        double nodes[N];
+        double cpus[N];
+        std::uint64_t has_cpus[N];
+        if (favor_small) {
+            for (std::size_t i = 0; i < N; ++i) {
+                const auto n = static_cast<std::uint32_t>(job_traits<J>::min_nodes(jobs[i]));
+                const auto cp = static_cast<std::uint32_t>(job_traits<J>::cpus(jobs[i]));
+                // N - n (0 when n >= N) and C - c in uint32 (wrapping, as Slurm).
+                nodes[i] = static_cast<double>(nodes_total > n ? nodes_total - n : 0u);
+                cpus[i] = static_cast<double>(static_cast<std::uint32_t>(cpus_total - cp));
+                has_cpus[i] = detail::mask_if(cp != 0);
+            }
+        } else {
+            for (std::size_t i = 0; i < N; ++i) {
+                const auto n = static_cast<std::uint32_t>(job_traits<J>::min_nodes(jobs[i]));
+                const auto cp = static_cast<std::uint32_t>(job_traits<J>::cpus(jobs[i]));
+                nodes[i] = static_cast<double>(n);
+                cpus[i] = static_cast<double>(cp);
+                has_cpus[i] = detail::mask_if(cp != 0);
+            }
+        }
+        for (std::size_t i = 0; i < N; ++i) {
+            const double a = nodes[i] / dn;
+            const double b = cpus[i] / dc;
+            const double both = (a + b) / 2;
+            const double js = detail::choose(has_cpus[i], both, a);
+            out[i] = js > 1.0 ? 1.0 : js; // never below 0 (nor NaN) in these two modes
+        }
     }
 };
 

@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <type_traits>
 
 #include <mfprio/core/assert.hpp>
 #include <mfprio/core/engine.hpp>
@@ -138,9 +139,19 @@ concept slurm_engine = requires(const E& e) {
     e.template term_of<tres_factor>();
 };
 
-/// The partition list of a multi-partition job, in the order Slurm keeps it (PriorityTier,
-/// descending; the job's own order among equal tiers). Empty for a single-partition job,
-/// whose partition is `partition`.
+/// The partition and QOS lists of a multi-partition or multi-QOS job, in the order Slurm
+/// keeps them: partitions by PriorityTier, descending (the job's own order among equal
+/// tiers), QOS by QOS Priority, descending. An empty list means the job's own `partition`
+/// (`qos`) alone. `mfprio::job` does not carry them (a pass over all jobs never reads them):
+/// the functions that do (`priority_array`, `build_queue`, sprio's rows) take them beside the
+/// job, or read them from a job type that has `partitions` and `qos_list` members.
+struct job_lists {
+    std::span<const std::uint32_t> partitions{};
+    std::span<const std::uint32_t> qos{};
+};
+
+/// The partition list of a multi-partition job whose type carries one (`partitions`); empty
+/// otherwise, and for a single-partition job, whose partition is `partition`.
 template <class J>
 [[nodiscard]] constexpr std::span<const std::uint32_t> job_partitions(const J& j) noexcept {
     if constexpr (has_partitions<J>) {
@@ -150,7 +161,7 @@ template <class J>
     return {};
 }
 
-/// The QOS list of a multi-QOS job (QOS Priority, descending); empty for a single-QOS job.
+/// The QOS list of a multi-QOS job whose type carries one (`qos_list`); empty otherwise.
 template <class J>
 [[nodiscard]] constexpr std::span<const std::uint32_t> job_qos_list(const J& j) noexcept {
     if constexpr (has_qos_list<J>) {
@@ -158,6 +169,12 @@ template <class J>
         if (!list.empty()) return {list.data(), list.size()};
     }
     return {};
+}
+
+/// The lists a job type carries itself (both empty for `mfprio::job`).
+template <class J>
+[[nodiscard]] constexpr job_lists lists_of(const J& j) noexcept {
+    return {job_partitions(j), job_qos_list(j)};
 }
 
 /// Sorts partition indices by PriorityTier, descending, keeping the given order among equal
@@ -179,14 +196,20 @@ inline void sort_by_qos_priority(std::span<std::uint32_t> qos, const context& c)
     });
 }
 
-/// Number of priority-array entries of a job: #partitions x #QOS, or whichever list exists;
-/// 0 for a single-partition, single-QOS job (Slurm keeps no array for it).
-template <class J>
-[[nodiscard]] constexpr std::size_t priority_array_size(const J& j) noexcept {
-    const std::size_t np = job_partitions(j).size();
-    const std::size_t nq = job_qos_list(j).size();
+/// Number of priority-array entries of a job with lists `l`: #partitions x #QOS, or
+/// whichever list exists; 0 for a single-partition, single-QOS job (Slurm keeps no array).
+[[nodiscard]] constexpr std::size_t priority_array_size(const job_lists& l) noexcept {
+    const std::size_t np = l.partitions.size();
+    const std::size_t nq = l.qos.size();
     if (np == 0 && nq == 0) return 0;
     return (np == 0 ? 1 : np) * (nq == 0 ? 1 : nq);
+}
+
+/// Number of priority-array entries of a job whose type carries its lists.
+template <class J>
+    requires(!std::is_same_v<J, job_lists>)
+[[nodiscard]] constexpr std::size_t priority_array_size(const J& j) noexcept {
+    return priority_array_size(lists_of(j));
 }
 
 /// The weighted factors of a job for partition `p` and QOS `q`, as Slurm builds a priority
@@ -218,18 +241,18 @@ template <slurm_engine E, class J>
     return w;
 }
 
-/// Fills `out` with the job's priority array (index p * #QOS + q) and returns the number of
-/// entries; 0 (nothing written) for single-partition single-QOS jobs. Held jobs get 0 and
-/// administrator-set priorities pass through in every entry.
+/// Fills `out` with the priority array of job `j` with lists `l` (index p * #QOS + q) and
+/// returns the number of entries; 0 (nothing written) for a single-partition single-QOS job.
+/// Held jobs get 0 and administrator-set priorities pass through in every entry.
 template <slurm_engine E, class J>
-constexpr std::size_t priority_array(const E& e, const J& j, const context& c,
+constexpr std::size_t priority_array(const E& e, const J& j, const job_lists& l, const context& c,
                                      std::span<priority_value> out) noexcept {
-    const std::size_t n = priority_array_size(j);
+    const std::size_t n = priority_array_size(l);
     if (n == 0) return 0;
     MFPRIO_ASSERT(out.size() >= n);
     if (out.size() < n) return 0;
-    auto parts = job_partitions(j);
-    auto qos = job_qos_list(j);
+    const auto parts = l.partitions;
+    const auto qos = l.qos;
     const std::uint32_t own_part = has_partition<J> ? static_cast<std::uint32_t>(job_traits<J>::partition(j)) : 0u;
     const std::uint32_t own_qos = has_qos<J> ? static_cast<std::uint32_t>(job_traits<J>::qos(j)) : 0u;
     const std::size_t np = parts.empty() ? 1 : parts.size();
@@ -242,6 +265,12 @@ constexpr std::size_t priority_array(const E& e, const J& j, const context& c,
         }
     }
     return n;
+}
+
+/// The priority array of a job whose type carries its lists (`partitions`, `qos_list`).
+template <slurm_engine E, class J>
+constexpr std::size_t priority_array(const E& e, const J& j, const context& c, std::span<priority_value> out) noexcept {
+    return priority_array(e, j, lists_of(j), c, out);
 }
 
 /// INCR_ONLY on the periodic path: a freshly computed priority replaces the previous one

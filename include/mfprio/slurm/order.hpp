@@ -11,6 +11,7 @@
 #include <span>
 #include <vector>
 
+#include <mfprio/core/assert.hpp>
 #include <mfprio/core/job.hpp>
 #include <mfprio/core/result.hpp>
 #include <mfprio/slurm/context.hpp>
@@ -39,10 +40,14 @@ struct queue_entry {
 }
 
 /// Builds the scheduler's queue for the pending jobs of `jobs` (held jobs, which have
-/// priority 0, are not queued) and sorts it in Slurm's order.
+/// priority 0, are not queued) and sorts it in Slurm's order. `lists` holds the partition and
+/// QOS lists of each job (`lists[k]` for `jobs[k]`), or is empty when no job has lists (or
+/// the job type carries its own, `partitions` and `qos_list`).
 template <slurm_engine E, class J>
     requires has_id<J> && has_state<J> && has_submit_time<J> && has_partition<J> && has_qos<J>
-void build_queue(const E& e, std::span<const J> jobs, const context& c, std::vector<queue_entry>& out) {
+void build_queue(const E& e, std::span<const J> jobs, std::span<const job_lists> lists, const context& c,
+                 std::vector<queue_entry>& out) {
+    MFPRIO_ASSERT(lists.empty() || lists.size() == jobs.size());
     out.clear();
     std::vector<priority_value> array;
     for (std::size_t k = 0; k < jobs.size(); ++k) {
@@ -54,7 +59,8 @@ void build_queue(const E& e, std::span<const J> jobs, const context& c, std::vec
                                       p, q, part ? part->priority_tier : 0u, prio,
                                       static_cast<std::int64_t>(job_traits<J>::submit_time(j))});
         };
-        const std::size_t n = priority_array_size(j);
+        const job_lists l = k < lists.size() ? lists[k] : lists_of(j);
+        const std::size_t n = priority_array_size(l);
         if (n == 0) {
             const auto prio = e.priority(j, c);
             if (prio.value == 0) continue;
@@ -62,18 +68,24 @@ void build_queue(const E& e, std::span<const J> jobs, const context& c, std::vec
             continue;
         }
         array.resize(n);
-        priority_array(e, j, c, std::span<priority_value>(array));
-        const auto parts = job_partitions(j);
-        const auto qos = job_qos_list(j);
-        const std::size_t nq = qos.empty() ? 1 : qos.size();
+        priority_array(e, j, l, c, std::span<priority_value>(array));
+        const std::size_t nq = l.qos.empty() ? 1 : l.qos.size();
         for (std::size_t i = 0; i < n; ++i) {
             if (array[i].value == 0) continue;
-            const std::uint32_t p = parts.empty() ? static_cast<std::uint32_t>(job_traits<J>::partition(j)) : parts[i / nq];
-            const std::uint32_t q = qos.empty() ? static_cast<std::uint32_t>(job_traits<J>::qos(j)) : qos[i % nq];
+            const std::uint32_t p =
+                l.partitions.empty() ? static_cast<std::uint32_t>(job_traits<J>::partition(j)) : l.partitions[i / nq];
+            const std::uint32_t q = l.qos.empty() ? static_cast<std::uint32_t>(job_traits<J>::qos(j)) : l.qos[i % nq];
             add(p, q, array[i].value);
         }
     }
     std::sort(out.begin(), out.end(), schedules_before);
+}
+
+/// The queue of jobs without lists, or whose type carries its own.
+template <slurm_engine E, class J>
+    requires has_id<J> && has_state<J> && has_submit_time<J> && has_partition<J> && has_qos<J>
+void build_queue(const E& e, std::span<const J> jobs, const context& c, std::vector<queue_entry>& out) {
+    build_queue(e, jobs, std::span<const job_lists>{}, c, out);
 }
 
 } // namespace mfprio::slurm

@@ -3,6 +3,9 @@
 /// Slurm's partition factor (`PriorityWeightPartition`, partition `PriorityJobFactor`,
 /// `NO_NORMAL_PART`).
 
+#include <cstddef>
+#include <cstdint>
+#include <span>
 #include <string_view>
 
 #include <mfprio/core/job.hpp>
@@ -19,14 +22,51 @@ struct partition_factor {
     /// The factor for partition index `p` (multi-partition jobs evaluate each partition).
     [[nodiscard]] constexpr double for_partition(std::uint32_t p, const context& c) const noexcept {
         const partition_info* part = c.partition(p);
-        if (part == nullptr || part->priority_job_factor == 0) return 0.0;
-        return normalize ? part->norm_priority : static_cast<double>(part->priority_job_factor);
+        if (part == nullptr) return 0.0;
+        const double v = normalize ? part->norm_priority : static_cast<double>(part->priority_job_factor);
+        return part->priority_job_factor == 0 ? 0.0 : v;
     }
 
     template <class J>
         requires has_partition<J>
     [[nodiscard]] constexpr double operator()(const J& j, const context& c) const noexcept {
         return for_partition(static_cast<std::uint32_t>(job_traits<J>::partition(j)), c);
+    }
+
+    /// Most partitions `prepare` lays out.
+    static constexpr std::size_t table_limit = 256;
+
+    /// Every partition's factor, laid out once per batch for `block` (the entry after the
+    /// last partition is an unknown partition's, 0); usable when the partitions fit.
+    struct factor_table {
+        bool usable = false;
+        std::uint32_t parts = 0;
+        double value[table_limit + 1];
+    };
+
+    [[nodiscard]] constexpr factor_table prepare(const context& c) const noexcept {
+        factor_table t{};
+        if (c.partitions.size() > table_limit) return t;
+        t.parts = static_cast<std::uint32_t>(c.partitions.size());
+        for (std::uint32_t p = 0; p <= t.parts; ++p) t.value[p] = for_partition(p, c);
+        t.usable = true;
+        return t;
+    }
+
+    /// The factor of each job of a block into `out`, exactly as the call operator: a lookup
+    /// in the laid-out table.
+    template <class J, std::size_t N>
+        requires has_partition<J> && (N != std::dynamic_extent)
+    constexpr void block(const factor_table& t, std::span<const J, N> jobs, const context& c,
+                         std::span<double, N> out) const noexcept {
+        if (!t.usable) {
+            for (std::size_t i = 0; i < N; ++i) out[i] = (*this)(jobs[i], c);
+            return;
+        }
+        for (std::size_t i = 0; i < N; ++i) {
+            const auto p = static_cast<std::uint32_t>(job_traits<J>::partition(jobs[i]));
+            out[i] = t.value[p < t.parts ? p : t.parts];
+        }
     }
 };
 

@@ -2,6 +2,9 @@
 /// \file
 /// Slurm's QOS factor (`PriorityWeightQOS`, QOS `Priority`, `NO_NORMAL_QOS`).
 
+#include <cstddef>
+#include <cstdint>
+#include <span>
 #include <string_view>
 
 #include <mfprio/core/job.hpp>
@@ -18,14 +21,51 @@ struct qos_factor {
     /// The factor for QOS index `q` (multi-QOS jobs evaluate each QOS).
     [[nodiscard]] constexpr double for_qos(std::uint32_t q, const context& c) const noexcept {
         const qos_info* qos = c.qos_at(q);
-        if (qos == nullptr || qos->priority == 0) return 0.0;
-        return normalize ? qos->norm_priority : static_cast<double>(qos->priority);
+        if (qos == nullptr) return 0.0;
+        const double v = normalize ? qos->norm_priority : static_cast<double>(qos->priority);
+        return qos->priority == 0 ? 0.0 : v;
     }
 
     template <class J>
         requires has_qos<J>
     [[nodiscard]] constexpr double operator()(const J& j, const context& c) const noexcept {
         return for_qos(static_cast<std::uint32_t>(job_traits<J>::qos(j)), c);
+    }
+
+    /// Most QOS `prepare` lays out.
+    static constexpr std::size_t table_limit = 256;
+
+    /// Every QOS's factor, laid out once per batch for `block` (the entry after the last QOS
+    /// is an unknown QOS's, 0); usable when the QOS fit.
+    struct factor_table {
+        bool usable = false;
+        std::uint32_t count = 0;
+        double value[table_limit + 1];
+    };
+
+    [[nodiscard]] constexpr factor_table prepare(const context& c) const noexcept {
+        factor_table t{};
+        if (c.qos.size() > table_limit) return t;
+        t.count = static_cast<std::uint32_t>(c.qos.size());
+        for (std::uint32_t q = 0; q <= t.count; ++q) t.value[q] = for_qos(q, c);
+        t.usable = true;
+        return t;
+    }
+
+    /// The factor of each job of a block into `out`, exactly as the call operator: a lookup
+    /// in the laid-out table.
+    template <class J, std::size_t N>
+        requires has_qos<J> && (N != std::dynamic_extent)
+    constexpr void block(const factor_table& t, std::span<const J, N> jobs, const context& c,
+                         std::span<double, N> out) const noexcept {
+        if (!t.usable) {
+            for (std::size_t i = 0; i < N; ++i) out[i] = (*this)(jobs[i], c);
+            return;
+        }
+        for (std::size_t i = 0; i < N; ++i) {
+            const auto q = static_cast<std::uint32_t>(job_traits<J>::qos(jobs[i]));
+            out[i] = t.value[q < t.count ? q : t.count];
+        }
     }
 };
 

@@ -3,11 +3,14 @@
 /// Slurm's TRES factors (`PriorityWeightTRES`, `NO_NORMAL_TRES`).
 
 #include <array>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string_view>
 
 #include <mfprio/core/assert.hpp>
+#include <mfprio/core/factor.hpp>
 #include <mfprio/core/job.hpp>
 #include <mfprio/slurm/context.hpp>
 
@@ -20,17 +23,63 @@ inline constexpr std::uint32_t cpu = 0, mem = 1, energy = 2, node = 3, billing =
                                vmem = 6, pages = 7, first_dynamic = 8;
 } // namespace tres_id
 
+namespace detail {
+/// Slurm's normalized TRES factor: v / t, or +0.0 when the count or the total is 0, computed
+/// without a data-dependent branch (a bit mask selects the divisor and the result).
+[[nodiscard]] constexpr double tres_ratio(double v, double t) noexcept {
+    const std::uint64_t keep = -static_cast<std::uint64_t>((v != 0.0) & (t != 0.0));
+    const double d = std::bit_cast<double>((std::bit_cast<std::uint64_t>(t) & keep) |
+                                           (std::bit_cast<std::uint64_t>(1.0) & ~keep));
+    return std::bit_cast<double>(std::bit_cast<std::uint64_t>(v / d) & keep);
+}
+
+/// One job's requested TRES counts, read by TRES id: `stride` counts, TRES `id` in column
+/// `columns[id]` (when `columns` is not null), else in column `id`.
+struct tres_counts {
+    const double* counts = nullptr;
+    std::uint32_t stride = 0;
+    const std::uint32_t* columns = nullptr;
+    std::uint32_t mapped = 0; ///< TRES ids `columns` covers
+
+    [[nodiscard]] constexpr double of(std::uint32_t id) const noexcept {
+        const std::uint32_t k = columns == nullptr ? id : (id < mapped ? columns[id] : tres_table::no_column);
+        return k < stride ? counts[k] : 0.0;
+    }
+};
+
+/// The requested TRES counts of job `j`: its row of the context's TRES request table, or the
+/// span a scheduler's own job type carries (`job_traits<J>::tres`, indexed by TRES id).
+template <class J>
+[[nodiscard]] constexpr tres_counts counts_of(const J& j, const context& c) noexcept {
+    if constexpr (has_tres_row<J>) {
+        const tres_table& t = c.tres_requests;
+        const double* row = t.row(static_cast<std::uint32_t>(job_traits<J>::tres_row(j)));
+        if (row == nullptr) return {};
+        return {row, t.stride, t.columns.empty() ? nullptr : t.columns.data(),
+                static_cast<std::uint32_t>(t.columns.size())};
+    } else {
+        const auto span = job_traits<J>::tres(j);
+        return {span.data(), static_cast<std::uint32_t>(span.size()), nullptr, 0};
+    }
+}
+} // namespace detail
+
 /// One weighted TRES: its id and its (double, possibly negative) weight.
 struct tres_weight_entry {
     std::uint32_t id = 0;
     double weight = 0.0;
 };
 
+/// True for a job whose requested TRES the TRES factor can read: a row of the context's TRES
+/// request table (`tres_row`, as `mfprio::job`), or a span of counts by TRES id (`tres`).
+template <class J>
+concept has_tres_counts = has_tres_row<J> || has_tres<J>;
+
 /// The weighted sum of the job's TRES factors: for each weighted TRES i, the job's requested
 /// count over the partition's count of that TRES (not clamped to 1), or the raw count under
 /// NO_NORMAL_TRES, times its weight. A TRES the partition has none of contributes 0. The
 /// weights are part of this policy, so its term takes a weight of 1. Sums run in TRES id
-/// order, as Slurm's do.
+/// order, as Slurm's do. The job's counts are its row of the context's TRES request table.
 struct tres_factor {
     static constexpr std::string_view name = "tres";
     static constexpr std::size_t max_weighted = 32; ///< most TRES a PriorityWeightTRES can weight
@@ -52,30 +101,33 @@ struct tres_factor {
         return true;
     }
 
-    /// The unweighted factor of TRES entry `e` for the job's count `v` in partition `p`.
+    /// The unweighted factor of TRES `id` for the job's count `v` in partition `p`.
     [[nodiscard]] constexpr double factor_of(std::uint32_t id, double v, const partition_info* p) const noexcept {
         if (!normalize) return v;
-        if (v == 0.0 || p == nullptr || id >= p->tres_totals.size() || p->tres_totals[id] == 0.0) return 0.0;
-        return v / p->tres_totals[id];
+        const double t = p != nullptr && id < p->tres_totals.size() ? p->tres_totals[id] : 0.0;
+        return detail::tres_ratio(v, t);
     }
 
     /// Calls `fn(entry, factor, weighted)` for each weighted TRES, for partition index `part`.
     template <class J, class Fn>
-        requires has_tres<J>
+        requires has_tres_counts<J>
     constexpr void each(const J& j, std::uint32_t part, const context& c, Fn&& fn) const noexcept {
-        const auto counts = job_traits<J>::tres(j);
+        const detail::tres_counts counts = detail::counts_of(j, c);
         const partition_info* p = c.partition(part);
+        const std::span<const double> totals = p != nullptr ? p->tres_totals : std::span<const double>{};
         for (std::uint32_t k = 0; k < count; ++k) {
             const auto& e = entries[k];
-            const double v = e.id < counts.size() ? static_cast<double>(counts[e.id]) : 0.0;
-            const double f = factor_of(e.id, v, p);
-            fn(e, f, f * e.weight);
+            const double v = counts.of(e.id);
+            const double t = e.id < totals.size() ? totals[e.id] : 0.0;
+            const double f = normalize ? detail::tres_ratio(v, t) : v;
+            const double weighted = f * e.weight;
+            fn(e, f, weighted);
         }
     }
 
     /// The weighted TRES sum for partition index `part` (multi-partition jobs).
     template <class J>
-        requires has_tres<J>
+        requires has_tres_counts<J>
     [[nodiscard]] constexpr double for_partition(const J& j, std::uint32_t part, const context& c) const noexcept {
         double sum = 0.0;
         each(j, part, c, [&](const tres_weight_entry&, double, double weighted) noexcept { sum += weighted; });
@@ -83,10 +135,193 @@ struct tres_factor {
     }
 
     template <class J>
-        requires has_tres<J> && has_partition<J>
+        requires has_tres_counts<J> && has_partition<J>
     [[nodiscard]] constexpr double operator()(const J& j, const context& c) const noexcept {
         if (count == 0) return 0.0;
         return for_partition(j, static_cast<std::uint32_t>(job_traits<J>::partition(j)), c);
+    }
+
+    /// Most partition x weighted TRES pairs `prepare` lays out.
+    static constexpr std::size_t dense_limit = 512;
+
+    /// The partitions' totals of the weighted TRES laid out for `block`: for partition p and
+    /// weighted TRES k, at p x count + k, the divisor (the total, or 1 where it is 0) and a
+    /// mask (all ones where the total is not 0); the row after the last partition is an
+    /// unknown partition's (totals 0). Usable for normalized TRES when the partitions fit and
+    /// no total is NaN.
+    struct dense_totals {
+        bool usable = false;
+        double divisor[dense_limit];
+        std::uint64_t nonzero[dense_limit];
+    };
+
+    /// Lays out the partitions' totals, once per batch (see `dense_totals`).
+    [[nodiscard]] constexpr dense_totals prepare(const context& c) const noexcept {
+        dense_totals d{};
+        const std::size_t parts = c.partitions.size();
+        if (!normalize || count == 0 || (parts + 1) * count > dense_limit) return d;
+        bool nan = false;
+        for (std::size_t p = 0; p <= parts; ++p) {
+            const std::span<const double> totals = p < parts ? c.partitions[p].tres_totals : std::span<const double>{};
+            for (std::uint32_t k = 0; k < count; ++k) {
+                const std::uint32_t id = entries[k].id;
+                const double t = id < totals.size() ? totals[id] : 0.0;
+                nan = nan || t != t;
+                d.divisor[p * count + k] = t != 0.0 ? t : 1.0;
+                d.nonzero[p * count + k] = detail::mask_if(t != 0.0);
+            }
+        }
+        d.usable = !nan;
+        return d;
+    }
+
+    /// The factor of each job of a block into `out`, exactly as the call operator.
+    ///
+    /// With the totals laid out (`prepare`) and jobs with a row of the request table: for
+    /// each weighted TRES in id order, the jobs' counts v are gathered, divided by the laid-out
+    /// divisors and masked, weighted and added to each job's sum, the arithmetic vectorized
+    /// by the compiler. v / t is Slurm's factor where t is not 0; where v is 0 it is +0.0 or
+    /// -0.0 instead of Slurm's +0.0, which adds nothing to a sum that starts at +0.0 (no sum
+    /// is ever -0.0). Otherwise `block_general`.
+    template <class J, std::size_t N>
+        requires has_tres_counts<J> && has_partition<J> && (N != std::dynamic_extent)
+    constexpr void block(const dense_totals& d, std::span<const J, N> jobs, const context& c,
+                         std::span<double, N> out) const noexcept {
+        if constexpr (has_tres_row<J>) {
+            if (d.usable) {
+                block_dense(jobs, c, out, d.divisor, d.nonzero);
+                return;
+            }
+        }
+        block_general(jobs, c, out);
+    }
+
+    /// `block` preparing for this block alone.
+    template <class J, std::size_t N>
+        requires has_tres_counts<J> && has_partition<J> && (N != std::dynamic_extent)
+    constexpr void block(std::span<const J, N> jobs, const context& c, std::span<double, N> out) const noexcept {
+        block(prepare(c), jobs, c, out);
+    }
+
+    /// `block` with the partitions' divisors and masks laid out (partition p, weighted TRES k
+    /// at p x count + k; the unknown partition last).
+    template <class J, std::size_t N>
+    constexpr void block_dense(std::span<const J, N> jobs, const context& c, std::span<double, N> out,
+                               const double* divisor, const std::uint64_t* nonzero) const noexcept {
+        const tres_table& table = c.tres_requests;
+        const std::size_t rows = table.rows();
+        const std::size_t parts = c.partitions.size();
+        std::size_t offset[N];       // where the job's row starts (row 0 for a job without one: masked)
+        std::uint64_t has_row[N];
+        std::size_t pair[N];         // the job's partition x count
+        for (std::size_t i = 0; i < N; ++i) {
+            const auto r = static_cast<std::size_t>(job_traits<J>::tres_row(jobs[i]));
+            const auto p = static_cast<std::size_t>(job_traits<J>::partition(jobs[i]));
+            offset[i] = r < rows ? r * table.stride : 0;
+            has_row[i] = detail::mask_if(r < rows);
+            pair[i] = (p < parts ? p : parts) * count;
+        }
+        double sum[N];
+        for (std::size_t i = 0; i < N; ++i) sum[i] = 0.0;
+        for (std::uint32_t k = 0; k < count; ++k) {
+            const std::uint32_t column = table.column_of(entries[k].id);
+            const double w = entries[k].weight;
+            double v[N];
+            double d[N];
+            std::uint64_t keep[N];
+            if (column != tres_table::no_column && rows != 0) {
+                const double* counts = table.counts.data() + column;
+                for (std::size_t i = 0; i < N; ++i) v[i] = detail::keep_if(has_row[i], counts[offset[i]]);
+            } else {
+                for (std::size_t i = 0; i < N; ++i) v[i] = 0.0;
+            }
+            for (std::size_t i = 0; i < N; ++i) {
+                d[i] = divisor[pair[i] + k];
+                keep[i] = nonzero[pair[i] + k];
+            }
+            for (std::size_t i = 0; i < N; ++i) {
+                const double f = detail::keep_if(keep[i], v[i] / d[i]);
+                const double weighted = f * w;
+                sum[i] = sum[i] + weighted;
+            }
+        }
+        for (std::size_t i = 0; i < N; ++i) out[i] = sum[i];
+    }
+
+    /// `block` for any job and table: for each weighted TRES in id order, the job's count v
+    /// and its partition's total t are gathered job by job; then (v, t) becomes (0, 1) where
+    /// either is 0, so that v / t gives Slurm's 0 there; then each job's sum gets v / t times
+    /// the weight.
+    template <class J, std::size_t N>
+    constexpr void block_general(std::span<const J, N> jobs, const context& c, std::span<double, N> out) const noexcept {
+        if (count == 0) {
+            for (std::size_t i = 0; i < N; ++i) out[i] = 0.0;
+            return;
+        }
+        // Per job: its counts and how many, its partition's totals and how many.
+        const double* rows[N];
+        std::uint32_t row_size[N];
+        const double* totals[N];
+        std::uint32_t totals_size[N];
+        for (std::size_t i = 0; i < N; ++i) {
+            const J& j = jobs[i];
+            if constexpr (has_tres_row<J>) {
+                rows[i] = c.tres_requests.row(static_cast<std::uint32_t>(job_traits<J>::tres_row(j)));
+                row_size[i] = rows[i] != nullptr ? c.tres_requests.stride : 0u;
+            } else {
+                const auto span = job_traits<J>::tres(j);
+                rows[i] = span.data();
+                row_size[i] = static_cast<std::uint32_t>(span.size());
+            }
+            const partition_info* p = c.partition(static_cast<std::uint32_t>(job_traits<J>::partition(j)));
+            totals[i] = p != nullptr ? p->tres_totals.data() : nullptr;
+            totals_size[i] = p != nullptr ? static_cast<std::uint32_t>(p->tres_totals.size()) : 0u;
+        }
+        // Whether every weighted TRES has a count column and a total for every job.
+        std::uint32_t max_id = 0, max_column = 0;
+        std::uint32_t columns[max_weighted];
+        for (std::uint32_t k = 0; k < count; ++k) {
+            columns[k] = entries[k].id;
+            if constexpr (has_tres_row<J>) columns[k] = c.tres_requests.column_of(entries[k].id);
+            max_id = entries[k].id > max_id ? entries[k].id : max_id;
+            if (columns[k] != tres_table::no_column && columns[k] > max_column) max_column = columns[k];
+        }
+        bool in_range = true;
+        for (std::size_t i = 0; i < N; ++i) in_range = in_range & (max_column < row_size[i]) & (max_id < totals_size[i]);
+
+        double sum[N];
+        for (std::size_t i = 0; i < N; ++i) sum[i] = 0.0;
+        for (std::uint32_t k = 0; k < count; ++k) {
+            const std::uint32_t id = entries[k].id;
+            const std::uint32_t column = columns[k];
+            const double w = entries[k].weight;
+            double v[N];
+            double t[N];
+            if (in_range && column != tres_table::no_column) {
+                for (std::size_t i = 0; i < N; ++i) {
+                    v[i] = rows[i][column];
+                    t[i] = totals[i][id];
+                }
+            } else {
+                for (std::size_t i = 0; i < N; ++i) {
+                    v[i] = column < row_size[i] ? rows[i][column] : 0.0;
+                    t[i] = id < totals_size[i] ? totals[i][id] : 0.0;
+                }
+            }
+            if (normalize) {
+                for (std::size_t i = 0; i < N; ++i) {
+                    const bool both = (v[i] != 0.0) & (t[i] != 0.0);
+                    t[i] = both ? t[i] : 1.0;
+                    v[i] = both ? v[i] : 0.0;
+                }
+                for (std::size_t i = 0; i < N; ++i) v[i] = v[i] / t[i];
+            }
+            for (std::size_t i = 0; i < N; ++i) {
+                const double weighted = v[i] * w;
+                sum[i] = sum[i] + weighted;
+            }
+        }
+        for (std::size_t i = 0; i < N; ++i) out[i] = sum[i];
     }
 };
 
