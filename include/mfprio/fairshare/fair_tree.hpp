@@ -21,6 +21,7 @@
 
 #include <mfprio/core/assert.hpp>
 #include <mfprio/fairshare/columns.hpp>
+#include <mfprio/fairshare/shares.hpp>
 #include <mfprio/fairshare/tree.hpp>
 
 namespace mfprio::fairshare {
@@ -31,16 +32,6 @@ namespace mfprio::fairshare {
 inline constexpr long double fair_tree_no_val = 4294967294.0L;
 
 namespace detail {
-
-/// Fair Tree's level-local normalized shares of one association (Slurm's
-/// `_normalize_assoc_shares_fair_tree`): with s = the fs parent for FairShare=parent and the
-/// association otherwise, shares_raw / level_shares as doubles; 0 if level_shares is 0 or s
-/// is the root. Same rule as `fair_tree_shares` in shares.hpp.
-[[nodiscard]] inline double fair_tree_norm_shares(const tree& t, std::uint32_t a) noexcept {
-    const std::uint32_t s = t.is_use_parent(a) ? t.fs_parent[a] : a;
-    if (s == 0 || t.level_shares[s] == 0) return 0.0;
-    return static_cast<double>(t.shares_raw[s]) / static_cast<double>(t.level_shares[s]);
-}
 
 /// One sibling group being walked: a range of association indices sorted by LF, the next
 /// one to visit, the previous LF, and whether the group's account was tied.
@@ -192,7 +183,7 @@ inline void fair_tree(const tree& t, columns& c, fair_tree_workspace& ws, bool m
     for (std::uint32_t a = 1; a < n; ++a) {
         const long double parent_usage = t.usage_raw[t.fs_parent[a]];
         const long double u = parent_usage != 0.0L ? t.usage_raw[a] / parent_usage : 0.0L;
-        const double s = detail::fair_tree_norm_shares(t, a);
+        const double s = fair_tree_share(t, a);
         MFPRIO_ASSERT(u == u); // NaN usage breaks the sort's ordering
         c.shares_norm[a] = s;
         c.usage_efctv[a] = u;

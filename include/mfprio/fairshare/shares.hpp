@@ -56,6 +56,15 @@ inline void classic_shares(const tree& t, std::span<double> out) noexcept {
     return out;
 }
 
+/// One association's Fair Tree normalized shares: level-local, a = fs parent for a
+/// FairShare=parent association, S = shares_raw / level_shares as doubles, 0 when the level
+/// has no shares; 0 for the root.
+[[nodiscard]] inline double fair_tree_share(const tree& t, std::uint32_t a) noexcept {
+    const std::uint32_t s = t.is_use_parent(a) ? t.fs_parent[a] : a;
+    if (s == 0 || t.level_shares[s] == 0) return 0.0;
+    return static_cast<double>(t.shares_raw[s]) / static_cast<double>(t.level_shares[s]);
+}
+
 /// Fair Tree normalized shares (Slurm's `_normalize_assoc_shares_fair_tree`): with
 /// a = the fs parent for a FairShare=parent association and the association itself
 /// otherwise, S = a.shares_raw / a.level_shares (as doubles; 0 if level_shares is 0). This is
@@ -64,15 +73,7 @@ inline void classic_shares(const tree& t, std::span<double> out) noexcept {
 /// gets 0. `out` must have `t.size()` entries.
 inline void fair_tree_shares(const tree& t, std::span<double> out) noexcept {
     MFPRIO_ASSERT(out.size() == t.size());
-    if (t.size() == 0) return;
-    out[0] = 0.0;
-    for (std::uint32_t a = 1; a < t.size(); ++a) {
-        const std::uint32_t s = t.is_use_parent(a) ? t.fs_parent[a] : a;
-        if (s == 0 || t.level_shares[s] == 0)
-            out[a] = 0.0;
-        else
-            out[a] = static_cast<double>(t.shares_raw[s]) / static_cast<double>(t.level_shares[s]);
-    }
+    for (std::uint32_t a = 0; a < t.size(); ++a) out[a] = fair_tree_share(t, a);
 }
 
 /// Fair Tree normalized shares as a new vector (see the span overload).
