@@ -8,6 +8,7 @@
 #include <mfprio/slurm/fairshare.hpp>
 #include <mfprio/slurm/flags.hpp>
 #include <mfprio/slurm/job_size.hpp>
+#include <mfprio/slurm/lookup_table.hpp>
 #include <mfprio/slurm/multifactor.hpp>
 #include <mfprio/slurm/nice.hpp>
 #include <mfprio/slurm/order.hpp>

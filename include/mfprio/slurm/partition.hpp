@@ -10,6 +10,7 @@
 
 #include <mfprio/core/job.hpp>
 #include <mfprio/slurm/context.hpp>
+#include <mfprio/slurm/lookup_table.hpp>
 
 namespace mfprio::slurm {
 
@@ -34,23 +35,12 @@ struct partition_factor {
     }
 
     /// Most partitions `prepare` lays out.
-    static constexpr std::size_t table_limit = 256;
-
-    /// Every partition's factor, laid out once per batch for `block` (the entry after the
-    /// last partition is an unknown partition's, 0); usable when the partitions fit.
-    struct factor_table {
-        bool usable = false;
-        std::uint32_t parts = 0;
-        double value[table_limit + 1];
-    };
+    static constexpr std::size_t table_limit = lookup_table::limit;
+    /// Every partition's factor, laid out once per batch for `block`.
+    using factor_table = lookup_table;
 
     [[nodiscard]] constexpr factor_table prepare(const context& c) const noexcept {
-        factor_table t{};
-        if (c.partitions.size() > table_limit) return t;
-        t.parts = static_cast<std::uint32_t>(c.partitions.size());
-        for (std::uint32_t p = 0; p <= t.parts; ++p) t.value[p] = for_partition(p, c);
-        t.usable = true;
-        return t;
+        return lookup_table::make(c.partitions.size(), [&](std::uint32_t i) noexcept { return for_partition(i, c); });
     }
 
     /// The factor of each job of a block into `out`, exactly as the call operator: a lookup
@@ -65,7 +55,7 @@ struct partition_factor {
         }
         for (std::size_t i = 0; i < N; ++i) {
             const auto p = static_cast<std::uint32_t>(job_traits<J>::partition(jobs[i]));
-            out[i] = t.value[p < t.parts ? p : t.parts];
+            out[i] = t.at(p);
         }
     }
 };

@@ -9,6 +9,7 @@
 
 #include <mfprio/core/job.hpp>
 #include <mfprio/slurm/context.hpp>
+#include <mfprio/slurm/lookup_table.hpp>
 
 namespace mfprio::slurm {
 
@@ -33,23 +34,12 @@ struct qos_factor {
     }
 
     /// Most QOS `prepare` lays out.
-    static constexpr std::size_t table_limit = 256;
-
-    /// Every QOS's factor, laid out once per batch for `block` (the entry after the last QOS
-    /// is an unknown QOS's, 0); usable when the QOS fit.
-    struct factor_table {
-        bool usable = false;
-        std::uint32_t count = 0;
-        double value[table_limit + 1];
-    };
+    static constexpr std::size_t table_limit = lookup_table::limit;
+    /// Every QOS's factor, laid out once per batch for `block`.
+    using factor_table = lookup_table;
 
     [[nodiscard]] constexpr factor_table prepare(const context& c) const noexcept {
-        factor_table t{};
-        if (c.qos.size() > table_limit) return t;
-        t.count = static_cast<std::uint32_t>(c.qos.size());
-        for (std::uint32_t q = 0; q <= t.count; ++q) t.value[q] = for_qos(q, c);
-        t.usable = true;
-        return t;
+        return lookup_table::make(c.qos.size(), [&](std::uint32_t i) noexcept { return for_qos(i, c); });
     }
 
     /// The factor of each job of a block into `out`, exactly as the call operator: a lookup
@@ -64,7 +54,7 @@ struct qos_factor {
         }
         for (std::size_t i = 0; i < N; ++i) {
             const auto q = static_cast<std::uint32_t>(job_traits<J>::qos(jobs[i]));
-            out[i] = t.value[q < t.count ? q : t.count];
+            out[i] = t.at(q);
         }
     }
 };
