@@ -65,7 +65,8 @@ struct job {
 /// Three accessors read members `mfprio::job` does not have, for a scheduler's own job type
 /// that carries them: `tres` (a span of requested TRES counts indexed by TRES id, instead
 /// of a `tres_row`), `partitions` and `qos_list` (the lists of a multi-partition or
-/// multi-QOS job).
+/// multi-QOS job). The last group are the fields of `maui::job` (credentials beyond the
+/// user, Maui's queue-time bookkeeping and requested resources).
 template <class J>
 struct job_traits {
 #define MFPRIO_DETAIL_JOB_FIELD(field)                                                        \
@@ -89,6 +90,24 @@ struct job_traits {
     MFPRIO_DETAIL_JOB_FIELD(tres)
     MFPRIO_DETAIL_JOB_FIELD(partitions)
     MFPRIO_DETAIL_JOB_FIELD(qos_list)
+    // Maui's fields (maui::job)
+    MFPRIO_DETAIL_JOB_FIELD(group)
+    MFPRIO_DETAIL_JOB_FIELD(account)
+    MFPRIO_DETAIL_JOB_FIELD(job_class)
+    MFPRIO_DETAIL_JOB_FIELD(eligible_time)
+    MFPRIO_DETAIL_JOB_FIELD(policy_blocked_time)
+    MFPRIO_DETAIL_JOB_FIELD(blocked_time)
+    MFPRIO_DETAIL_JOB_FIELD(start_time)
+    MFPRIO_DETAIL_JOB_FIELD(wclimit)
+    MFPRIO_DETAIL_JOB_FIELD(procs)
+    MFPRIO_DETAIL_JOB_FIELD(nodes)
+    MFPRIO_DETAIL_JOB_FIELD(mem_mb)
+    MFPRIO_DETAIL_JOB_FIELD(swap_mb)
+    MFPRIO_DETAIL_JOB_FIELD(disk_mb)
+    MFPRIO_DETAIL_JOB_FIELD(bypass)
+    MFPRIO_DETAIL_JOB_FIELD(spviolation)
+    MFPRIO_DETAIL_JOB_FIELD(system_priority)
+    MFPRIO_DETAIL_JOB_FIELD(system_priority_mode)
 #undef MFPRIO_DETAIL_JOB_FIELD
 };
 
@@ -117,6 +136,23 @@ MFPRIO_DETAIL_JOB_CONCEPT(tres_row)
 MFPRIO_DETAIL_JOB_CONCEPT(tres)
 MFPRIO_DETAIL_JOB_CONCEPT(partitions)
 MFPRIO_DETAIL_JOB_CONCEPT(qos_list)
+MFPRIO_DETAIL_JOB_CONCEPT(group)
+MFPRIO_DETAIL_JOB_CONCEPT(account)
+MFPRIO_DETAIL_JOB_CONCEPT(job_class)
+MFPRIO_DETAIL_JOB_CONCEPT(eligible_time)
+MFPRIO_DETAIL_JOB_CONCEPT(policy_blocked_time)
+MFPRIO_DETAIL_JOB_CONCEPT(blocked_time)
+MFPRIO_DETAIL_JOB_CONCEPT(start_time)
+MFPRIO_DETAIL_JOB_CONCEPT(wclimit)
+MFPRIO_DETAIL_JOB_CONCEPT(procs)
+MFPRIO_DETAIL_JOB_CONCEPT(nodes)
+MFPRIO_DETAIL_JOB_CONCEPT(mem_mb)
+MFPRIO_DETAIL_JOB_CONCEPT(swap_mb)
+MFPRIO_DETAIL_JOB_CONCEPT(disk_mb)
+MFPRIO_DETAIL_JOB_CONCEPT(bypass)
+MFPRIO_DETAIL_JOB_CONCEPT(spviolation)
+MFPRIO_DETAIL_JOB_CONCEPT(system_priority)
+MFPRIO_DETAIL_JOB_CONCEPT(system_priority_mode)
 #undef MFPRIO_DETAIL_JOB_CONCEPT
 
 #if (defined(__GNUC__) || defined(__clang__)) && !defined(_MSC_VER)
