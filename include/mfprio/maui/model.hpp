@@ -107,15 +107,15 @@ inline constexpr std::array<subcomponent_info, subcomponent_count> subcomponents
 /// none). The defaults are Maui 3.3's code: every component weight 1, every subcomponent
 /// weight 0 except QUEUETIME 1, no caps; so a job's priority is its minutes in the queue.
 struct weights {
-    std::array<std::int64_t, component_count> component{1, 1, 1, 1, 1, 1, 1};
-    std::array<std::int64_t, subcomponent_count> sub{1}; // QUEUETIME 1, the rest 0
+    std::array<std::int64_t, component_count> component_weight{1, 1, 1, 1, 1, 1, 1};
+    std::array<std::int64_t, subcomponent_count> sub_weight{1}; // QUEUETIME 1, the rest 0
     std::array<double, component_count> component_cap{};
     std::array<double, subcomponent_count> sub_cap{};
 
-    [[nodiscard]] constexpr std::int64_t& operator[](component c) noexcept { return component[index(c)]; }
-    [[nodiscard]] constexpr std::int64_t operator[](component c) const noexcept { return component[index(c)]; }
-    [[nodiscard]] constexpr std::int64_t& operator[](subcomponent s) noexcept { return sub[index(s)]; }
-    [[nodiscard]] constexpr std::int64_t operator[](subcomponent s) const noexcept { return sub[index(s)]; }
+    [[nodiscard]] constexpr std::int64_t& operator[](component c) noexcept { return component_weight[index(c)]; }
+    [[nodiscard]] constexpr std::int64_t operator[](component c) const noexcept { return component_weight[index(c)]; }
+    [[nodiscard]] constexpr std::int64_t& operator[](subcomponent s) noexcept { return sub_weight[index(s)]; }
+    [[nodiscard]] constexpr std::int64_t operator[](subcomponent s) const noexcept { return sub_weight[index(s)]; }
 };
 
 /// The five credential kinds that carry priorities and fair-share targets.
