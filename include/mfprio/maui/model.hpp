@@ -13,6 +13,8 @@
 #include <cstdint>
 #include <string_view>
 
+#include <mfprio/core/component.hpp>
+
 namespace mfprio::maui {
 
 /// The seven components, in Maui's order (`mpcServ` ... `mpcUsage`).
@@ -185,7 +187,7 @@ enum class queuetime_unit : std::uint8_t {
 };
 
 /// How caps act: Maui's one-sided `min(x, cap)` or Moab's symmetric `clamp(x, -cap, cap)`.
-enum class cap_style : std::uint8_t { upper, symmetric };
+using mfprio::cap_style;
 
 /// JOBPRIOACCRUALPOLICY: when a job's queue time starts counting (reference B5).
 enum class accrual_policy : std::uint8_t {
@@ -216,6 +218,7 @@ struct options {
     bool reject_negative = false;       ///< REJECTNEGPRIOJOBS: negatives kept, such jobs do not start
     bool enable_negative = false;       ///< ENABLENEGJOBPRIORITY: negatives kept, jobs can run
     bool usage_in_start_priority = false; ///< Moab: the USAGE component counts in the start priority
+    bool usage_executiontime = false;   ///< Moab: EXECUTIONTIME is seconds since start (Maui 3.3 comments it out: 0)
     double max_priority = 1e9;          ///< MAX_PRIO_VAL, the upper clamp
     std::int64_t preempt_prio_margin = 0; ///< added to running jobs' run priority
 };
