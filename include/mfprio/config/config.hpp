@@ -2,7 +2,7 @@
 /// \file
 /// Umbrella header for the readers of scheduler input files (`mfprio::config`): text
 /// helpers, Slurm time strings, hostlists, slurm.conf, pipe tables, the QOS, association
-/// and jobs tables.
+/// and jobs tables, and Maui's maui.cfg.
 
 #include <mfprio/config/text.hpp>
 #include <mfprio/config/slurm_time.hpp>
@@ -12,3 +12,4 @@
 #include <mfprio/config/qos_table.hpp>
 #include <mfprio/config/assoc_table.hpp>
 #include <mfprio/config/jobs_table.hpp>
+#include <mfprio/config/maui_cfg.hpp>
