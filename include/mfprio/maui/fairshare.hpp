@@ -7,7 +7,7 @@
 /// The rules, as Maui 3.3 applies them:
 /// - **Charge.** Every scheduler iteration each running job is charged the FSPOLICY metric over
 ///   the time since the last iteration (`fs_charge`): DEDICATEDPS = processors x seconds;
-///   DEDICATEDPES = processor equivalents x seconds (`processor_equivalents`); UTILIZEDPS =
+///   DEDICATEDPES = processor equivalents x seconds (`processor_equivalents`, in factors.hpp); UTILIZEDPS =
 ///   utilized processors (CPU load) x seconds. The amount goes to the job's user, group,
 ///   account, QOS and class, and to the total, in the current window (`fs_ledger::charge`).
 ///   Not modelled: Maui's optional scaling by machine speed.
@@ -35,12 +35,14 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <span>
 #include <vector>
 
 #include <mfprio/core/assert.hpp>
+#include <mfprio/maui/factors.hpp>
 #include <mfprio/maui/job.hpp>
 #include <mfprio/maui/model.hpp>
 
@@ -53,21 +55,6 @@ namespace mfprio::maui {
     std::int64_t r = now % interval;
     if (r < 0) r += interval;
     return now - r;
-}
-
-/// Processor equivalents of a job (the PE term, reference B2): `TotalProcs * max(procs /
-/// TotalProcs, mem / TotalMem, disk / TotalDisk, swap / TotalSwap)`, taking only the
-/// resources the cluster has (a total of 0 is skipped); a resource the job does not request
-/// has ratio 0 and never raises the maximum. The job's fields are its totals (one request).
-/// 0 when the cluster has no processors configured. Doc example: 25% of the processors and
-/// 50% of the memory of a 128-processor system give 128 * 0.5 = 64.
-[[nodiscard]] inline double processor_equivalents(const job& j, const resources& cluster) noexcept {
-    double ratio = 0.0;
-    if (cluster.procs > 0) ratio = std::max(ratio, static_cast<double>(j.procs) / cluster.procs);
-    if (cluster.mem > 0) ratio = std::max(ratio, static_cast<double>(j.mem_mb) / cluster.mem);
-    if (cluster.disk > 0) ratio = std::max(ratio, static_cast<double>(j.disk_mb) / cluster.disk);
-    if (cluster.swap > 0) ratio = std::max(ratio, static_cast<double>(j.swap_mb) / cluster.swap);
-    return cluster.procs > 0 ? cluster.procs * ratio : 0.0;
 }
 
 /// The amount FSPOLICY `m` charges for job `j` running `seconds`: DEDICATEDPS `procs *
@@ -96,7 +83,7 @@ public:
           decay_(cfg.decay),
           sizes_(sizes) {
         weight_[0] = 1.0;
-        for (std::size_t i = 1; i < max_fs_depth; ++i) weight_[i] = weight_[i - 1] * decay_;
+        for (std::size_t i = 1; i < max_fs_depth; ++i) weight_[i] = std::pow(decay_, static_cast<double>(i));
         for (std::size_t k = 0; k < cred_kind_count; ++k) usage_[k].assign(depth_ * sizes_[k], 0.0);
     }
 
@@ -108,7 +95,7 @@ public:
     [[nodiscard]] std::size_t depth() const noexcept { return depth_; }
     /// FSDECAY.
     [[nodiscard]] double decay() const noexcept { return decay_; }
-    /// The weight of window `w`: FSDECAY^w by repeated multiplication (0 past the depth).
+    /// The weight of window `w`: pow(FSDECAY, w) (0 past the depth).
     [[nodiscard]] double weight(std::size_t w) const noexcept { return w < depth_ ? weight_[w] : 0.0; }
     /// Number of credentials of kind `k` the ledger holds.
     [[nodiscard]] std::size_t size(cred_kind k) const noexcept { return sizes_[index(k)]; }

@@ -127,7 +127,8 @@ inline constexpr std::size_t cred_kind_count = 5;
 /// The `*CFG` parameter of each kind, in `cred_kind` order.
 inline constexpr std::array<std::string_view, cred_kind_count> cred_cfg_keys{
     "USERCFG", "GROUPCFG", "ACCOUNTCFG", "QOSCFG", "CLASSCFG"};
-/// The fair-share file label of each kind (`stats/FS.<epoch>`), in `cred_kind` order.
+/// A readable label of each kind, in `cred_kind` order (Maui's FS files spell them
+/// `user group acct qos class`: `config::maui_fs_type_names`, which also accepts these).
 inline constexpr std::array<std::string_view, cred_kind_count> cred_labels{"User", "Group", "Account", "QOS",
                                                                             "Class"};
 
