@@ -1,0 +1,156 @@
+#pragma once
+// `mfprio diagnose`: Maui's `diagnose -p` for a jobs table, from maui.cfg, the cluster's
+// nodes and Maui's fair-share window files.
+
+#include <cstdint>
+#include <ctime>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <mfprio/config/maui_cfg.hpp>
+#include <mfprio/config/maui_fs.hpp>
+#include <mfprio/config/maui_jobs.hpp>
+#include <mfprio/config/maui_model.hpp>
+#include <mfprio/config/slurm_conf.hpp>
+#include <mfprio/report/diagnose.hpp>
+
+#include "commands.hpp"
+
+namespace mfprio::cli {
+
+inline constexpr std::string_view diagnose_help =
+    "usage: mfprio diagnose --maui-cfg FILE --jobs FILE [options]\n"
+    "\n"
+    "Prints what Maui's `diagnose -p` prints: each idle job's priority and the share of each\n"
+    "priority component, computed by mfprio from maui.cfg and a jobs table.\n"
+    "\n"
+    "  --maui-cfg FILE   maui.cfg (weights, caps, *CFG credentials, FS and accrual settings)\n"
+    "  --jobs FILE       jobs table (JobID|User|Group|Account|QOS|Class|SubmitTime|WCLimit|Procs|...)\n"
+    "  --nodes FILE      nodes table Name|Procs|Mem|Swap|Disk (resources for PE)\n"
+    "  --conf FILE       or a slurm.conf whose NodeName lines give Procs and Mem\n"
+    "  --fs-dir DIR      Maui's fair-share window files FS.<epoch>\n"
+    "  --now T           time of the calculation: epoch seconds or YYYY-MM-DDTHH:MM:SS\n"
+    "                    (TZ, else UTC); default: the current time\n"
+    "  --running         running jobs and their run priority (the USAGE component)\n"
+    "  --explain JOBID   every component and subcomponent of one job's priority\n"
+    "  --xfactor F       code (default: (queued + WCLimit) / max(XFMINWCLIMIT, WCLimit))\n"
+    "                    or doc (1 + queued / max(XFMINWCLIMIT, WCLimit))\n"
+    "  --caps S          maui (default: one-sided) or moab (symmetric)\n"
+    "  --qttarget F      moab (default: 1000^min(1, queued/QTTARGET)) or maui33 (Maui 3.3's bug)\n"
+    "  --help            this text\n"
+    "\n"
+    "Ties are broken by submission time, then job id (Maui itself has no tie-break).\n";
+
+/// `mfprio diagnose ...`
+inline outcome run_diagnose(std::span<const std::string_view> args) {
+    outcome o;
+    std::string cfg_path, jobs_path, nodes_path, conf_path, fs_dir;
+    std::optional<std::int64_t> now;
+    std::optional<std::uint32_t> explain;
+    bool running = false;
+    std::optional<maui::xfactor_form> xf;
+    std::optional<maui::cap_style> caps;
+    std::optional<maui::target_queuetime_form> qt;
+    const auto usage = [&](std::string msg) {
+        o.status = exit_usage;
+        o.err += "mfprio diagnose: " + msg + "\nTry 'mfprio diagnose --help'.\n";
+        return o;
+    };
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        const std::string_view a = args[i];
+        if (a == "--help") {
+            o.out = diagnose_help;
+            return o;
+        }
+        if (a == "--running") {
+            running = true;
+            continue;
+        }
+        if (a != "--maui-cfg" && a != "--jobs" && a != "--nodes" && a != "--conf" && a != "--fs-dir" && a != "--now" &&
+            a != "--explain" && a != "--xfactor" && a != "--caps" && a != "--qttarget")
+            return usage("unknown option '" + std::string(a) + "'");
+        if (i + 1 >= args.size()) return usage("option " + std::string(a) + " needs a value");
+        const std::string_view v = args[++i];
+        if (a == "--maui-cfg") cfg_path = v;
+        else if (a == "--jobs") jobs_path = v;
+        else if (a == "--nodes") nodes_path = v;
+        else if (a == "--conf") conf_path = v;
+        else if (a == "--fs-dir") fs_dir = v;
+        else if (a == "--now") {
+            now = parse_now(v);
+            if (!now) return usage("--now takes epoch seconds or YYYY-MM-DDTHH:MM:SS, not '" + std::string(v) + "'");
+        } else if (a == "--explain") {
+            const auto id = config::parse_unsigned<std::uint32_t>(v);
+            if (!id) return usage("'" + std::string(v) + "' is not a job id");
+            explain = *id;
+        } else if (a == "--xfactor") {
+            if (v == "code") xf = maui::xfactor_form::code;
+            else if (v == "doc") xf = maui::xfactor_form::doc;
+            else return usage("--xfactor takes code or doc");
+        } else if (a == "--caps") {
+            if (v == "maui") caps = maui::cap_style::upper;
+            else if (v == "moab") caps = maui::cap_style::symmetric;
+            else return usage("--caps takes maui or moab");
+        } else {
+            if (v == "moab") qt = maui::target_queuetime_form::moab;
+            else if (v == "maui33") qt = maui::target_queuetime_form::maui33;
+            else return usage("--qttarget takes moab or maui33");
+        }
+    }
+    if (cfg_path.empty() || jobs_path.empty()) return usage("--maui-cfg and --jobs are required");
+    if (!nodes_path.empty() && !conf_path.empty()) return usage("give --nodes or --conf, not both");
+
+    const auto fail = [&](const input_error& e) {
+        o.status = exit_data;
+        o.err += "mfprio: " + e.to_string() + "\n";
+        return o;
+    };
+    auto cfg = config::read_maui_cfg(cfg_path);
+    if (!cfg) return fail(cfg.error());
+    if (xf) cfg->opts.xfactor = *xf;
+    if (caps) cfg->opts.caps = *caps;
+    if (qt) cfg->opts.target_queuetime = *qt;
+    auto jobs = config::read_maui_jobs(jobs_path);
+    if (!jobs) return fail(jobs.error());
+    maui::resources cluster{};
+    if (!nodes_path.empty()) {
+        auto t = config::read_table(nodes_path);
+        if (!t) return fail(t.error());
+        auto r = config::maui_nodes_from(*t);
+        if (!r) return fail(r.error());
+        cluster = *r;
+    } else if (!conf_path.empty()) {
+        auto conf = config::read_slurm_conf(conf_path);
+        if (!conf) return fail(conf.error());
+        cluster = config::maui_nodes_from(*conf);
+    }
+    const std::int64_t t = now ? *now : static_cast<std::int64_t>(std::time(nullptr));
+    std::vector<config::maui_fs_window> windows;
+    if (!fs_dir.empty()) {
+        auto w = config::read_fs_dir(fs_dir, cfg->fs, t);
+        if (!w) return fail(w.error());
+        windows = std::move(*w);
+    }
+    auto model = config::build_maui_model(std::move(*cfg), *jobs, cluster, t, windows);
+    if (!model) return fail(model.error());
+    const auto ctx = model->context();
+    const auto& w = model->cfg.weights;
+    const auto rows = report::diagnose_rows(w, model->cfg.opts, std::span<const maui::job>(model->jobs), ctx, running);
+    if (explain) {
+        for (const auto& j : model->jobs)
+            if (j.id == *explain) {
+                o.out = report::render_diagnose_explain(model->engine(), j, ctx, model->cfg.opts);
+                return o;
+            }
+        o.status = exit_data;
+        o.err += "mfprio diagnose: job " + std::to_string(*explain) + " is not in the jobs table\n";
+        return o;
+    }
+    o.out = report::render_diagnose(rows, w, report::diagnose_columns_for(w, ctx, running), running);
+    return o;
+}
+
+} // namespace mfprio::cli

@@ -1,0 +1,250 @@
+#pragma once
+/// \file
+/// The inputs of `mfprio diagnose` besides maui.cfg: the Maui jobs table and the nodes table.
+///
+/// Jobs table: pipe-separated with a header row (see `table.hpp`), one job per row; columns
+/// are case-insensitive, in any order; unknown columns are ignored; an empty cell means
+/// "not set".
+/// | column | meaning |
+/// |---|---|
+/// | JobID (required) | u32 job id, > 0, unique |
+/// | User (required) | user name |
+/// | Group, Account, QOS, Class | credential names; empty: the job has none |
+/// | SubmitTime (required) | epoch seconds or `YYYY-MM-DDTHH:MM:SS` (as in the Slurm jobs table) |
+/// | EligibleTime | when the job became eligible or was released from a hold (Maui's SystemQueueTime); empty: SubmitTime |
+/// | PolicyBlockedTime | last time an idle, active or system queue policy blocked it (QUEUEPOLICY); empty: never |
+/// | BlockedTime | last time any other check failed (hold, dependency, FS cap...; FULLPOLICY); empty: never |
+/// | State | PENDING (default), HELD, RUNNING... as in the Slurm jobs table |
+/// | StartTime | when a running job started; required for RUNNING jobs, refused for others |
+/// | WCLimit | wallclock limit, a Maui time `[[[DD:]HH:]MM:]SS`; empty: 0 |
+/// | Procs, Nodes | u32, default 1 |
+/// | Mem, Swap, Disk | MB requested in total, u32, default 0 |
+/// | Bypass | u32 backfill bypass count, default 0 |
+/// | SPViolation | violates a soft policy: TRUE/FALSE, YES/NO, ON/OFF, 1/0; default false |
+/// | SystemPriority | `N` (0..1000) as `setspri N`; `+N` or `-N` (|N| <= 1e9) as `setspri -r` |
+///
+/// Nodes table: `Name|Procs|Mem|Swap|Disk` with a header row; Name is required and unique;
+/// the other columns are optional (a missing column or an empty cell counts 0). The cluster's
+/// resources are the column sums. From a slurm.conf, the NodeName lines give Procs (CPUs)
+/// and Mem (RealMemory); swap and disk are not configured.
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_set>
+#include <vector>
+
+#include <mfprio/core/expected.hpp>
+#include <mfprio/core/job.hpp>
+#include <mfprio/config/jobs_table.hpp>
+#include <mfprio/config/maui_cfg.hpp>
+#include <mfprio/config/slurm_conf.hpp>
+#include <mfprio/config/table.hpp>
+#include <mfprio/config/text.hpp>
+#include <mfprio/maui/job.hpp>
+#include <mfprio/maui/model.hpp>
+
+namespace mfprio::config {
+
+/// One job of the Maui jobs table: its credential names and the job record (credential
+/// indices left unset, `no_cred`, until a model resolves the names).
+struct maui_job_row {
+    std::array<std::string, maui::cred_kind_count> creds; ///< names by `cred_kind` (empty: none)
+    maui::job job{};       ///< everything else, as read
+    std::size_t line = 0;  ///< 1-based line in the file
+};
+
+/// All jobs of a Maui jobs table, in file order.
+struct maui_jobs_table {
+    std::string file;
+    std::vector<maui_job_row> jobs;
+};
+
+/// Builds the Maui jobs table from a parsed pipe table (see the file comment).
+[[nodiscard]] inline expected<maui_jobs_table> maui_jobs_from(const table& t) {
+    for (const std::string_view required : {"JobID", "User", "SubmitTime"})
+        if (!t.column(required))
+            return make_error(t.file, t.header_line, 0, required,
+                              "the jobs table has no " + std::string(required) + " column");
+    const std::size_t c_id = *t.column("JobID"), c_submit = *t.column("SubmitTime");
+    const std::array<std::optional<std::size_t>, maui::cred_kind_count> c_cred{
+        t.column("User"), t.column("Group"), t.column("Account"), t.column("QOS"), t.column("Class")};
+    const auto c_eligible = t.column("EligibleTime"), c_policy = t.column("PolicyBlockedTime"),
+               c_blocked = t.column("BlockedTime"), c_state = t.column("State"),
+               c_start = t.column("StartTime"), c_wclimit = t.column("WCLimit"), c_procs = t.column("Procs"),
+               c_nodes = t.column("Nodes"), c_mem = t.column("Mem"), c_swap = t.column("Swap"),
+               c_disk = t.column("Disk"), c_bypass = t.column("Bypass"), c_spv = t.column("SPViolation"),
+               c_sprio = t.column("SystemPriority");
+
+    maui_jobs_table out;
+    out.file = t.file;
+    std::unordered_set<std::uint32_t> seen;
+    for (const table_row& row : t.rows) {
+        maui_job_row r;
+        r.line = row.line;
+        std::string who = "job";
+        auto cell = [&](const std::optional<std::size_t>& col) -> std::string_view {
+            return col ? trim(row.cells[*col]) : std::string_view{};
+        };
+        auto fail = [&](std::size_t col, const std::string& message) {
+            return make_error(t.file, row.line, row.columns[col], t.header[col], who + ": " + message);
+        };
+
+        const auto id = parse_unsigned<std::uint32_t>(cell(c_id));
+        if (!id || *id == 0)
+            return fail(c_id, "JobID " + detail::quote(cell(c_id)) + " is not an integer from 1 to 4294967295");
+        r.job.id = *id;
+        who = "job " + std::to_string(*id);
+        if (!seen.insert(*id).second) return fail(c_id, "JobID is listed twice");
+
+        for (std::size_t k = 0; k < maui::cred_kind_count; ++k) r.creds[k] = std::string(cell(c_cred[k]));
+        if (r.creds[maui::index(maui::cred_kind::user)].empty()) return fail(*c_cred[0], "empty User");
+
+        // Times.
+        auto time = [&](const std::optional<std::size_t>& col, std::int64_t& out,
+                        const char* what) -> std::optional<input_error> {
+            const std::string_view v = cell(col);
+            if (v.empty()) return std::nullopt;
+            const auto parsed = parse_job_time(v);
+            if (!parsed)
+                return fail(*col, std::string(what) + " " + detail::quote(v) +
+                                      " is not epoch seconds or YYYY-MM-DDTHH:MM:SS");
+            out = *parsed;
+            return std::nullopt;
+        };
+        if (cell(c_submit).empty()) return fail(c_submit, "empty SubmitTime");
+        if (auto e = time(c_submit, r.job.submit_time, "SubmitTime")) return *e;
+        if (auto e = time(c_eligible, r.job.eligible_time, "EligibleTime")) return *e;
+        if (auto e = time(c_policy, r.job.policy_blocked_time, "PolicyBlockedTime")) return *e;
+        if (auto e = time(c_blocked, r.job.blocked_time, "BlockedTime")) return *e;
+        if (auto e = time(c_start, r.job.start_time, "StartTime")) return *e;
+
+        if (!cell(c_state).empty()) {
+            const auto s = detail::parse_job_state(cell(c_state));
+            if (!s) return fail(*c_state, "unknown State " + detail::quote(cell(c_state)));
+            r.job.state = *s;
+        }
+        if (r.job.state == job_state::running && r.job.start_time == 0)
+            return fail(c_start ? *c_start : c_id, "a RUNNING job needs a StartTime");
+        if (r.job.state != job_state::running && r.job.start_time != 0)
+            return fail(*c_start, "StartTime is set but the job is not RUNNING");
+        if (r.job.start_time != 0 && r.job.start_time < r.job.submit_time)
+            return fail(*c_start, "StartTime is before SubmitTime");
+
+        if (!cell(c_wclimit).empty()) {
+            const auto w = parse_maui_time(cell(c_wclimit));
+            if (!w || *w < 0 || *w > 0xffffffffLL)
+                return fail(*c_wclimit, "WCLimit " + detail::quote(cell(c_wclimit)) +
+                                            " is not a Maui time [[[DD:]HH:]MM:]SS up to 4294967295 seconds");
+            r.job.wclimit = static_cast<std::uint32_t>(*w);
+        }
+        auto count = [&](const std::optional<std::size_t>& col, std::uint32_t& out,
+                         const char* what) -> std::optional<input_error> {
+            const std::string_view v = cell(col);
+            if (v.empty()) return std::nullopt;
+            const auto n = parse_unsigned<std::uint32_t>(v);
+            if (!n) return fail(*col, std::string(what) + " " + detail::quote(v) + " is not an integer from 0 to 4294967295");
+            out = *n;
+            return std::nullopt;
+        };
+        if (auto e = count(c_procs, r.job.procs, "Procs")) return *e;
+        if (auto e = count(c_nodes, r.job.nodes, "Nodes")) return *e;
+        if (auto e = count(c_mem, r.job.mem_mb, "Mem")) return *e;
+        if (auto e = count(c_swap, r.job.swap_mb, "Swap")) return *e;
+        if (auto e = count(c_disk, r.job.disk_mb, "Disk")) return *e;
+        if (auto e = count(c_bypass, r.job.bypass, "Bypass")) return *e;
+
+        if (!cell(c_spv).empty()) {
+            const auto b = detail::maui_bool(cell(c_spv));
+            if (!b) return fail(*c_spv, "SPViolation " + detail::quote(cell(c_spv)) + " is not TRUE or FALSE");
+            r.job.spviolation = *b;
+        }
+        if (const std::string_view v = cell(c_sprio); !v.empty()) {
+            const bool relative = v.front() == '+' || v.front() == '-';
+            const auto n = parse_signed<std::int64_t>(v.front() == '+' ? v.substr(1) : v);
+            if (!n || (v.front() == '+' && (v.size() < 2 || v[1] == '-' || v[1] == '+')))
+                return fail(*c_sprio, "SystemPriority " + detail::quote(v) + " is not N, +N or -N");
+            if (relative) {
+                if (*n < -1'000'000'000 || *n > 1'000'000'000)
+                    return fail(*c_sprio, "a relative SystemPriority must be within -1000000000..+1000000000");
+                r.job.system_priority_mode = maui::system_priority_kind::relative;
+            } else {
+                if (*n < 0 || *n > 1000)
+                    return fail(*c_sprio, "an absolute SystemPriority (setspri) must be within 0..1000");
+                r.job.system_priority_mode = maui::system_priority_kind::absolute;
+            }
+            r.job.system_priority = static_cast<std::int32_t>(*n);
+        }
+        out.jobs.push_back(std::move(r));
+    }
+    return out;
+}
+
+/// Parses a Maui jobs table from text.
+[[nodiscard]] inline expected<maui_jobs_table> parse_maui_jobs(std::string_view text,
+                                                               std::string_view file_name = "<string>") {
+    auto t = parse_table(text, file_name);
+    if (!t) return t.error();
+    return maui_jobs_from(*t);
+}
+
+/// Reads a Maui jobs table file.
+[[nodiscard]] inline expected<maui_jobs_table> read_maui_jobs(const std::string& path) {
+    auto t = read_table(path);
+    if (!t) return t.error();
+    return maui_jobs_from(*t);
+}
+
+/// The cluster's resources from a nodes table (see the file comment).
+[[nodiscard]] inline expected<maui::resources> maui_nodes_from(const table& t) {
+    if (!t.column("Name")) return make_error(t.file, t.header_line, 0, "Name", "the nodes table has no Name column");
+    const std::size_t c_name = *t.column("Name");
+    const std::array<std::optional<std::size_t>, 4> cols{t.column("Procs"), t.column("Mem"), t.column("Swap"),
+                                                         t.column("Disk")};
+    const std::array<const char*, 4> names{"Procs", "Mem", "Swap", "Disk"};
+    std::array<double, 4> sum{};
+    std::unordered_set<std::string> seen;
+    for (const table_row& row : t.rows) {
+        const std::string name(trim(row.cells[c_name]));
+        if (name.empty())
+            return make_error(t.file, row.line, row.columns[c_name], "Name", "empty node name");
+        if (!seen.insert(name).second)
+            return make_error(t.file, row.line, row.columns[c_name], "Name",
+                              "node " + detail::quote(name) + " is listed twice");
+        for (std::size_t k = 0; k < cols.size(); ++k) {
+            if (!cols[k]) continue;
+            const std::string_view v = trim(row.cells[*cols[k]]);
+            if (v.empty()) continue;
+            const auto n = parse_unsigned<std::uint64_t>(v);
+            if (!n)
+                return make_error(t.file, row.line, row.columns[*cols[k]], names[k],
+                                  "node " + detail::quote(name) + ": " + names[k] + " " + detail::quote(v) +
+                                      " is not a non-negative integer");
+            sum[k] += static_cast<double>(*n);
+        }
+    }
+    return maui::resources{sum[0], sum[1], sum[2], sum[3]};
+}
+
+/// Parses a nodes table from text.
+[[nodiscard]] inline expected<maui::resources> parse_maui_nodes(std::string_view text,
+                                                                std::string_view file_name = "<string>") {
+    auto t = parse_table(text, file_name);
+    if (!t) return t.error();
+    return maui_nodes_from(*t);
+}
+
+/// The cluster's resources from slurm.conf's NodeName lines: CPUs and RealMemory.
+[[nodiscard]] inline maui::resources maui_nodes_from(const slurm_conf& conf) {
+    maui::resources r;
+    for (const auto& n : conf.nodes) {
+        r.procs += static_cast<double>(n.cpus);
+        r.mem += static_cast<double>(n.real_memory);
+    }
+    return r;
+}
+
+} // namespace mfprio::config

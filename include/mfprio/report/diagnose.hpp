@@ -1,0 +1,317 @@
+#pragma once
+/// \file
+/// Maui's `diagnose -p` table: how much each priority component contributes to each idle
+/// job's priority.
+///
+/// Layout (columns sized to their widest cell, separated by two spaces):
+/// - the line `diagnosing job priority information (partition: ALL)` and a blank line;
+/// - a header: `Job`, `PRIORITY*`, then one column per component in use, headed by its name
+///   and the short names of its subcomponents in use, e.g. `Serv(QTime:XFctr)`;
+/// - a weights row: `Weights`, `--------`, then each component's weight with its
+///   subcomponents' weights in parentheses, `1(1:10)`;
+/// - one row per job, highest priority first (ties: earlier submission, then lower job id):
+///   the job id, its priority, then per component `PERCENT(VALUE:VALUE...)`: the component's
+///   share of the job's weighted sum in percent (Maui's "percentage contribution"), and the
+///   raw value of each subcomponent in use;
+/// - a totals row `Percent Contribution`: each component's and subcomponent's share of the
+///   sum of all listed jobs' weighted sums.
+/// A component is in use when its weight is not 0 and one of its subcomponents is; a
+/// subcomponent when its weight is not 0, or (QUEUETIME, XFACTOR) a QOS adds QTWEIGHT or
+/// XFWEIGHT, or (CLASS) a group sets CLASSWEIGHT. USAGE is shown for running jobs only
+/// (`running`), whose rows give the run priority (`RUNPRIO*`).
+/// A priority that is not the plain truncated sum is marked: `f` floored at 1, `c` at the
+/// 1e9 ceiling, `s` system priority (setspri), `r` relative system priority, `!` negative
+/// and rejected (REJECTNEGPRIOJOBS); a legend follows the table when any mark is used.
+/// Percentages and values print with one and two decimals ("%.1f", "%.2f").
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <mfprio/maui/context.hpp>
+#include <mfprio/maui/job.hpp>
+#include <mfprio/maui/model.hpp>
+#include <mfprio/maui/priority.hpp>
+
+namespace mfprio::report {
+
+/// Short column names of the subcomponents (`maui::subcomponent` order).
+inline constexpr std::array<std::string_view, maui::subcomponent_count> diagnose_labels{
+    "QTime", "XFctr", "SPVio", "Bypas", "TQTim", "TXFct", "User",  "Group", "Accnt", "QOS",   "Class",
+    "AAttr", "AStat", "User",  "Group", "Accnt", "QOS",   "Class", "Node",  "Proc",  "Mem",   "Swap",
+    "Disk",  "PS",    "PE",    "WTime", "UProc", "UJob",  "Cons",  "ExTim", "Rem",   "Pct"};
+
+/// One job's breakdown by component.
+struct diagnose_row {
+    std::uint32_t job_id = 0;
+    std::int64_t submit_time = 0;
+    maui::priority_value priority{};  ///< start priority (or, for running rows, the start priority used)
+    double run_priority = 0;          ///< running rows: the run priority
+    double score = 0;                 ///< the weighted sum the percentages are shares of
+    std::array<double, maui::component_count> contribution{};   ///< CW x cap(CF)
+    std::array<double, maui::subcomponent_count> value{};       ///< raw subfactors
+    std::array<double, maui::subcomponent_count> weighted{};    ///< CW x SW x cap(SF)
+};
+
+namespace detail {
+template <std::size_t I>
+inline void diagnose_component(const maui::maui_engine& e, const maui::job& j, const maui::context& c,
+                               diagnose_row& row) {
+    const auto& t = e.get<I>();
+    const auto x = t.factor.explain(j, c);
+    const double cw = t.weight.as_double();
+    const std::size_t first = maui::index(maui::components[I].first);
+    for (std::size_t s = 0; s < x.subterms.size(); ++s) {
+        row.value[first + s] = x.subterms[s].factor;
+        row.weighted[first + s] = cw * x.subterms[s].contribution;
+    }
+    row.contribution[I] = cw == 0 ? 0.0 : x.value * cw;
+}
+template <std::size_t... I>
+inline void diagnose_components(const maui::maui_engine& e, const maui::job& j, const maui::context& c,
+                                diagnose_row& row, std::index_sequence<I...>) {
+    (diagnose_component<I>(e, j, c, row), ...);
+}
+} // namespace detail
+
+/// Rows for the idle (pending) jobs, or with `running` for the running jobs (run priority,
+/// with `weights` and `opts` as configured), in start order.
+[[nodiscard]] inline std::vector<diagnose_row> diagnose_rows(const maui::weights& weights, const maui::options& opts,
+                                                             std::span<const maui::job> jobs, const maui::context& c,
+                                                             bool running = false) {
+    // For running rows the USAGE component is weighted as in the run priority.
+    maui::options start_opts = opts;
+    const auto start = maui::make_maui_engine(weights, start_opts);
+    start_opts.usage_in_start_priority = true;
+    const auto with_usage = maui::make_maui_engine(weights, start_opts);
+    std::vector<diagnose_row> rows;
+    for (const auto& j : jobs) {
+        const bool is_running = j.state == job_state::running;
+        if (is_running != running || (!running && j.state != job_state::pending)) continue;
+        diagnose_row r;
+        r.job_id = j.id;
+        r.submit_time = j.submit_time;
+        r.priority = start.priority(j, c);
+        detail::diagnose_components(running ? with_usage : start, j, c, r,
+                                    std::make_index_sequence<maui::component_count>{});
+        if (running) {
+            r.run_priority = maui::run_priority(weights, opts, j, c, r.priority.value);
+            r.score = start.score(j, c) + r.contribution[maui::index(maui::component::usage)];
+        } else {
+            r.score = start.score(j, c);
+        }
+        rows.push_back(r);
+    }
+    std::stable_sort(rows.begin(), rows.end(), [running](const diagnose_row& a, const diagnose_row& b) {
+        const double pa = running ? a.run_priority : static_cast<double>(a.priority.value);
+        const double pb = running ? b.run_priority : static_cast<double>(b.priority.value);
+        if (pa != pb) return pa > pb;
+        if (a.submit_time != b.submit_time) return a.submit_time < b.submit_time;
+        return a.job_id < b.job_id;
+    });
+    return rows;
+}
+
+namespace detail {
+inline std::string diag_fmt(const char* f, double v) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, f, v);
+    std::string s = buf;
+    // A value that rounds to zero prints without a sign ("-0.0" would read as negative).
+    if (s.front() == '-' && s.find_first_not_of("-0.") == std::string::npos) s.erase(0, 1);
+    return s;
+}
+inline char priority_mark(maui::priority_status s) {
+    switch (s) {
+    case maui::priority_status::computed: return ' ';
+    case maui::priority_status::floored: return 'f';
+    case maui::priority_status::ceiling: return 'c';
+    case maui::priority_status::system_absolute: return 's';
+    case maui::priority_status::system_relative: return 'r';
+    case maui::priority_status::negative_rejected: return '!';
+    }
+    return '?';
+}
+} // namespace detail
+
+/// Which components and subcomponents the table shows (see the file comment).
+struct diagnose_columns {
+    std::array<bool, maui::component_count> component{};
+    std::array<bool, maui::subcomponent_count> sub{};
+};
+
+/// The columns in use for `weights` and the credentials of `c`.
+[[nodiscard]] inline diagnose_columns diagnose_columns_for(const maui::weights& w, const maui::context& c,
+                                                           bool running) {
+    diagnose_columns cols;
+    for (std::size_t s = 0; s < maui::subcomponent_count; ++s) cols.sub[s] = w.sub_weight[s] != 0;
+    for (const auto& q : c.creds[maui::index(maui::cred_kind::qos)]) {
+        if (q.qt_weight != 0) cols.sub[maui::index(maui::subcomponent::queuetime)] = true;
+        if (q.xf_weight != 0) cols.sub[maui::index(maui::subcomponent::xfactor)] = true;
+    }
+    for (const auto& g : c.creds[maui::index(maui::cred_kind::group)])
+        if (g.class_weight > 0) cols.sub[maui::index(maui::subcomponent::job_class)] = true;
+    for (std::size_t k = 0; k < maui::component_count; ++k) {
+        const auto& info = maui::components[k];
+        bool any = false;
+        for (std::size_t s = 0; s < info.count; ++s) any = any || cols.sub[maui::index(info.first) + s];
+        cols.component[k] = any && w.component_weight[k] != 0;
+        if (k == maui::index(maui::component::usage) && !running) cols.component[k] = false;
+    }
+    return cols;
+}
+
+/// Renders the table (see the file comment).
+[[nodiscard]] inline std::string render_diagnose(std::span<const diagnose_row> rows, const maui::weights& w,
+                                                 const diagnose_columns& cols, bool running = false) {
+    using std::string;
+    // Cells: [row][column], column 0 = job, 1 = priority, then one per shown component,
+    // whose cell is split into the percent and the parts inside the parentheses so that
+    // each part can be aligned.
+    struct comp_cells {
+        string lead;                    // percent, weight or name
+        std::vector<string> parts;      // one per shown subcomponent
+    };
+    std::vector<std::size_t> shown;
+    for (std::size_t k = 0; k < maui::component_count; ++k)
+        if (cols.component[k]) shown.push_back(k);
+    auto subs_of = [&](std::size_t k) {
+        std::vector<std::size_t> out;
+        const auto& info = maui::components[k];
+        for (std::size_t s = 0; s < info.count; ++s)
+            if (cols.sub[maui::index(info.first) + s]) out.push_back(maui::index(info.first) + s);
+        return out;
+    };
+    struct line {
+        string job, prio;
+        std::vector<comp_cells> comps;
+    };
+    std::vector<line> lines;
+    // Header and weights.
+    line head{"Job", running ? "RUNPRIO*" : "PRIORITY*", {}};
+    line weights{"Weights", "--------", {}};
+    for (std::size_t k : shown) {
+        comp_cells h{string(maui::components[k].name), {}}, wt{std::to_string(w.component_weight[k]), {}};
+        for (std::size_t s : subs_of(k)) {
+            h.parts.emplace_back(diagnose_labels[s]);
+            wt.parts.push_back(std::to_string(w.sub_weight[s]));
+        }
+        head.comps.push_back(std::move(h));
+        weights.comps.push_back(std::move(wt));
+    }
+    lines.push_back(std::move(head));
+    lines.push_back(std::move(weights));
+    const std::size_t first_job = lines.size();
+    bool marks = false;
+    std::array<double, maui::component_count> total_c{};
+    std::array<double, maui::subcomponent_count> total_s{};
+    double total = 0;
+    for (const auto& r : rows) {
+        const char mark = detail::priority_mark(r.priority.status);
+        marks = marks || (mark != ' ' && !running);
+        line l;
+        l.job = std::to_string(r.job_id);
+        l.prio = running ? detail::diag_fmt("%.0f", r.run_priority) : std::to_string(r.priority.value);
+        if (!running && mark != ' ') l.prio += mark;
+        const double share = r.score == 0 ? 0.0 : 100.0 / r.score;
+        for (std::size_t k : shown) {
+            comp_cells cell{detail::diag_fmt("%.1f", r.contribution[k] * share), {}};
+            for (std::size_t s : subs_of(k)) {
+                cell.parts.push_back(detail::diag_fmt("%.2f", r.value[s]));
+                total_s[s] += r.weighted[s];
+            }
+            total_c[k] += r.contribution[k];
+            l.comps.push_back(std::move(cell));
+        }
+        total += r.score;
+        lines.push_back(std::move(l));
+    }
+    {
+        line t{"Percent Contribution", "--------", {}};
+        const double share = total == 0 ? 0.0 : 100.0 / total;
+        for (std::size_t k : shown) {
+            comp_cells cell{detail::diag_fmt("%.1f", total_c[k] * share), {}};
+            for (std::size_t s : subs_of(k)) cell.parts.push_back(detail::diag_fmt("%.1f", total_s[s] * share));
+            t.comps.push_back(std::move(cell));
+        }
+        lines.push_back(std::move(t));
+    }
+    // Widths.
+    std::size_t w_job = 0, w_prio = 0;
+    std::vector<std::size_t> w_lead(shown.size(), 0);
+    std::vector<std::vector<std::size_t>> w_part(shown.size());
+    for (std::size_t c = 0; c < shown.size(); ++c) w_part[c].assign(subs_of(shown[c]).size(), 0);
+    for (const auto& l : lines) {
+        w_job = std::max(w_job, l.job.size());
+        w_prio = std::max(w_prio, l.prio.size());
+        for (std::size_t c = 0; c < l.comps.size(); ++c) {
+            w_lead[c] = std::max(w_lead[c], l.comps[c].lead.size());
+            for (std::size_t p = 0; p < l.comps[c].parts.size(); ++p)
+                w_part[c][p] = std::max(w_part[c][p], l.comps[c].parts[p].size());
+        }
+    }
+    auto pad_left = [](const string& s, std::size_t n) { return string(n > s.size() ? n - s.size() : 0, ' ') + s; };
+    auto pad_right = [](const string& s, std::size_t n) { return s + string(n > s.size() ? n - s.size() : 0, ' '); };
+    string out = "diagnosing job priority information (partition: ALL)\n\n";
+    for (std::size_t n = 0; n < lines.size(); ++n) {
+        const auto& l = lines[n];
+        if (n == first_job || n + 1 == lines.size()) out += '\n';
+        string text = pad_right(l.job, w_job) + "  " + pad_left(l.prio, w_prio + (marks ? 0 : 0));
+        for (std::size_t c = 0; c < l.comps.size(); ++c) {
+            text += "  " + pad_left(l.comps[c].lead, w_lead[c]) + '(';
+            for (std::size_t p = 0; p < l.comps[c].parts.size(); ++p) {
+                if (p != 0) text += ':';
+                text += pad_left(l.comps[c].parts[p], w_part[c][p]);
+            }
+            text += ')';
+        }
+        while (!text.empty() && text.back() == ' ') text.pop_back();
+        out += text + '\n';
+    }
+    if (marks)
+        out += "\nf: floored at 1  c: at the 1e9 ceiling  s: system priority  r: relative system priority  "
+               "!: negative, will not start\n";
+    return out;
+}
+
+/// One job's full breakdown in plain text: each component's weight, value and contribution,
+/// and under it each subcomponent's raw value, capped value, weight (after QTWEIGHT,
+/// XFWEIGHT or CLASSWEIGHT) and contribution; then the sum and the priority with how it
+/// was obtained. Numbers print with "%.6g" (weights as integers).
+[[nodiscard]] inline std::string render_diagnose_explain(const maui::maui_engine& e, const maui::job& j,
+                                                         const maui::context& c, const maui::options& opts) {
+    std::string out = "job " + std::to_string(j.id) + "\n";
+    auto num = [](double v) { return detail::diag_fmt("%.6g", v); };
+    const auto x = e.explain(j, c);
+    auto component = [&](std::size_t k, const auto& t) {
+        const auto ce = t.factor.explain(j, c);
+        out += "  " + std::string(maui::components[k].name) + ": weight " + num(t.weight.as_double()) + " x " +
+               num(ce.value) + (ce.value != ce.sum ? " (capped from " + num(ce.sum) + ")" : std::string()) + " = " +
+               num(x.terms[k].contribution) + "\n";
+        for (const auto& s : ce.subterms) {
+            if (s.weight == 0 && s.factor == 0) continue;
+            out += "    " + std::string(s.name) + ": " + num(s.factor);
+            if (s.capped != s.factor) out += " (capped " + num(s.capped) + ")";
+            out += " x weight " + num(s.weight) + " = " + num(s.contribution) + "\n";
+        }
+    };
+    [&]<std::size_t... I>(std::index_sequence<I...>) { (component(I, e.get<I>()), ...); }(
+        std::make_index_sequence<maui::component_count>{});
+    if (!opts.usage_in_start_priority) out += "  (Usage counts in the run priority only, not the start priority)\n";
+    out += "  sum: " + num(x.score) + "\n";
+    static constexpr std::array<std::string_view, 6> how{
+        "the sum, truncated", "floored at 1 (negative priorities not enabled)", "lowered to the 1e9 ceiling",
+        "negative: REJECTNEGPRIOJOBS keeps it and the job will not start", "system priority (setspri): 1e9 + N",
+        "relative system priority (setspri -r) added after the clamps"};
+    out += "  priority: " + std::to_string(x.priority.value) + " (" +
+           std::string(how[static_cast<std::size_t>(x.priority.status)]) + ")\n";
+    return out;
+}
+
+} // namespace mfprio::report
