@@ -2,6 +2,7 @@
 /// \file
 /// The core layer: factor concept, weights, terms, engine, result policies, the job record.
 #include <mfprio/core/assert.hpp>
+#include <mfprio/core/component.hpp>
 #include <mfprio/core/engine.hpp>
 #include <mfprio/core/expected.hpp>
 #include <mfprio/core/factor.hpp>

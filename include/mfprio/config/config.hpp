@@ -13,3 +13,4 @@
 #include <mfprio/config/assoc_table.hpp>
 #include <mfprio/config/jobs_table.hpp>
 #include <mfprio/config/maui_cfg.hpp>
+#include <mfprio/config/maui_fs.hpp>
