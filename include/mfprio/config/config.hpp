@@ -2,7 +2,7 @@
 /// \file
 /// Umbrella header for the readers of scheduler input files (`mfprio::config`): text
 /// helpers, Slurm time strings, hostlists, slurm.conf, pipe tables, the QOS, association
-/// and jobs tables, and Maui's maui.cfg.
+/// and jobs tables, and Maui's maui.cfg and fair-share window files.
 
 #include <mfprio/config/text.hpp>
 #include <mfprio/config/slurm_time.hpp>
