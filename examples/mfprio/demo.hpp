@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "commands.hpp"
+#include "maui_commands.hpp"
 
 namespace mfprio::cli {
 
@@ -181,6 +182,29 @@ inline constexpr std::array<demo_cluster, 3> demo_clusters{{
      {msu_conf, msu_qos, msu_assoc, msu_jobs}, "30003"},
 }};
 
+/// Seed 002: Maui's credential example (john, paul, staff), the expansion factor and a QOS
+/// QTWEIGHT, on the default queue-time priority.
+inline constexpr std::string_view maui_cfg = R"(# Seed 002: Maui's credential example, XFACTOR and QTWEIGHT
+CREDWEIGHT      1
+USERWEIGHT      1
+GROUPWEIGHT     1
+XFACTORWEIGHT   100
+USERCFG[john]   PRIORITY=2000
+USERCFG[paul]   PRIORITY=-1000
+GROUPCFG[staff] PRIORITY=10000
+QOSCFG[special] QTWEIGHT=5000
+)";
+inline constexpr std::string_view maui_jobs = R"(JobID|User|Group|QOS|SubmitTime|WCLimit|Procs
+1|john|staff|normal|1795258800|1:00:00|4
+2|paul|staff|normal|1795258800|4:00:00|4
+3|ringo||normal|1795204800|1:00:00|1
+4|george||special|1795255200|4:00:00|16
+5|paul||normal|1795261800|1:00:00|1
+)";
+inline constexpr std::string_view maui_nodes = R"(Name|Procs|Mem
+n1|64|256000
+)";
+
 /// Runs sprio (with `extra` options) on one embedded cluster.
 inline outcome run_demo_sprio(const demo_cluster& d, std::vector<std::string_view> extra) {
     slurm_sources src;
@@ -191,13 +215,22 @@ inline outcome run_demo_sprio(const demo_cluster& d, std::vector<std::string_vie
     return run_sprio(args, &src);
 }
 
+/// Runs diagnose (with `extra` options) on the embedded Maui cluster.
+inline outcome run_demo_diagnose(std::vector<std::string_view> extra) {
+    static constexpr maui_sources src{maui_cfg, maui_jobs, maui_nodes, "maui"};
+    std::vector<std::string_view> args{"--now", demo_now};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return run_diagnose(args, &src);
+}
+
 /// `mfprio demo`
 inline outcome run_demo(std::span<const std::string_view> args) {
     outcome o;
     if (!args.empty()) {
         if (args[0] == "--help") {
-            o.out = "usage: mfprio demo\n\nPrints, for three clusters embedded from the seeds, the sprio table and one\n"
-                    "--explain breakdown, at the fixed time 2026-11-21T12:00:00 UTC.\n";
+            o.out = "usage: mfprio demo\n\nPrints, for three Slurm clusters embedded from the seeds, the sprio table and\n"
+                    "one --explain breakdown, then Maui's diagnose -p for seed 002's examples, at the\n"
+                    "fixed time 2026-11-21T12:00:00 UTC.\n";
             return o;
         }
         o.status = exit_usage;
@@ -216,6 +249,15 @@ inline outcome run_demo(std::span<const std::string_view> args) {
         o.err += e.err;
         if (e.status != exit_ok) o.status = e.status;
     }
+    o.out += "== Seed 002: Maui (credential priorities, XFACTOR, QOS QTWEIGHT, queue time)\n\n$ mfprio diagnose\n";
+    auto m = run_demo_diagnose({});
+    o.out += m.out + "\n$ mfprio diagnose --explain 4\n";
+    o.err += m.err;
+    if (m.status != exit_ok) o.status = m.status;
+    auto me = run_demo_diagnose({"--explain", "4"});
+    o.out += me.out;
+    o.err += me.err;
+    if (me.status != exit_ok) o.status = me.status;
     return o;
 }
 

@@ -44,8 +44,14 @@ inline constexpr std::string_view diagnose_help =
     "\n"
     "Ties are broken by submission time, then job id (Maui itself has no tie-break).\n";
 
-/// `mfprio diagnose ...`
-inline outcome run_diagnose(std::span<const std::string_view> args) {
+/// Embedded Maui inputs (the demo's): maui.cfg, jobs and nodes texts, and a label.
+struct maui_sources {
+    std::string_view cfg, jobs, nodes;
+    std::string_view name;
+};
+
+/// `mfprio diagnose ...`; with `embedded`, the texts replace --maui-cfg, --jobs and --nodes.
+inline outcome run_diagnose(std::span<const std::string_view> args, const maui_sources* embedded = nullptr) {
     outcome o;
     std::string cfg_path, jobs_path, nodes_path, conf_path, fs_dir;
     std::optional<std::int64_t> now;
@@ -100,7 +106,8 @@ inline outcome run_diagnose(std::span<const std::string_view> args) {
             else return usage("--qttarget takes moab or maui33");
         }
     }
-    if (cfg_path.empty() || jobs_path.empty()) return usage("--maui-cfg and --jobs are required");
+    if (embedded == nullptr && (cfg_path.empty() || jobs_path.empty()))
+        return usage("--maui-cfg and --jobs are required");
     if (!nodes_path.empty() && !conf_path.empty()) return usage("give --nodes or --conf, not both");
 
     const auto fail = [&](const input_error& e) {
@@ -108,15 +115,20 @@ inline outcome run_diagnose(std::span<const std::string_view> args) {
         o.err += "mfprio: " + e.to_string() + "\n";
         return o;
     };
-    auto cfg = config::read_maui_cfg(cfg_path);
+    const std::string label = embedded ? std::string(embedded->name) + "/" : std::string();
+    auto cfg = embedded ? config::parse_maui_cfg(embedded->cfg, label + "maui.cfg") : config::read_maui_cfg(cfg_path);
     if (!cfg) return fail(cfg.error());
     if (xf) cfg->opts.xfactor = *xf;
     if (caps) cfg->opts.caps = *caps;
     if (qt) cfg->opts.target_queuetime = *qt;
-    auto jobs = config::read_maui_jobs(jobs_path);
+    auto jobs = embedded ? config::parse_maui_jobs(embedded->jobs, label + "jobs.txt") : config::read_maui_jobs(jobs_path);
     if (!jobs) return fail(jobs.error());
     maui::resources cluster{};
-    if (!nodes_path.empty()) {
+    if (embedded != nullptr) {
+        auto r = config::parse_maui_nodes(embedded->nodes, label + "nodes.txt");
+        if (!r) return fail(r.error());
+        cluster = *r;
+    } else if (!nodes_path.empty()) {
         auto t = config::read_table(nodes_path);
         if (!t) return fail(t.error());
         auto r = config::maui_nodes_from(*t);

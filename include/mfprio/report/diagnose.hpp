@@ -281,7 +281,7 @@ struct diagnose_columns {
 }
 
 /// One job's full breakdown in plain text: each component's weight, value and contribution,
-/// and under it each subcomponent's raw value, capped value, weight (after QTWEIGHT,
+/// and under it each subcomponent in use (weight not 0): its raw value, capped value, weight (after QTWEIGHT,
 /// XFWEIGHT or CLASSWEIGHT) and contribution; then the sum and the priority with how it
 /// was obtained. Numbers print with "%.6g" (weights as integers).
 [[nodiscard]] inline std::string render_diagnose_explain(const maui::maui_engine& e, const maui::job& j,
@@ -295,7 +295,7 @@ struct diagnose_columns {
                num(ce.value) + (ce.value != ce.sum ? " (capped from " + num(ce.sum) + ")" : std::string()) + " = " +
                num(x.terms[k].contribution) + "\n";
         for (const auto& s : ce.subterms) {
-            if (s.weight == 0 && s.factor == 0) continue;
+            if (s.weight == 0) continue; // subcomponents that are off
             out += "    " + std::string(s.name) + ": " + num(s.factor);
             if (s.capped != s.factor) out += " (capped " + num(s.capped) + ")";
             out += " x weight " + num(s.weight) + " = " + num(s.contribution) + "\n";
