@@ -66,7 +66,8 @@ struct job {
 /// that carries them: `tres` (a span of requested TRES counts indexed by TRES id, instead
 /// of a `tres_row`), `partitions` and `qos_list` (the lists of a multi-partition or
 /// multi-QOS job). The last group are the fields of `maui::job` (credentials beyond the
-/// user, Maui's queue-time bookkeeping and requested resources).
+/// user, Maui's queue-time bookkeeping and requested resources), then those of `flux::job`
+/// (queue, bank, submission order, urgency).
 template <class J>
 struct job_traits {
 #define MFPRIO_DETAIL_JOB_FIELD(field)                                                        \
@@ -108,6 +109,11 @@ struct job_traits {
     MFPRIO_DETAIL_JOB_FIELD(spviolation)
     MFPRIO_DETAIL_JOB_FIELD(system_priority)
     MFPRIO_DETAIL_JOB_FIELD(system_priority_mode)
+    // Flux's fields (flux::job)
+    MFPRIO_DETAIL_JOB_FIELD(queue)
+    MFPRIO_DETAIL_JOB_FIELD(bank)
+    MFPRIO_DETAIL_JOB_FIELD(submit_seq)
+    MFPRIO_DETAIL_JOB_FIELD(urgency)
 #undef MFPRIO_DETAIL_JOB_FIELD
 };
 
@@ -153,6 +159,10 @@ MFPRIO_DETAIL_JOB_CONCEPT(bypass)
 MFPRIO_DETAIL_JOB_CONCEPT(spviolation)
 MFPRIO_DETAIL_JOB_CONCEPT(system_priority)
 MFPRIO_DETAIL_JOB_CONCEPT(system_priority_mode)
+MFPRIO_DETAIL_JOB_CONCEPT(queue)
+MFPRIO_DETAIL_JOB_CONCEPT(bank)
+MFPRIO_DETAIL_JOB_CONCEPT(submit_seq)
+MFPRIO_DETAIL_JOB_CONCEPT(urgency)
 #undef MFPRIO_DETAIL_JOB_CONCEPT
 
 #if (defined(__GNUC__) || defined(__clang__)) && !defined(_MSC_VER)
