@@ -9,12 +9,14 @@
 #include <mfprio/fairshare.hpp>
 #include <mfprio/slurm.hpp>
 #include <mfprio/maui.hpp>
+#include <mfprio/flux.hpp>
 #include <mfprio/config/config.hpp>
 #include <mfprio/config/fairshare_tree.hpp>
 #include <mfprio/config/slurm_fairshare.hpp>
 #include <mfprio/config/slurm_model.hpp>
 #include <mfprio/config/maui_jobs.hpp>
 #include <mfprio/config/maui_model.hpp>
+#include <mfprio/config/flux_model.hpp>
 #include <mfprio/report/sprio.hpp>
 #include <mfprio/report/sshare.hpp>
 #include <mfprio/report/diagnose.hpp>
