@@ -7,19 +7,21 @@
 #include "demo.hpp"
 #include "fairshare_commands.hpp"
 #include "maui_commands.hpp"
+#include "queue_commands.hpp"
 
 namespace {
 
 constexpr std::string_view main_help =
     "usage: mfprio [COMMAND] [OPTIONS]\n"
     "\n"
-    "Multifactor job priority, computed the way Slurm and Maui compute it, from your own files.\n"
+    "Multifactor job priority, computed the way Slurm, Maui and Flux compute it, from your own files.\n"
     "\n"
     "Commands:\n"
     "  sprio    what Slurm's sprio prints for a jobs table (and --explain JOBID)\n"
     "  sshare   what Slurm's sshare prints, fair-share computed from RawShares and RawUsage\n"
     "  usage    charges running jobs for a while and prints the association table after\n"
     "  diagnose what Maui's diagnose -p prints, from maui.cfg and a jobs table\n"
+    "  queue    a runtime-configured engine (policy file or preset) over a jobs table\n"
     "  lint     checks slurm.conf's priority weights\n"
     "  demo     three clusters from the seeds (the default when no command is given)\n"
     "\n"
@@ -47,6 +49,7 @@ int main(int argc, char** argv) {
     if (cmd == "sshare") return finish(mfprio::cli::run_sshare(rest));
     if (cmd == "usage") return finish(mfprio::cli::run_usage(rest));
     if (cmd == "diagnose") return finish(mfprio::cli::run_diagnose(rest));
+    if (cmd == "queue") return finish(mfprio::cli::run_queue(rest));
     if (cmd == "lint") return finish(mfprio::cli::run_lint(rest));
     if (cmd == "demo") return finish(mfprio::cli::run_demo(rest));
     std::fprintf(stderr, "mfprio: unknown command '%.*s'\nTry 'mfprio --help'.\n", static_cast<int>(cmd.size()), cmd.data());

@@ -1,0 +1,230 @@
+#pragma once
+// `mfprio queue`: a runtime-configured (dynamic) engine over a jobs table, printed as seed
+// 003's sprio-like table.
+
+#include <algorithm>
+#include <cctype>
+#include <cstdint>
+#include <cstdio>
+#include <ctime>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <mfprio/config/assoc_table.hpp>
+#include <mfprio/config/flux_model.hpp>
+#include <mfprio/config/flux_tables.hpp>
+#include <mfprio/config/qos_table.hpp>
+#include <mfprio/config/slurm_conf.hpp>
+#include <mfprio/config/table.hpp>
+#include <mfprio/fairshare/compute.hpp>
+#include <mfprio/flux/order.hpp>
+#include <mfprio/queue/builtin.hpp>
+#include <mfprio/queue/policy.hpp>
+
+#include "commands.hpp"
+
+namespace mfprio::cli {
+
+inline constexpr std::string_view queue_help =
+    "usage: mfprio queue --policy P --jobs FILE [options]\n"
+    "\n"
+    "Runs a runtime-configured engine over a jobs table and prints, in queue order, each\n"
+    "pending job's priority and every named factor's weighted value (seed 003's table).\n"
+    "\n"
+    "  --policy P        a policy file (`name = weight` lines, `name.option = value`,\n"
+    "                    `preset = NAME` first), or a preset: fcfs, flux-core, flux-accounting\n"
+    "  --jobs FILE       jobs table: JobID|User|SubmitTime, and Bank (or Account), Queue,\n"
+    "                    Urgency (0..31, default 16), EligibleTime, State, NumNodes, NumCPUs\n"
+    "  --assoc FILE      association table (sshare -a -P -l): FairShare by (bank, user)\n"
+    "  --algorithm A     compute fair-share from RawShares and RawUsage instead (flux, ...)\n"
+    "  --queues FILE     Name|Priority (integer) table of queues\n"
+    "  --banks FILE      Name|Priority table of banks\n"
+    "  --conf FILE       slurm.conf, with --qos: Slurm's jobs table and Slurm's factors' tables\n"
+    "  --qos FILE        QOS table (with --conf)\n"
+    "  --now T           time of the calculation: epoch seconds or YYYY-MM-DDTHH:MM:SS\n"
+    "                    (TZ, else UTC); default: the current time\n"
+    "  --explain JOBID   every term of one job's priority\n"
+    "  --help            this text\n"
+    "\n"
+    "Priorities follow flux-accounting: urgency 0 holds (0), 31 expedites (4294967295), the\n"
+    "sum is rounded, a sum of 0 or less is 0 (a priority-hold in Flux) and the top is clamped\n"
+    "at 4294967295. Order: priority, then job id.\n";
+
+namespace detail {
+inline std::string upper(std::string_view s) {
+    std::string out(s);
+    for (char& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    return out;
+}
+inline std::string right(std::string_view s, std::size_t w) {
+    return std::string(w > s.size() ? w - s.size() : 0, ' ') + std::string(s);
+}
+inline std::string fixed0(double v) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.0f", v);
+    std::string s = buf;
+    if (s == "-0") s = "0";
+    return s;
+}
+} // namespace detail
+
+/// `mfprio queue ...`
+inline outcome run_queue(std::span<const std::string_view> args) {
+    outcome o;
+    std::string policy, jobs_path, assoc_path, queues_path, banks_path, conf_path, qos_path;
+    std::optional<std::int64_t> now;
+    std::optional<std::uint32_t> explain;
+    std::optional<fairshare::algorithm> algorithm;
+    const auto usage = [&](std::string msg) {
+        o.status = exit_usage;
+        o.err += "mfprio queue: " + msg + "\nTry 'mfprio queue --help'.\n";
+        return o;
+    };
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        const std::string_view a = args[i];
+        if (a == "--help") {
+            o.out = queue_help;
+            return o;
+        }
+        if (a != "--policy" && a != "--jobs" && a != "--assoc" && a != "--queues" && a != "--banks" &&
+            a != "--conf" && a != "--qos" && a != "--now" && a != "--explain" && a != "--algorithm")
+            return usage("unknown option '" + std::string(a) + "'");
+        if (i + 1 >= args.size()) return usage("option " + std::string(a) + " needs a value");
+        const std::string_view v = args[++i];
+        if (a == "--policy") policy = v;
+        else if (a == "--jobs") jobs_path = v;
+        else if (a == "--assoc") assoc_path = v;
+        else if (a == "--queues") queues_path = v;
+        else if (a == "--banks") banks_path = v;
+        else if (a == "--conf") conf_path = v;
+        else if (a == "--qos") qos_path = v;
+        else if (a == "--now") {
+            now = parse_now(v);
+            if (!now) return usage("--now takes epoch seconds or YYYY-MM-DDTHH:MM:SS, not '" + std::string(v) + "'");
+        } else if (a == "--explain") {
+            const auto id = config::parse_unsigned<std::uint32_t>(v);
+            if (!id) return usage("'" + std::string(v) + "' is not a job id");
+            explain = *id;
+        } else {
+            algorithm = fairshare::parse_algorithm(v);
+            if (!algorithm) return usage("unknown algorithm '" + std::string(v) + "'");
+        }
+    }
+    if (policy.empty() || jobs_path.empty()) return usage("--policy and --jobs are required");
+    if (conf_path.empty() != qos_path.empty()) return usage("--conf and --qos go together");
+    if (!conf_path.empty() && assoc_path.empty()) return usage("--conf needs --assoc too");
+
+    const auto fail = [&](const input_error& e) {
+        o.status = exit_data;
+        o.err += "mfprio: " + e.to_string() + "\n";
+        return o;
+    };
+    // The engine: a preset by name, else a policy file.
+    const auto reg = queue::builtin_registry();
+    auto engine = reg.find_preset(policy) != nullptr ? queue::load_preset(policy, reg, flux::flux_result{})
+                                                     : queue::load_policy_file(policy, reg, flux::flux_result{});
+    if (!engine) return fail(engine.error());
+
+    auto jobs = config::read_table(jobs_path);
+    if (!jobs) return fail(jobs.error());
+    config::flux_inputs in;
+    in.jobs = &*jobs;
+    in.algorithm = algorithm;
+    std::optional<config::assoc_table> assoc;
+    std::optional<config::priority_table> queues, banks;
+    std::optional<config::slurm_conf> conf;
+    std::optional<config::qos_table> qos;
+    if (!assoc_path.empty()) {
+        auto a = config::read_assoc_table(assoc_path);
+        if (!a) return fail(a.error());
+        assoc = std::move(*a);
+        in.assoc = &*assoc;
+        in.assoc_file = assoc_path;
+    }
+    if (!queues_path.empty()) {
+        auto q = config::read_queue_table(queues_path);
+        if (!q) return fail(q.error());
+        queues = std::move(*q);
+        in.queues = &*queues;
+    }
+    if (!banks_path.empty()) {
+        auto b = config::read_bank_table(banks_path);
+        if (!b) return fail(b.error());
+        banks = std::move(*b);
+        in.banks = &*banks;
+    }
+    if (!conf_path.empty()) {
+        auto c = config::read_slurm_conf(conf_path);
+        if (!c) return fail(c.error());
+        conf = std::move(*c);
+        auto q = config::read_qos_table(qos_path);
+        if (!q) return fail(q.error());
+        qos = std::move(*q);
+        in.conf = &*conf;
+        in.qos = &*qos;
+        in.conf_file = conf_path;
+    }
+    auto model = config::build_flux_model(in);
+    if (!model) return fail(model.error());
+    const std::int64_t t = now ? *now : static_cast<std::int64_t>(std::time(nullptr));
+    const auto ctx = model->context(t);
+
+    if (explain) {
+        for (const auto& j : model->jobs) {
+            if (j.id != *explain) continue;
+            const auto x = engine->explain(j, ctx);
+            std::string out = "job " + std::to_string(j.id) + " (user " + model->user_names[j.user] + ", urgency " +
+                              std::to_string(j.urgency) + ")\n";
+            for (const auto& term : x.terms) {
+                char line[256];
+                std::snprintf(line, sizeof line, "  %-12.*s %.17g x %.17g = %.17g\n", static_cast<int>(term.name.size()),
+                              term.name.data(), term.factor, term.weight, term.contribution);
+                out += line;
+            }
+            char sum[128];
+            std::snprintf(sum, sizeof sum, "  sum %.17g\n", x.score);
+            out += sum;
+            static constexpr std::string_view how[] = {
+                "the sum, rounded", "urgency 0: held", "urgency 31: expedited",
+                "the rounded sum is 0 or less: 0, which holds the job in Flux (priority-hold)",
+                "clamped at 4294967295"};
+            out += "  priority " + std::to_string(x.priority.value) + " (" +
+                   std::string(how[static_cast<std::size_t>(x.priority.status)]) + ")\n";
+            o.out = out;
+            return o;
+        }
+        o.status = exit_data;
+        o.err += "mfprio queue: job " + std::to_string(*explain) + " is not in the jobs table\n";
+        return o;
+    }
+
+    // Pending jobs only (held ones included: their priority is 0), in Flux's queue order.
+    std::vector<flux::job> pending;
+    for (const auto& j : model->jobs)
+        if (j.state == job_state::pending || j.state == job_state::held) pending.push_back(j);
+    std::vector<flux::priority_value> prio(pending.size());
+    engine->batch(std::span<const flux::job>(pending), ctx, std::span<flux::priority_value>(prio));
+    const auto order = flux::start_order(std::span<const flux::job>(pending), std::span<const flux::priority_value>(prio));
+
+    // Seed 003's layout: "%7s %8s %10s" then " %10s" per factor; values are the weighted
+    // contributions, rounded ("%.0f").
+    const auto names = engine->names();
+    std::string out = detail::right("JOBID", 7) + " " + detail::right("USER", 8) + " " + detail::right("PRIORITY", 10);
+    for (const auto& n : names) out += " " + detail::right(detail::upper(n), 10);
+    out += "\n";
+    for (std::size_t k : order) {
+        const auto& j = pending[k];
+        const auto x = engine->explain(j, ctx);
+        out += detail::right(std::to_string(j.id), 7) + " " + detail::right(model->user_names[j.user], 8) + " " +
+               detail::right(std::to_string(prio[k].value), 10);
+        for (const auto& term : x.terms) out += " " + detail::right(detail::fixed0(term.contribution), 10);
+        out += "\n";
+    }
+    o.out = out;
+    return o;
+}
+
+} // namespace mfprio::cli
