@@ -4,8 +4,9 @@
 #   ./setup.sh        install what is missing, build into build/, run the demo
 #   ./setup.sh test   install what is missing, then the whole test suite: gcc build
 #                     (-Werror, assertions on, tests + examples + benchmark smoke runs),
-#                     clang build with AddressSanitizer and UBSan, the install and consumer
-#                     checks (pkg-config and meson subproject). Ends with "N passed, N failed".
+#                     clang build with AddressSanitizer and UBSan, the queue tests built with
+#                     ThreadSanitizer (clang), the install and consumer checks (pkg-config
+#                     and meson subproject). Ends with "N passed, N failed".
 #   ./setup.sh deps   install what is missing, nothing else
 #
 # Packages come from Debian/Ubuntu (apt-get) and are installed only if some are missing.
@@ -81,14 +82,15 @@ logdir=""
 pass() { passed=$((passed + 1)); printf 'PASS %s\n' "$1"; }
 fail() { failed=$((failed + 1)); failures+=("$1"); printf 'FAIL %s\n' "$1"; }
 
-# run_suite NAME DIR: meson test in DIR; adds its "Ok:" to passed and its "Fail:",
-# "Unexpected Pass:" and "Timeout:" to failed. No summary at all (meson test could not
-# start) counts as one failure.
+# run_suite NAME DIR [ARGS...]: meson test in DIR (ARGS: more options, test names); adds its
+# "Ok:" to passed and its "Fail:", "Unexpected Pass:" and "Timeout:" to failed. No summary
+# at all (meson test could not start) counts as one failure.
 run_suite() {
     local name=$1 dir=$2 log=$logdir/$1-test.log
+    shift 2
     say "$name: meson test"
     set +e
-    meson test -C "$dir" --print-errorlogs --num-processes "$jobs" 2>&1 | tee "$log"
+    meson test -C "$dir" --print-errorlogs --num-processes "$jobs" "$@" 2>&1 | tee "$log"
     set -e
     local ok bad
     ok=$(sed 's/\x1b\[[0-9;]*m//g' "$log" | awk '/^Ok:/ {n += $2} END {print n + 0}')
@@ -119,6 +121,25 @@ build_and_test() {
         return
     fi
     run_suite "$name" "$dir"
+}
+
+# build_and_test_one NAME DIR TARGET TEST [meson options...]: configure, compile only TARGET,
+# and run only the meson test TEST (without rebuilding the rest). A build that fails counts
+# as one failure.
+build_and_test_one() {
+    local name=$1 dir=$2 target=$3 test=$4
+    shift 4
+    say "$name: configure and build $target ($dir)"
+    if ! configure "$dir" "$@" >"$logdir/$name-setup.log" 2>&1; then
+        tail -n 40 "$logdir/$name-setup.log"
+        fail "$name: meson setup (see $logdir/$name-setup.log)"
+        return
+    fi
+    if ! meson compile -C "$dir" -j "$jobs" "$target" 2>&1 | tee "$logdir/$name-build.log"; then
+        fail "$name: build (see $logdir/$name-build.log)"
+        return
+    fi
+    run_suite "$name" "$dir" --no-rebuild "$test"
 }
 
 # The files of the repository as a subproject would get them: tracked and untracked, minus
@@ -218,6 +239,15 @@ cmd_test() {
         -Dtests=true -Dexamples=true -Dbenchmarks=false
     unset UBSAN_OPTIONS ASAN_OPTIONS
 
+    # clang, ThreadSanitizer, only the queue tests (the reprioritizer's worker thread, the
+    # snapshot channel's readers, passes on several threads). A race report fails the test
+    # (TSan's exit code).
+    export TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
+    CXX=clang++ build_and_test_one clang-tsan build-ci-tsan mfprio_queue_tests queue \
+        -Dwerror=true -Dbuildtype=debugoptimized -Db_ndebug=false -Db_sanitize=thread -Db_lundef=false \
+        -Dtests=true -Dexamples=false -Dbenchmarks=false
+    unset TSAN_OPTIONS
+
     consumer_checks
 
     say "summary ($((SECONDS - start)) s, logs in $logdir)"
@@ -231,6 +261,6 @@ case ${1:-build} in
     build) cmd_build ;;
     test) cmd_test ;;
     deps) install_deps ;;
-    -h | --help | help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//' ;;
+    -h | --help | help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//' ;;
     *) die "unknown command '$1' (use: ./setup.sh [build|test|deps])" ;;
 esac
