@@ -10,6 +10,7 @@
 #include <mfprio/slurm.hpp>
 #include <mfprio/maui.hpp>
 #include <mfprio/flux.hpp>
+#include <mfprio/queue.hpp>
 #include <mfprio/config/config.hpp>
 #include <mfprio/config/fairshare_tree.hpp>
 #include <mfprio/config/slurm_fairshare.hpp>

@@ -1,0 +1,12 @@
+#pragma once
+/// \file
+/// Everything at run time: the dynamic (policy-file) engine with its registry and presets,
+/// the queue orders, immutable snapshots, the pending-job set and the asynchronous
+/// reprioritizer.
+#include <mfprio/queue/builtin.hpp>
+#include <mfprio/queue/dynamic.hpp>
+#include <mfprio/queue/order.hpp>
+#include <mfprio/queue/pending.hpp>
+#include <mfprio/queue/policy.hpp>
+#include <mfprio/queue/reprioritizer.hpp>
+#include <mfprio/queue/snapshot.hpp>
