@@ -64,6 +64,25 @@ inline std::optional<std::int64_t> parse_now(std::string_view s) {
     return config::parse_job_time(s);
 }
 
+/// Reads the value `v` of option `a` when `a` is one the Maui and Flux commands share:
+/// `--now T` or `--explain JOBID`. Returns false for any other option; on a bad value,
+/// `error` says what is wrong.
+inline bool common_value(std::string_view a, std::string_view v, std::optional<std::int64_t>& now,
+                         std::optional<std::uint32_t>& explain, std::string& error) {
+    if (a == "--now") {
+        now = parse_now(v);
+        if (!now) error = "--now takes epoch seconds or YYYY-MM-DDTHH:MM:SS, not '" + std::string(v) + "'";
+        return true;
+    }
+    if (a == "--explain") {
+        const auto id = config::parse_unsigned<std::uint32_t>(v);
+        if (!id) error = "'" + std::string(v) + "' is not a job id";
+        else explain = *id;
+        return true;
+    }
+    return false;
+}
+
 /// Loads the four Slurm inputs into a model. On failure, `o` holds the message and status.
 inline std::optional<config::slurm_model> load_slurm(const slurm_sources& src, outcome& o) {
     const auto fail = [&](const input_error& e) {

@@ -85,13 +85,8 @@ inline outcome run_diagnose(std::span<const std::string_view> args, const maui_s
         else if (a == "--nodes") nodes_path = v;
         else if (a == "--conf") conf_path = v;
         else if (a == "--fs-dir") fs_dir = v;
-        else if (a == "--now") {
-            now = parse_now(v);
-            if (!now) return usage("--now takes epoch seconds or YYYY-MM-DDTHH:MM:SS, not '" + std::string(v) + "'");
-        } else if (a == "--explain") {
-            const auto id = config::parse_unsigned<std::uint32_t>(v);
-            if (!id) return usage("'" + std::string(v) + "' is not a job id");
-            explain = *id;
+        else if (std::string error; common_value(a, v, now, explain, error)) {
+            if (!error.empty()) return usage(error);
         } else if (a == "--xfactor") {
             if (v == "code") xf = maui::xfactor_form::code;
             else if (v == "doc") xf = maui::xfactor_form::doc;

@@ -101,13 +101,8 @@ inline outcome run_queue(std::span<const std::string_view> args) {
         else if (a == "--banks") banks_path = v;
         else if (a == "--conf") conf_path = v;
         else if (a == "--qos") qos_path = v;
-        else if (a == "--now") {
-            now = parse_now(v);
-            if (!now) return usage("--now takes epoch seconds or YYYY-MM-DDTHH:MM:SS, not '" + std::string(v) + "'");
-        } else if (a == "--explain") {
-            const auto id = config::parse_unsigned<std::uint32_t>(v);
-            if (!id) return usage("'" + std::string(v) + "' is not a job id");
-            explain = *id;
+        else if (std::string error; common_value(a, v, now, explain, error)) {
+            if (!error.empty()) return usage(error);
         } else {
             algorithm = fairshare::parse_algorithm(v);
             if (!algorithm) return usage("unknown algorithm '" + std::string(v) + "'");
