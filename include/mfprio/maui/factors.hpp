@@ -160,6 +160,13 @@ struct bypass {
 
 // ---------------------------------------------------------------- TARG
 
+/// `pow(d, -2)`, the power of TARGETXFACTOR and of Maui 3.3's TARGETQUEUETIME: one function
+/// for the call operators and the components' block hooks (which call it with the same
+/// arguments, or reuse its value for d = 0.0001, the ceiling, computed once per batch).
+[[nodiscard]] inline double target_power(double d) noexcept { return std::pow(d, -2.0); }
+/// `pow(1000, e)`, the power of Moab's TARGETQUEUETIME (exactly 1000 for e = 1).
+[[nodiscard]] inline double thousand_power(double e) noexcept { return std::pow(1000.0, e); }
+
 /// TARGETQUEUETIME, for jobs whose QOS has a QTTARGET. Moab's form (default):
 /// `1000^min(1, queued / QTTARGET)`, rising from 1 to 1000 at the target. Maui 3.3's
 /// (option): `max(0.0001, QTTARGET - EffQTime)^-2` with EffQTime an epoch timestamp, which is
@@ -172,10 +179,10 @@ struct target_queuetime {
         if (q == nullptr || !(q->qt_target > 0)) return 0.0;
         if (c.opts.target_queuetime == target_queuetime_form::maui33) {
             const double eff_qtime = static_cast<double>(effective_queue_start(j, c));
-            return std::pow(std::max(0.0001, q->qt_target - eff_qtime), -2.0);
+            return target_power(std::max(0.0001, q->qt_target - eff_qtime));
         }
         const double queued = static_cast<double>(effective_queue_duration(j, c));
-        return std::pow(1000.0, std::min(1.0, queued / q->qt_target));
+        return thousand_power(std::min(1.0, queued / q->qt_target));
     }
 };
 
@@ -189,7 +196,7 @@ struct target_xfactor {
     [[nodiscard]] double operator()(const J& j, const context& c) const noexcept {
         const credential* q = qos_of(j, c);
         if (q == nullptr || !(q->xf_target > 0)) return 0.0;
-        return std::pow(std::max(0.0001, q->xf_target - xfactor{}(j, c)), -2.0);
+        return target_power(std::max(0.0001, q->xf_target - xfactor{}(j, c)));
     }
 };
 
@@ -204,7 +211,10 @@ struct credential_priority {
     static constexpr std::string_view name = subcomponents[index(subcomponent::user) + index(K)].name;
     template <class J>
     [[nodiscard]] constexpr double operator()(const J& j, const context& c) const noexcept {
-        const credential* cred = c.find(K, cred_index<K>(j));
+        return of(c.find(K, cred_index<K>(j)), c);
+    }
+    /// The value for a job whose credential of kind K is `cred` (nullptr: none).
+    [[nodiscard]] static constexpr double of(const credential* cred, const context& c) noexcept {
         std::int64_t p = cred != nullptr ? cred->priority : 0;
         if constexpr (K == cred_kind::qos) return static_cast<double>(p);
         if constexpr (K == cred_kind::job_class) {
@@ -216,7 +226,12 @@ struct credential_priority {
     template <class J>
         requires(K == cred_kind::job_class)
     [[nodiscard]] constexpr double adjust_weight(double w, const J& j, const context& c) const noexcept {
-        const credential* g = c.find(cred_kind::group, cred_index<cred_kind::group>(j));
+        return weight_of(c.find(cred_kind::group, cred_index<cred_kind::group>(j)), w);
+    }
+    /// CLASS's weight `w` adjusted for a job whose group is `g` (nullptr: none).
+    [[nodiscard]] static constexpr double weight_of(const credential* g, double w) noexcept
+        requires(K == cred_kind::job_class)
+    {
         return g != nullptr && g->class_weight > 0 ? static_cast<double>(g->class_weight) : w;
     }
 };
@@ -265,7 +280,11 @@ struct fairshare_usage {
     template <class J>
     [[nodiscard]] constexpr double operator()(const J& j, const context& c) const noexcept {
         if (!c.fs_active) return 0.0;
-        const credential* cred = c.find(K, cred_index<K>(j));
+        return of(c.find(K, cred_index<K>(j)), c);
+    }
+    /// The value, with fair-share active, for a job whose credential of kind K is `cred`
+    /// (nullptr: none).
+    [[nodiscard]] static constexpr double of(const credential* cred, const context& c) noexcept {
         const fs_target target =
             cred != nullptr && cred->target.value > 0 ? cred->target : c.default_of(K).target;
         return fs_delta(target, cred != nullptr ? cred->fs_usage : 0.0, c.opts.fs_percent_based);

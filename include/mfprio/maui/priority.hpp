@@ -10,7 +10,12 @@
 /// `usage_in_start_priority`); it is the run priority of running jobs (`run_priority`).
 
 #include <algorithm>
+#include <array>
+#include <cstddef>
 #include <cstdint>
+#include <limits>
+#include <memory>
+#include <new>
 #include <span>
 #include <utility>
 #include <vector>
@@ -103,22 +108,453 @@ using signed_weight = runtime_weight<std::int64_t>;
 template <class F>
 using maui_subterm = subterm<F, signed_weight>;
 
-using serv_component = ::mfprio::component<"Serv", maui_subterm<queuetime>, maui_subterm<xfactor>,
-                                 maui_subterm<spviolation>, maui_subterm<bypass>>;
-using targ_component = ::mfprio::component<"Targ", maui_subterm<target_queuetime>, maui_subterm<target_xfactor>>;
-using cred_component = ::mfprio::component<"Cred", maui_subterm<user_priority>, maui_subterm<group_priority>,
-                                 maui_subterm<account_priority>, maui_subterm<qos_priority>,
-                                 maui_subterm<class_priority>>;
-using attr_component = ::mfprio::component<"Attr", maui_subterm<unimplemented<subcomponent::attrattr>>,
-                                 maui_subterm<unimplemented<subcomponent::attrstate>>>;
-using fs_component = ::mfprio::component<"FS", maui_subterm<fs_user>, maui_subterm<fs_group>, maui_subterm<fs_account>,
-                               maui_subterm<fs_qos>, maui_subterm<fs_class>>;
-using res_component = ::mfprio::component<"Res", maui_subterm<nodes>, maui_subterm<procs>, maui_subterm<memory>,
-                                maui_subterm<swap>, maui_subterm<disk>, maui_subterm<proc_seconds>,
-                                maui_subterm<processor_equivalent>, maui_subterm<walltime>,
-                                maui_subterm<user_procs>, maui_subterm<user_jobs>>;
-using usage_component = ::mfprio::component<"Usage", maui_subterm<consumed>, maui_subterm<execution_time>,
-                                  maui_subterm<remaining>, maui_subterm<percent>>;
+namespace detail {
+using serv_base = ::mfprio::component<"Serv", maui_subterm<queuetime>, maui_subterm<xfactor>,
+                                      maui_subterm<spviolation>, maui_subterm<bypass>>;
+using targ_base = ::mfprio::component<"Targ", maui_subterm<target_queuetime>, maui_subterm<target_xfactor>>;
+using cred_base = ::mfprio::component<"Cred", maui_subterm<user_priority>, maui_subterm<group_priority>,
+                                      maui_subterm<account_priority>, maui_subterm<qos_priority>,
+                                      maui_subterm<class_priority>>;
+using attr_base = ::mfprio::component<"Attr", maui_subterm<unimplemented<subcomponent::attrattr>>,
+                                      maui_subterm<unimplemented<subcomponent::attrstate>>>;
+using fs_base = ::mfprio::component<"FS", maui_subterm<fs_user>, maui_subterm<fs_group>, maui_subterm<fs_account>,
+                                    maui_subterm<fs_qos>, maui_subterm<fs_class>>;
+using res_base = ::mfprio::component<"Res", maui_subterm<nodes>, maui_subterm<procs>, maui_subterm<memory>,
+                                     maui_subterm<swap>, maui_subterm<disk>, maui_subterm<proc_seconds>,
+                                     maui_subterm<processor_equivalent>, maui_subterm<walltime>,
+                                     maui_subterm<user_procs>, maui_subterm<user_jobs>>;
+using usage_base = ::mfprio::component<"Usage", maui_subterm<consumed>, maui_subterm<execution_time>,
+                                       maui_subterm<remaining>, maui_subterm<percent>>;
+
+// ---- what the block hooks share
+//
+// Exactness (the hooks write what the call operator returns, bit for bit): each subterm's
+// contribution is the same product, weight x cap(factor), of the same values, added in the
+// same order from 0.0. Where the call operator skips a subterm whose weight (after
+// adjustment) is 0, a hook adds +0.0 instead (`prepared_subterm::term`), without evaluating
+// the product (the factor could be infinite or NaN): a sum that starts at +0.0 is never
+// -0.0 (x + y is -0.0 only when both are), and x + (+0.0) is x for every x but -0.0. A cap
+// is two comparisons against bounds that are infinite where the cap does nothing
+// (`cap_bounds`), which gives `cap::operator()`'s result for every x, NaN included.
+
+/// A cap as bounds: `min` then `max`, with infinite bounds where the cap does nothing.
+struct cap_bounds {
+    double hi = std::numeric_limits<double>::infinity();
+    double lo = -std::numeric_limits<double>::infinity();
+
+    [[nodiscard]] static constexpr cap_bounds of(const cap& c) noexcept {
+        cap_bounds b;
+        if (c.active()) {
+            b.hi = c.limit;
+            if (c.style == cap_style::symmetric) b.lo = -c.limit;
+        }
+        return b;
+    }
+    /// `cap::operator()`'s value: x > hi gives hi, x < lo gives lo, anything else (NaN) x.
+    [[nodiscard]] constexpr double operator()(double x) const noexcept {
+        const double y = hi < x ? hi : x;
+        return y < lo ? lo : y;
+    }
+};
+
+/// A subterm's configured weight (as a double) and cap, laid out once per batch.
+struct prepared_subterm {
+    double w = 0;
+    cap_bounds bounds{};
+
+    template <class S>
+    [[nodiscard]] static constexpr prepared_subterm of(const S& s) noexcept {
+        return {s.weight.as_double(), cap_bounds::of(s.limit)};
+    }
+    /// What the component adds for factor `f` under weight `w`: w x cap(f), or +0.0 where
+    /// the component skips the subterm (w == 0).
+    [[nodiscard]] constexpr double term(double w_used, double f) const noexcept {
+        const double contribution = w_used * bounds(f);
+        return w_used == 0 ? 0.0 : contribution;
+    }
+    [[nodiscard]] constexpr double term(double f) const noexcept { return term(w, f); }
+};
+
+/// The prepared subterms of a component, in order.
+template <class Base, std::size_t... I>
+[[nodiscard]] constexpr std::array<prepared_subterm, Base::size> prepare_subterms(const Base& b,
+                                                                                  std::index_sequence<I...>) noexcept {
+    return {prepared_subterm::of(b.template get<I>())...};
+}
+template <class Base>
+[[nodiscard]] constexpr std::array<prepared_subterm, Base::size> prepare_subterms(const Base& b) noexcept {
+    return prepare_subterms(b, std::make_index_sequence<Base::size>{});
+}
+
+/// Index `i` into a table of `n` entries followed by a row for "none": `i`, or `n` when
+/// `i` is past the table (`no_cred` included).
+[[nodiscard]] constexpr std::size_t row_of(std::uint64_t i, std::size_t n) noexcept {
+    return i < n ? static_cast<std::size_t>(i) : n;
+}
+
+/// Doubles laid out once per batch by a hook, in one allocation that does not throw: when it
+/// fails the hook falls back to the call operator.
+struct prepared_doubles {
+    std::unique_ptr<double[]> data;
+    [[nodiscard]] bool allocate(std::size_t n) noexcept {
+        data.reset(new (std::nothrow) double[n == 0 ? 1 : n]);
+        return data != nullptr;
+    }
+    [[nodiscard]] explicit operator bool() const noexcept { return data != nullptr; }
+};
+
+/// The job's credential of kind K: its row in the context's table, or an entry with every
+/// field 0 (`none`) when it has none; `found` tells which.
+template <cred_kind K, class J>
+[[nodiscard]] constexpr const credential& credential_or(const J& j, const context& c, const credential& none,
+                                                        bool& found) noexcept {
+    const auto& table = c.creds[index(K)];
+    const std::uint32_t i = cred_index<K>(j);
+    found = i < table.size();
+    return found ? table[i] : none;
+}
+} // namespace detail
+
+/// SERV: QUEUETIME, XFACTOR, SPVIOLATION and BYPASS. Its block hook takes the job's QOS once
+/// for QTWEIGHT, XFWEIGHT and XFMINWCLIMIT, without a branch on configuration.
+struct serv_component : detail::serv_base {
+    struct prepared {
+        std::array<detail::prepared_subterm, size> sub{};
+        detail::cap_bounds limit{};
+        double spviolation[2] = {0.0, 0.0}; ///< SPVIOLATION's term for 0 and 1
+        credential none{};                  ///< the QOS of a job without one: adds 0 to the weights
+    };
+
+    [[nodiscard]] constexpr prepared prepare(const context&) const noexcept {
+        prepared p;
+        p.sub = detail::prepare_subterms<detail::serv_base>(*this);
+        p.limit = detail::cap_bounds::of(limit);
+        p.spviolation[0] = p.sub[2].term(0.0);
+        p.spviolation[1] = p.sub[2].term(1.0);
+        return p;
+    }
+
+    template <class J, std::size_t N>
+        requires applies<J, context> && (N != std::dynamic_extent)
+    constexpr void block(const prepared& p, std::span<const J, N> jobs, const context& c,
+                         std::span<double, N> out) const noexcept {
+        using T = job_traits<J>;
+        const bool whole = c.opts.queuetime == queuetime_unit::whole_minutes;
+        const bool doc = c.opts.xfactor == xfactor_form::doc;
+        const bool min_needs_qos = c.opts.xf_min_wclimit_needs_qos;
+        const double xf_min = c.opts.xf_min_wclimit;
+        for (std::size_t i = 0; i < N; ++i) {
+            const J& j = jobs[i];
+            bool has_qos = false;
+            const credential& q = detail::credential_or<cred_kind::qos>(j, c, p.none, has_qos);
+            const std::int64_t seconds = effective_queue_duration(j, c);
+            const double queued = static_cast<double>(seconds);
+            // QUEUETIME (QTWEIGHT added: w + 0.0 is w for a job without a QOS, w never -0.0)
+            const double minutes = whole ? static_cast<double>(seconds / 60) : queued / 60.0;
+            // XFACTOR (computed whatever the denominator, then 0 where it is not > 0)
+            const double wclimit = static_cast<double>(T::wclimit(j));
+            const double denominator = !min_needs_qos || has_qos ? std::max(xf_min, wclimit) : wclimit;
+            const double ratio = doc ? 1.0 + queued / denominator : (queued + wclimit) / denominator;
+            const double xf = denominator > 0 ? ratio : 0.0;
+            const double w_qt = p.sub[0].w + static_cast<double>(q.qt_weight);
+            const double w_xf = p.sub[1].w + static_cast<double>(q.xf_weight);
+            double total = 0.0;
+            total = total + p.sub[0].term(w_qt, minutes);
+            total = total + p.sub[1].term(w_xf, xf);
+            total = total + p.spviolation[T::spviolation(j) ? 1 : 0];
+            total = total + p.sub[3].term(static_cast<double>(T::bypass(j)));
+            out[i] = p.limit(total);
+        }
+    }
+};
+
+/// TARG: TARGETQUEUETIME and TARGETXFACTOR.
+struct targ_component : detail::targ_base {
+    struct prepared {
+        std::array<detail::prepared_subterm, size> sub{};
+        detail::cap_bounds limit{};
+        credential none{};   ///< the QOS of a job without one: no targets
+    };
+
+    [[nodiscard]] prepared prepare(const context&) const noexcept {
+        prepared p;
+        p.sub = detail::prepare_subterms<detail::targ_base>(*this);
+        p.limit = detail::cap_bounds::of(limit);
+        return p;
+    }
+
+    template <class J, std::size_t N>
+        requires applies<J, context> && (N != std::dynamic_extent)
+    void block(const prepared& p, std::span<const J, N> jobs, const context& c, std::span<double, N> out) const noexcept {
+        using T = job_traits<J>;
+        const bool maui33 = c.opts.target_queuetime == target_queuetime_form::maui33;
+        const bool doc = c.opts.xfactor == xfactor_form::doc;
+        const bool min_needs_qos = c.opts.xf_min_wclimit_needs_qos;
+        const double xf_min = c.opts.xf_min_wclimit;
+        const bool qt_on = p.sub[0].w != 0, xf_on = p.sub[1].w != 0;
+        for (std::size_t i = 0; i < N; ++i) {
+            const J& j = jobs[i];
+            bool has_qos = false;
+            const credential& q = detail::credential_or<cred_kind::qos>(j, c, p.none, has_qos);
+            double total = 0.0;
+            if (qt_on) {
+                const bool has = q.qt_target > 0;
+                double f = 0.0;
+                if (maui33) {
+                    const double eff_qtime = static_cast<double>(effective_queue_start(j, c));
+                    const double d = std::max(0.0001, q.qt_target - eff_qtime);
+                    if (has) f = target_power(d);
+                } else {
+                    const double queued = static_cast<double>(effective_queue_duration(j, c));
+                    const double e = std::min(1.0, queued / q.qt_target);
+                    if (has) f = thousand_power(e);
+                }
+                total = total + p.sub[0].term(f);
+            }
+            if (xf_on) {
+                const bool has = q.xf_target > 0;
+                const double queued = static_cast<double>(effective_queue_duration(j, c));
+                const double wclimit = static_cast<double>(T::wclimit(j));
+                const double denominator = !min_needs_qos || has_qos ? std::max(xf_min, wclimit) : wclimit;
+                const double ratio = doc ? 1.0 + queued / denominator : (queued + wclimit) / denominator;
+                const double xf = denominator > 0 ? ratio : 0.0;
+                const double d = std::max(0.0001, q.xf_target - xf);
+                double f = 0.0;
+                if (has) f = target_power(d);
+                total = total + p.sub[1].term(f);
+            }
+            out[i] = p.limit(total);
+        }
+    }
+};
+
+/// CRED: USER, GROUP, ACCOUNT, QOS and CLASS. Its block hook tabulates once per batch each
+/// credential's weighted, capped PRIORITY term (with the DEFAULT fallbacks), CLASS's capped
+/// priority and each group's CLASS weight, then adds table entries per job.
+struct cred_component : detail::cred_base {
+    struct prepared {
+        std::array<std::size_t, cred_kind_count> size{}; ///< table sizes; row `size` is "none"
+        std::array<const double*, cred_kind_count> term{}; ///< by credential: the term (CLASS: capped priority)
+        const double* class_weight = nullptr;              ///< by group: CLASS's weight for its jobs
+        detail::cap_bounds limit{};
+        detail::prepared_doubles storage;
+    };
+
+    [[nodiscard]] prepared prepare(const context& c) const noexcept {
+        prepared p;
+        const auto sub = detail::prepare_subterms<detail::cred_base>(*this);
+        p.limit = detail::cap_bounds::of(limit);
+        std::size_t total = 0;
+        for (std::size_t k = 0; k < cred_kind_count; ++k) {
+            p.size[k] = c.creds[k].size();
+            total += p.size[k] + 1;
+        }
+        total += p.size[index(cred_kind::group)] + 1;
+        if (!p.storage.allocate(total)) return p;
+        double* at = p.storage.data.get();
+        const auto fill = [&]<cred_kind K>(std::integral_constant<cred_kind, K>) noexcept {
+            const std::size_t n = p.size[index(K)];
+            for (std::size_t i = 0; i <= n; ++i) {
+                const credential* cred = i < n ? &c.creds[index(K)][i] : nullptr;
+                const double f = credential_priority<K>::of(cred, c);
+                // CLASS: its weight depends on the job's group; the product is per job.
+                at[i] = K == cred_kind::job_class ? sub[index(K)].bounds(f) : sub[index(K)].term(f);
+            }
+            p.term[index(K)] = at;
+            at += n + 1;
+        };
+        fill(std::integral_constant<cred_kind, cred_kind::user>{});
+        fill(std::integral_constant<cred_kind, cred_kind::group>{});
+        fill(std::integral_constant<cred_kind, cred_kind::account>{});
+        fill(std::integral_constant<cred_kind, cred_kind::qos>{});
+        fill(std::integral_constant<cred_kind, cred_kind::job_class>{});
+        const std::size_t groups = p.size[index(cred_kind::group)];
+        for (std::size_t g = 0; g <= groups; ++g)
+            at[g] = class_priority::weight_of(g < groups ? &c.creds[index(cred_kind::group)][g] : nullptr,
+                                              sub[index(cred_kind::job_class)].w);
+        p.class_weight = at;
+        return p;
+    }
+
+    template <class J, std::size_t N>
+        requires applies<J, context> && (N != std::dynamic_extent)
+    void block(const prepared& p, std::span<const J, N> jobs, const context& c, std::span<double, N> out) const noexcept {
+        if (!p.storage) {
+            for (std::size_t i = 0; i < N; ++i) out[i] = (*this)(jobs[i], c);
+            return;
+        }
+        const auto row = [&p]<cred_kind K>(const J& j, std::integral_constant<cred_kind, K>) noexcept {
+            return detail::row_of(cred_index<K>(j), p.size[index(K)]);
+        };
+        using kind = cred_kind;
+        for (std::size_t i = 0; i < N; ++i) {
+            const J& j = jobs[i];
+            const std::size_t g = row(j, std::integral_constant<kind, kind::group>{});
+            const double w_class = p.class_weight[g];
+            // A capped priority is finite: w_class x it is +-0.0 for a zero weight.
+            const double class_term = w_class * p.term[index(kind::job_class)][row(j, std::integral_constant<kind, kind::job_class>{})];
+            double total = 0.0;
+            total = total + p.term[index(kind::user)][row(j, std::integral_constant<kind, kind::user>{})];
+            total = total + p.term[index(kind::group)][g];
+            total = total + p.term[index(kind::account)][row(j, std::integral_constant<kind, kind::account>{})];
+            total = total + p.term[index(kind::qos)][row(j, std::integral_constant<kind, kind::qos>{})];
+            total = total + class_term;
+            out[i] = p.limit(total);
+        }
+    }
+};
+
+/// ATTR: ATTRATTR and ATTRSTATE, 0 in Maui 3.3 whatever the job: its block hook computes the
+/// value once per block.
+struct attr_component : detail::attr_base {
+    template <class J, std::size_t N>
+        requires applies<J, context> && (N != std::dynamic_extent) && (N > 0)
+    constexpr void block(std::span<const J, N> jobs, const context& c, std::span<double, N> out) const noexcept {
+        const double v = (*this)(jobs[0], c);
+        for (std::size_t i = 0; i < N; ++i) out[i] = v;
+    }
+};
+
+/// FS: FSUSER ... FSCLASS. Its block hook tabulates once per batch each credential's
+/// weighted, capped fair-share term (its usage against its target or the DEFAULT's, 0 when
+/// fair-share is off), then adds table entries per job.
+struct fs_component : detail::fs_base {
+    struct prepared {
+        std::array<std::size_t, cred_kind_count> size{};
+        std::array<const double*, cred_kind_count> term{};
+        detail::cap_bounds limit{};
+        detail::prepared_doubles storage;
+    };
+
+    [[nodiscard]] prepared prepare(const context& c) const noexcept {
+        prepared p;
+        const auto sub = detail::prepare_subterms<detail::fs_base>(*this);
+        p.limit = detail::cap_bounds::of(limit);
+        std::size_t total = 0;
+        for (std::size_t k = 0; k < cred_kind_count; ++k) {
+            p.size[k] = c.creds[k].size();
+            total += p.size[k] + 1;
+        }
+        if (!p.storage.allocate(total)) return p;
+        double* at = p.storage.data.get();
+        const auto fill = [&]<cred_kind K>(std::integral_constant<cred_kind, K>) noexcept {
+            const std::size_t n = p.size[index(K)];
+            for (std::size_t i = 0; i <= n; ++i) {
+                const credential* cred = i < n ? &c.creds[index(K)][i] : nullptr;
+                const double f = c.fs_active ? fairshare_usage<K>::of(cred, c) : 0.0;
+                at[i] = sub[index(K)].term(f);
+            }
+            p.term[index(K)] = at;
+            at += n + 1;
+        };
+        fill(std::integral_constant<cred_kind, cred_kind::user>{});
+        fill(std::integral_constant<cred_kind, cred_kind::group>{});
+        fill(std::integral_constant<cred_kind, cred_kind::account>{});
+        fill(std::integral_constant<cred_kind, cred_kind::qos>{});
+        fill(std::integral_constant<cred_kind, cred_kind::job_class>{});
+        return p;
+    }
+
+    template <class J, std::size_t N>
+        requires applies<J, context> && (N != std::dynamic_extent)
+    void block(const prepared& p, std::span<const J, N> jobs, const context& c, std::span<double, N> out) const noexcept {
+        if (!p.storage) {
+            for (std::size_t i = 0; i < N; ++i) out[i] = (*this)(jobs[i], c);
+            return;
+        }
+        using kind = cred_kind;
+        const auto at = [&p]<kind K>(const J& j, std::integral_constant<kind, K>) noexcept {
+            return p.term[index(K)][detail::row_of(cred_index<K>(j), p.size[index(K)])];
+        };
+        for (std::size_t i = 0; i < N; ++i) {
+            const J& j = jobs[i];
+            double total = 0.0;
+            total = total + at(j, std::integral_constant<kind, kind::user>{});
+            total = total + at(j, std::integral_constant<kind, kind::group>{});
+            total = total + at(j, std::integral_constant<kind, kind::account>{});
+            total = total + at(j, std::integral_constant<kind, kind::qos>{});
+            total = total + at(j, std::integral_constant<kind, kind::job_class>{});
+            out[i] = p.limit(total);
+        }
+    }
+};
+
+/// RES: NODE, PROC, MEM, SWAP, DISK, PS, PE, WALLTIME, UPROC and UJOB. Its block hook
+/// tabulates each user's UPROC and UJOB terms once per batch and computes the processor
+/// equivalents without a branch on the job's requests.
+struct res_component : detail::res_base {
+    struct prepared {
+        std::array<detail::prepared_subterm, size> sub{};
+        detail::cap_bounds limit{};
+        std::size_t users = 0;        ///< rows of `user_terms`, less the "none" row
+        const double* user_terms = nullptr; ///< by user: UPROC's term, UJOB's term
+        detail::prepared_doubles storage;
+    };
+
+    [[nodiscard]] prepared prepare(const context& c) const noexcept {
+        prepared p;
+        p.sub = detail::prepare_subterms<detail::res_base>(*this);
+        p.limit = detail::cap_bounds::of(limit);
+        p.users = std::max(c.user_active_procs.size(), c.user_active_jobs.size());
+        if (!p.storage.allocate(2 * (p.users + 1))) return p;
+        double* at = p.storage.data.get();
+        for (std::size_t u = 0; u <= p.users; ++u) {
+            const double procs = u < c.user_active_procs.size() ? static_cast<double>(c.user_active_procs[u]) : 0.0;
+            const double jobs = u < c.user_active_jobs.size() ? static_cast<double>(c.user_active_jobs[u]) : 0.0;
+            at[2 * u] = p.sub[8].term(procs);
+            at[2 * u + 1] = p.sub[9].term(jobs);
+        }
+        p.user_terms = at;
+        return p;
+    }
+
+    template <class J, std::size_t N>
+        requires applies<J, context> && (N != std::dynamic_extent)
+    void block(const prepared& p, std::span<const J, N> jobs, const context& c, std::span<double, N> out) const noexcept {
+        if (!p.storage) {
+            for (std::size_t i = 0; i < N; ++i) out[i] = (*this)(jobs[i], c);
+            return;
+        }
+        using T = job_traits<J>;
+        const resources& r = c.cluster;
+        const bool pe_on = r.procs > 0;
+        const bool has_mem = r.mem > 0, has_disk = r.disk > 0, has_swap = r.swap > 0;
+        for (std::size_t i = 0; i < N; ++i) {
+            const J& j = jobs[i];
+            const double procs = static_cast<double>(T::procs(j));
+            const double wclimit = static_cast<double>(T::wclimit(j));
+            // processor_equivalents: each request considered only where it is > 0 and the
+            // cluster has the resource, as a select rather than a branch.
+            double share = procs / r.procs;
+            const auto consider = [&share](double requested, bool has, double total) noexcept {
+                const double candidate = std::max(share, requested / total);
+                share = requested > 0 && has ? candidate : share;
+            };
+            if constexpr (has_mem_mb<J>) consider(static_cast<double>(T::mem_mb(j)), has_mem, r.mem);
+            if constexpr (has_disk_mb<J>) consider(static_cast<double>(T::disk_mb(j)), has_disk, r.disk);
+            if constexpr (has_swap_mb<J>) consider(static_cast<double>(T::swap_mb(j)), has_swap, r.swap);
+            const double pe_value = r.procs * share;
+            const double pe = pe_on ? pe_value : 0.0;
+            const double ps = procs * wclimit;
+            const double* user = p.user_terms + 2 * detail::row_of(static_cast<std::size_t>(T::user(j)), p.users);
+            double total = 0.0;
+            total = total + p.sub[0].term(static_cast<double>(T::nodes(j)));
+            total = total + p.sub[1].term(procs);
+            total = total + p.sub[2].term(static_cast<double>(T::mem_mb(j)));
+            total = total + p.sub[3].term(static_cast<double>(T::swap_mb(j)));
+            total = total + p.sub[4].term(static_cast<double>(T::disk_mb(j)));
+            total = total + p.sub[5].term(ps);
+            total = total + p.sub[6].term(pe);
+            total = total + p.sub[7].term(wclimit);
+            total = total + user[0];
+            total = total + user[1];
+            out[i] = p.limit(total);
+        }
+    }
+};
+
+/// USAGE: CONSUMED, EXECUTIONTIME, REMAINING and PERCENT (the run priority of running jobs).
+struct usage_component : detail::usage_base {};
 
 /// (`::mfprio::component` is the core template; `maui::component` names the seven of them.)
 /// Maui's engine: seven component terms in Maui's order with runtime signed weights.
@@ -132,10 +568,11 @@ namespace detail {
 template <class Component, std::size_t... I>
 constexpr Component build_component(const weights& w, cap_style style, component c, std::index_sequence<I...>) {
     const std::size_t first = index(components[index(c)].first);
-    return Component{
-        {typename std::tuple_element_t<I, decltype(Component{}.subterms)>{
-            {}, signed_weight{w.sub_weight[first + I]}, cap{w.sub_cap[first + I], style}}...},
-        cap{w.component_cap[index(c)], style}};
+    Component out{};
+    out.subterms = {typename std::tuple_element_t<I, decltype(Component{}.subterms)>{
+        {}, signed_weight{w.sub_weight[first + I]}, cap{w.sub_cap[first + I], style}}...};
+    out.limit = cap{w.component_cap[index(c)], style};
+    return out;
 }
 template <class Component>
 constexpr Component build_component(const weights& w, cap_style style, component c) {

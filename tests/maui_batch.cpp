@@ -1,0 +1,369 @@
+// The block hooks of Maui's components (maui/priority.hpp: `prepare` once per batch, then
+// `block` per block of jobs) against their call operators, bit for bit: every component
+// over generated jobs and contexts with the edge cases a hook could get wrong. Credential
+// indices past the tables and `no_cred` (the "none" row of the tables), negative priorities
+// and weights, every fair-share target mode with and without FSPOLICY '%', fair-share off,
+// usages and targets that make a fair-share factor infinite or NaN (a zero weight must skip
+// it, not add 0 x inf), caps of both styles, zero weights, a QOS whose QTWEIGHT or XFWEIGHT
+// cancels QUEUETIMEWEIGHT or XFACTORWEIGHT (an adjusted weight of 0 on an infinite expansion
+// factor), groups whose CLASSWEIGHT replaces CLASSWEIGHT, QTTARGET and XFTARGET reached and
+// not, both TARGETQUEUETIME forms, both XFACTOR forms, every accrual policy, processor
+// equivalents of clusters without some resources (or with a NaN or infinite total), and a
+// job type of its own with signed and floating-point fields. Then the engine's batch
+// against its one-job path (including spans that are not whole blocks), and the dynamic
+// engine's Maui components against the compile-time engine.
+//
+// Two values match when their bits are equal; two NaNs count as a match whatever their
+// payloads (NaN only arises here from NaN or infinite inputs, and x86 may propagate either
+// operand's payload of a sum of two NaNs).
+#include <doctest/doctest.h>
+
+#include <mfprio/maui/factors.hpp>
+#include <mfprio/maui/job.hpp>
+#include <mfprio/maui/priority.hpp>
+#include <mfprio/queue/builtin.hpp>
+#include <mfprio/queue/policy.hpp>
+
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <random>
+#include <span>
+#include <vector>
+
+using namespace mfprio::maui;
+
+namespace {
+
+constexpr std::int64_t now = 1'800'000'000;
+constexpr double inf = std::numeric_limits<double>::infinity();
+constexpr double not_a_number = std::numeric_limits<double>::quiet_NaN();
+
+bool same(double a, double b) {
+    if (std::isnan(a) && std::isnan(b)) return true;
+    return std::bit_cast<std::uint64_t>(a) == std::bit_cast<std::uint64_t>(b);
+}
+
+/// A job type of its own: signed processors, floating-point memory and wallclock limit,
+/// 64-bit credential indices (read through `job_traits` like `maui::job`).
+struct odd_job {
+    std::uint32_t id = 0;
+    std::int64_t user = 0, group = 0, account = 0, qos = 0, job_class = 0;
+    std::int64_t submit_time = 0, eligible_time = 0, policy_blocked_time = 0, blocked_time = 0, start_time = 0;
+    double wclimit = 0;
+    std::int32_t procs = 1;
+    std::int32_t nodes = 1;
+    double mem_mb = 0, swap_mb = 0, disk_mb = 0;
+    std::uint32_t bypass = 0;
+    bool spviolation = false;
+};
+
+const fs_target_mode all_modes[] = {fs_target_mode::none,    fs_target_mode::target,       fs_target_mode::floor,
+                                    fs_target_mode::ceiling, fs_target_mode::cap_absolute, fs_target_mode::cap_relative};
+
+struct world {
+    std::vector<credential> tables[cred_kind_count];
+    std::vector<std::uint32_t> uprocs, ujobs;
+    context c{};
+    std::vector<job> jobs;
+    std::vector<odd_job> odd;
+
+    world(std::uint64_t seed, std::int64_t w_qt, std::int64_t w_xf) {
+        std::mt19937_64 rng(seed);
+        auto pick = [&](std::uint64_t n) { return static_cast<std::uint32_t>(rng() % n); };
+        const std::size_t sizes[cred_kind_count] = {7 + pick(5), 1 + pick(6), pick(4), 3 + pick(6), 1 + pick(5)};
+        for (std::size_t k = 0; k < cred_kind_count; ++k) {
+            for (std::size_t i = 0; i < sizes[k]; ++i) {
+                credential cr;
+                cr.priority = pick(4) == 0 ? 0 : static_cast<std::int64_t>(pick(4001)) - 2000;
+                cr.target = {pick(5) == 0 ? 0.0 : static_cast<double>(pick(60)) / (1 + pick(3)), all_modes[pick(6)]};
+                cr.fs_usage = static_cast<double>(pick(10001)) / 100.0;
+                if (pick(15) == 0) cr.fs_usage = pick(2) == 0 ? not_a_number : inf; // a NaN or infinite factor
+                if (pick(15) == 0) cr.target.value = 1e-310;               // '%': 1 - usage / target is -inf
+                // QOS: QTWEIGHT or XFWEIGHT cancelling the configured weight now and then.
+                cr.qt_weight = pick(3) == 0 ? -w_qt : static_cast<std::int64_t>(pick(40)) - 10;
+                cr.xf_weight = pick(3) == 0 ? -w_xf : static_cast<std::int64_t>(pick(100)) - 50;
+                cr.qt_target = pick(2) == 0 ? 0.0 : static_cast<double>(1 + pick(4 * 86400));
+                if (pick(10) == 0) cr.qt_target = -5.0;
+                cr.xf_target = pick(2) == 0 ? 0.0 : 1.0 + static_cast<double>(pick(100)) / 10.0;
+                cr.class_weight = static_cast<std::int64_t>(pick(5)) - 1;
+                cr.rm_priority = pick(2) == 0 ? 0 : static_cast<std::int64_t>(pick(50));
+                tables[k].push_back(cr);
+            }
+        }
+        for (std::size_t i = 0; i < sizes[0] - 2 - pick(3); ++i) uprocs.push_back(pick(500)); // shorter than the users
+        for (std::size_t i = 0; i < sizes[0] + pick(3); ++i) ujobs.push_back(pick(20));       // maybe longer
+        c.now = now;
+        for (std::size_t k = 0; k < cred_kind_count; ++k) c.creds[k] = tables[k];
+        for (std::size_t k = 0; k < cred_kind_count; ++k) {
+            c.defaults[k].priority = pick(3) == 0 ? 0 : static_cast<std::int64_t>(pick(201)) - 100;
+            c.defaults[k].target = {pick(3) == 0 ? 0.0 : static_cast<double>(1 + pick(40)), all_modes[pick(6)]};
+        }
+        c.fs_active = pick(5) != 0;
+        const double totals[] = {0.0, 1024.0, 4'096'000.0, 1e-300, inf, not_a_number, -1.0};
+        c.cluster = resources{pick(8) == 0 ? totals[pick(7)] : 1024.0, totals[pick(7)], totals[pick(7)], totals[pick(7)]};
+        c.user_active_procs = uprocs;
+        c.user_active_jobs = ujobs;
+        // Indices in the tables, just past them, far past them, and no_cred.
+        auto cred = [&](std::size_t k) -> std::uint32_t {
+            switch (pick(12)) {
+            case 0: return no_cred;
+            case 1: return static_cast<std::uint32_t>(sizes[k]);
+            case 2: return static_cast<std::uint32_t>(sizes[k] + 1 + pick(1000));
+            default: return sizes[k] == 0 ? 0 : pick(sizes[k]);
+            }
+        };
+        for (std::uint32_t i = 0; i < 32 * 13 + 7; ++i) {
+            job j;
+            j.id = i + 1;
+            j.user = cred(0);
+            j.group = cred(1);
+            j.account = cred(2);
+            j.qos = cred(3);
+            j.job_class = cred(4);
+            j.submit_time = now - static_cast<std::int64_t>(pick(14 * 86400)) + (pick(20) == 0 ? 7200 : 0);
+            j.eligible_time = pick(3) == 0 ? j.submit_time + pick(3600) : 0;
+            j.policy_blocked_time = pick(3) == 0 ? now - pick(7200) : 0;
+            j.blocked_time = pick(4) == 0 ? now - pick(7200) : 0;
+            j.wclimit = pick(8) == 0 ? 0 : pick(3 * 86400);
+            j.procs = pick(20) == 0 ? 0 : 1 + pick(2048);
+            j.nodes = 1 + pick(64);
+            j.mem_mb = pick(3) == 0 ? 0 : pick(200'000);
+            j.swap_mb = pick(2) == 0 ? 0 : pick(50'000);
+            j.disk_mb = pick(3) == 0 ? 0 : pick(10'000);
+            j.bypass = pick(4) == 0 ? pick(30) : 0;
+            j.spviolation = pick(5) == 0;
+            if (pick(6) == 0) {
+                j.state = mfprio::job_state::running;
+                j.start_time = now - pick(4 * 86400);
+            }
+            jobs.push_back(j);
+            odd_job o;
+            o.id = j.id;
+            o.user = pick(10) == 0 ? -1 : static_cast<std::int64_t>(j.user == no_cred ? 1u << 31 : j.user);
+            o.group = j.group == no_cred ? -3 : j.group;
+            o.account = pick(10) == 0 ? std::int64_t{1} << 40 : static_cast<std::int64_t>(j.account);
+            o.qos = j.qos;
+            o.job_class = j.job_class;
+            o.submit_time = j.submit_time;
+            o.eligible_time = j.eligible_time;
+            o.policy_blocked_time = j.policy_blocked_time;
+            o.blocked_time = j.blocked_time;
+            o.wclimit = pick(10) == 0 ? not_a_number : static_cast<double>(j.wclimit) + 0.5;
+            o.procs = pick(5) == 0 ? -static_cast<std::int32_t>(pick(64)) : static_cast<std::int32_t>(j.procs);
+            o.nodes = static_cast<std::int32_t>(j.nodes);
+            o.mem_mb = pick(10) == 0 ? -100.0 : pick(10) == 0 ? not_a_number : static_cast<double>(j.mem_mb);
+            o.swap_mb = static_cast<double>(j.swap_mb);
+            o.disk_mb = pick(10) == 0 ? inf : static_cast<double>(j.disk_mb);
+            o.bypass = j.bypass;
+            o.spviolation = j.spviolation;
+            o.start_time = j.start_time;
+            odd.push_back(o);
+        }
+    }
+};
+
+/// Random weights (a third 0, some negative) and caps (some 0: none).
+weights random_weights(std::mt19937_64& rng) {
+    weights wt;
+    for (auto& x : wt.component_weight) x = static_cast<std::int64_t>(rng() % 21) - 5;
+    for (auto& x : wt.sub_weight) x = rng() % 3 == 0 ? 0 : static_cast<std::int64_t>(rng() % 201) - 100;
+    for (auto& x : wt.component_cap) x = rng() % 2 == 0 ? 0.0 : static_cast<double>(rng() % 100000) / 7.0;
+    for (auto& x : wt.sub_cap) x = rng() % 3 == 0 ? static_cast<double>(rng() % 1000) / 3.0 : 0.0;
+    return wt;
+}
+
+options random_options(std::mt19937_64& rng, int round) {
+    options o;
+    o.caps = round % 2 == 0 ? mfprio::cap_style::upper : mfprio::cap_style::symmetric;
+    o.queuetime = rng() % 2 == 0 ? queuetime_unit::fractional_minutes : queuetime_unit::whole_minutes;
+    o.xfactor = rng() % 2 == 0 ? xfactor_form::code : xfactor_form::doc;
+    o.target_queuetime = rng() % 2 == 0 ? target_queuetime_form::moab : target_queuetime_form::maui33;
+    const accrual_policy policies[] = {accrual_policy::always, accrual_policy::queuepolicy, accrual_policy::fullpolicy};
+    o.accrual = policies[rng() % 3];
+    o.fs_percent_based = rng() % 2 == 0;
+    o.xf_min_wclimit_needs_qos = rng() % 3 != 0;
+    const double mins[] = {120.0, 0.0, 1e-310, 3600.0};
+    o.xf_min_wclimit = mins[rng() % 4];
+    o.usage_executiontime = rng() % 2 == 0;
+    o.usage_in_start_priority = rng() % 4 == 0;
+    o.enable_negative = round % 3 == 0;
+    o.reject_negative = round % 5 == 0;
+    return o;
+}
+
+/// Component C's block hook (prepared once, then block by block) against its call operator.
+template <class Component, class J>
+std::size_t check_hook(const Component& comp, std::span<const J> jobs, const context& c, int round) {
+    constexpr std::size_t n = mfprio::block_size;
+    std::size_t checked = 0;
+    double out[n];
+    const auto compare = [&](std::size_t base) {
+        for (std::size_t i = 0; i < n; ++i) {
+            const double expected = comp(jobs[base + i], c);
+            INFO(Component::name, " round ", round, " job ", base + i, ": hook ", out[i], " call ", expected);
+            CHECK(same(out[i], expected));
+            ++checked;
+        }
+    };
+    for (std::size_t base = 0; base + n <= jobs.size(); base += n) {
+        const std::span<const J, n> block(jobs.data() + base, n);
+        const std::span<double, n> o(out, n);
+        if constexpr (mfprio::prepared_block_factor_policy<Component, J, context>) {
+            comp.block(comp.prepare(c), block, c, o);
+        } else {
+            static_assert(mfprio::block_factor_policy<Component, J, context>);
+            comp.block(block, c, o);
+        }
+        compare(base);
+    }
+    return checked;
+}
+
+template <class J>
+void check_all_hooks(const weights& wt, const options& o, std::span<const J> jobs, const context& c, int round) {
+    const cap_style s = o.caps;
+    std::size_t checked = 0;
+    checked += check_hook(detail::build_component<serv_component>(wt, s, component::serv), jobs, c, round);
+    checked += check_hook(detail::build_component<targ_component>(wt, s, component::targ), jobs, c, round);
+    checked += check_hook(detail::build_component<cred_component>(wt, s, component::cred), jobs, c, round);
+    checked += check_hook(detail::build_component<attr_component>(wt, s, component::attr), jobs, c, round);
+    checked += check_hook(detail::build_component<fs_component>(wt, s, component::fs), jobs, c, round);
+    checked += check_hook(detail::build_component<res_component>(wt, s, component::res), jobs, c, round);
+    CHECK(checked == 6 * (jobs.size() / mfprio::block_size) * mfprio::block_size);
+}
+
+} // namespace
+
+static_assert(mfprio::prepared_block_factor_policy<serv_component, job, context>);
+static_assert(mfprio::prepared_block_factor_policy<targ_component, job, context>);
+static_assert(mfprio::prepared_block_factor_policy<cred_component, job, context>);
+static_assert(mfprio::block_factor_policy<attr_component, job, context>);
+static_assert(mfprio::prepared_block_factor_policy<fs_component, job, context>);
+static_assert(mfprio::prepared_block_factor_policy<res_component, job, context>);
+static_assert(mfprio::prepared_block_factor_policy<res_component, odd_job, context>);
+
+TEST_CASE("Maui batch: every component's block hook equals its call operator, bit for bit") {
+    std::mt19937_64 rng(2026);
+    for (int round = 0; round < 60; ++round) {
+        const weights wt = random_weights(rng);
+        const options o = random_options(rng, round);
+        world w(1000 + static_cast<std::uint64_t>(round), wt[subcomponent::queuetime], wt[subcomponent::xfactor]);
+        w.c.opts = o;
+        check_all_hooks<job>(wt, o, std::span<const job>(w.jobs), w.c, round);
+        check_all_hooks<odd_job>(wt, o, std::span<const odd_job>(w.odd), w.c, round);
+    }
+}
+
+TEST_CASE("Maui batch: zero weights skip infinite and NaN factors") {
+    // Every fair-share usage NaN or infinite and the FS weights 0 but one; an XFMINWCLIMIT
+    // that makes XFACTOR infinite with XFACTORWEIGHT cancelled by XFWEIGHT; a cluster of
+    // infinite processors (PE is inf x 0, NaN) with PEWEIGHT 0.
+    world w(77, 10, 100);
+    for (auto& t : w.tables)
+        for (std::size_t i = 0; i < t.size(); ++i) t[i].fs_usage = i % 2 == 0 ? not_a_number : inf;
+    for (auto& q : w.tables[index(cred_kind::qos)]) q.xf_weight = -100;
+    w.c.fs_active = true;
+    w.c.cluster = resources{inf, 1000.0, 0.0, 0.0};
+    weights wt;
+    wt[subcomponent::queuetime] = 10;
+    wt[subcomponent::xfactor] = 100;
+    wt[subcomponent::fsuser] = 0;
+    wt[subcomponent::fsgroup] = 0;
+    wt[subcomponent::fsaccount] = 0;
+    wt[subcomponent::fsqos] = 0;
+    wt[subcomponent::fsclass] = 3;
+    wt[subcomponent::pe] = 0;
+    wt[subcomponent::proc] = 2;
+    for (const bool percent : {false, true}) {
+        options o;
+        o.fs_percent_based = percent;
+        o.xf_min_wclimit = 1e-310;
+        o.xf_min_wclimit_needs_qos = false;
+        w.c.opts = o;
+        for (auto& j : w.jobs) j.wclimit = 0;
+        check_all_hooks<job>(wt, o, std::span<const job>(w.jobs), w.c, percent ? 1 : 0);
+        // The values are finite where only zero-weighted factors are not.
+        const auto fs = detail::build_component<fs_component>(wt, o.caps, component::fs);
+        const auto res = detail::build_component<res_component>(wt, o.caps, component::res);
+        const auto serv = detail::build_component<serv_component>(wt, o.caps, component::serv);
+        for (const auto& j : w.jobs) {
+            CHECK(std::isfinite(res(j, w.c)));
+            if (w.c.find(cred_kind::qos, j.qos) != nullptr) CHECK(std::isfinite(serv(j, w.c)));
+            const credential* cl = w.c.find(cred_kind::job_class, j.job_class);
+            if (cl == nullptr) CHECK(std::isfinite(fs(j, w.c)));
+        }
+    }
+}
+
+TEST_CASE("Maui batch: fair-share off, DEFAULT targets and every target mode") {
+    std::mt19937_64 rng(5);
+    for (const fs_target_mode mode : all_modes) {
+        for (const bool active : {true, false}) {
+            world w(300 + static_cast<std::uint64_t>(mode), 1, 1);
+            for (auto& t : w.tables)
+                for (auto& cr : t) cr.target.mode = mode;
+            for (auto& d : w.c.defaults) d.target = {12.5, mode};
+            w.c.fs_active = active;
+            const weights wt = random_weights(rng);
+            for (const bool percent : {false, true}) {
+                options o;
+                o.fs_percent_based = percent;
+                w.c.opts = o;
+                check_hook(detail::build_component<fs_component>(wt, o.caps, component::fs),
+                           std::span<const job>(w.jobs), w.c, static_cast<int>(mode));
+                o.caps = mfprio::cap_style::symmetric;
+                w.c.opts = o;
+                check_hook(detail::build_component<fs_component>(wt, o.caps, component::fs),
+                           std::span<const job>(w.jobs), w.c, static_cast<int>(mode));
+            }
+        }
+    }
+}
+
+TEST_CASE("Maui batch: the engine's batch equals its one-job path, whole blocks or not") {
+    std::mt19937_64 rng(99);
+    for (int round = 0; round < 30; ++round) {
+        const weights wt = random_weights(rng);
+        const options o = random_options(rng, round);
+        world w(5000 + static_cast<std::uint64_t>(round), wt[subcomponent::queuetime], wt[subcomponent::xfactor]);
+        w.c.opts = o;
+        const auto e = make_maui_engine(wt, o);
+        for (const std::size_t n : {w.jobs.size(), std::size_t{31}, std::size_t{64}, std::size_t{0}}) {
+            std::vector<priority_value> out(n);
+            std::vector<double> scores(n);
+            e.batch(std::span<const job>(w.jobs.data(), n), w.c, std::span<priority_value>(out));
+            e.batch_scores(std::span<const job>(w.jobs.data(), n), w.c, std::span<double>(scores));
+            for (std::size_t i = 0; i < n; ++i) {
+                INFO("round ", round, " n ", n, " job ", i);
+                CHECK(out[i] == e.priority(w.jobs[i], w.c));
+                CHECK(same(scores[i], e.score(w.jobs[i], w.c)));
+            }
+        }
+        std::vector<priority_value> odd_out(w.odd.size());
+        e.batch(std::span<const odd_job>(w.odd), w.c, std::span<priority_value>(odd_out));
+        for (std::size_t i = 0; i < w.odd.size(); ++i) {
+            INFO("round ", round, " odd job ", i);
+            CHECK(odd_out[i] == e.priority(w.odd[i], w.c));
+        }
+    }
+}
+
+TEST_CASE("Maui batch: the dynamic engine's Maui components equal the compile-time engine") {
+    // The preset `maui` (weights 1, USAGE 0), through the registry's components (prepared
+    // once per chunk of the dynamic engine); tests/queue_dynamic.cpp checks random policies.
+    const auto reg = mfprio::queue::maui_registry();
+    world w(42, 1, 1);
+    w.c.opts = options{};
+    auto dyn = mfprio::queue::load_preset("maui", reg, maui_result{});
+    REQUIRE(dyn.has_value());
+    const auto e = make_maui_engine(weights{});
+    std::vector<priority_value> a(w.jobs.size()), b(w.jobs.size());
+    dyn->batch(std::span<const job>(w.jobs), w.c, std::span<priority_value>(a));
+    e.batch(std::span<const job>(w.jobs), w.c, std::span<priority_value>(b));
+    for (std::size_t i = 0; i < w.jobs.size(); ++i) {
+        INFO("job ", i);
+        CHECK(a[i] == b[i]);
+    }
+}
