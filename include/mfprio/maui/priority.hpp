@@ -268,11 +268,15 @@ struct serv_component : detail::serv_base {
     }
 };
 
-/// TARG: TARGETQUEUETIME and TARGETXFACTOR.
+/// TARG: TARGETQUEUETIME and TARGETXFACTOR. Its block hook calls `pow` only where its value
+/// is not known beforehand: `pow(1000, 1)` for a queue time past QTTARGET and
+/// `pow(0.0001, -2)`, the ceiling, for an expansion factor past XFTARGET are computed once.
 struct targ_component : detail::targ_base {
     struct prepared {
         std::array<detail::prepared_subterm, size> sub{};
         detail::cap_bounds limit{};
+        double thousand = 0; ///< thousand_power(1.0)
+        double ceiling = 0;  ///< target_power(0.0001)
         credential none{};   ///< the QOS of a job without one: no targets
     };
 
@@ -280,6 +284,10 @@ struct targ_component : detail::targ_base {
         prepared p;
         p.sub = detail::prepare_subterms<detail::targ_base>(*this);
         p.limit = detail::cap_bounds::of(limit);
+        // The same functions as the call operators', at run time (never folded differently).
+        volatile double one = 1.0, floor = 0.0001;
+        p.thousand = thousand_power(one);
+        p.ceiling = target_power(floor);
         return p;
     }
 
@@ -303,11 +311,13 @@ struct targ_component : detail::targ_base {
                 if (maui33) {
                     const double eff_qtime = static_cast<double>(effective_queue_start(j, c));
                     const double d = std::max(0.0001, q.qt_target - eff_qtime);
-                    if (has) f = target_power(d);
+                    f = has ? p.ceiling : 0.0;
+                    if (has && d != 0.0001) [[unlikely]] f = target_power(d);
                 } else {
                     const double queued = static_cast<double>(effective_queue_duration(j, c));
                     const double e = std::min(1.0, queued / q.qt_target);
-                    if (has) f = thousand_power(e);
+                    f = has ? p.thousand : 0.0;
+                    if (has && e != 1.0) f = thousand_power(e);
                 }
                 total = total + p.sub[0].term(f);
             }
@@ -319,8 +329,8 @@ struct targ_component : detail::targ_base {
                 const double ratio = doc ? 1.0 + queued / denominator : (queued + wclimit) / denominator;
                 const double xf = denominator > 0 ? ratio : 0.0;
                 const double d = std::max(0.0001, q.xf_target - xf);
-                double f = 0.0;
-                if (has) f = target_power(d);
+                double f = has ? p.ceiling : 0.0;
+                if (has && d != 0.0001) f = target_power(d);
                 total = total + p.sub[1].term(f);
             }
             out[i] = p.limit(total);
