@@ -68,6 +68,18 @@ public:
         for (std::size_t i = 0; i < jobs.size(); ++i) out[i] = evaluate(jobs[i], c);
     }
 
+    /// What the factor computes once per batch from the context (a prepared block hook's
+    /// tables, say), or null when it has nothing to prepare. May throw `std::bad_alloc`.
+    [[nodiscard]] virtual std::shared_ptr<const void> prepare(const Ctx&) const { return nullptr; }
+
+    /// `evaluate_block` with the state `prepare` returned for this batch's context (null:
+    /// as `evaluate_block(jobs, c, out)`). Same values, bit for bit.
+    virtual void evaluate_prepared(const std::shared_ptr<const void>& state, std::span<const J> jobs, const Ctx& c,
+                                   std::span<double> out) const noexcept {
+        (void)state;
+        evaluate_block(jobs, c, out);
+    }
+
 protected:
     dynamic_factor() = default;
     dynamic_factor(const dynamic_factor&) = default;
@@ -90,15 +102,34 @@ public:
     [[nodiscard]] double evaluate(const J& j, const Ctx& c) const noexcept override { return factor_(j, c); }
 
     void evaluate_block(std::span<const J> jobs, const Ctx& c, std::span<double> out) const noexcept override {
+        evaluate_prepared(nullptr, jobs, c, out);
+    }
+
+    /// With a prepared block hook: the hook's state, held for the batch.
+    [[nodiscard]] std::shared_ptr<const void> prepare(const Ctx& c) const override {
+        if constexpr (prepared_block_factor_policy<F, J, Ctx>) {
+            using state_type = std::remove_cvref_t<decltype(factor_.prepare(c))>;
+            return std::make_shared<const state_type>(factor_.prepare(c));
+        } else {
+            return nullptr;
+        }
+    }
+
+    void evaluate_prepared(const std::shared_ptr<const void>& state, std::span<const J> jobs, const Ctx& c,
+                           std::span<double> out) const noexcept override {
         MFPRIO_ASSERT(out.size() >= jobs.size());
         const std::size_t n = jobs.size();
         std::size_t done = 0;
         if constexpr (prepared_block_factor_policy<F, J, Ctx>) {
+            using state_type = std::remove_cvref_t<decltype(factor_.prepare(c))>;
             if (n >= block_size) {
-                const auto state = factor_.prepare(c);
-                for (; done + block_size <= n; done += block_size)
-                    factor_.block(state, std::span<const J, block_size>(jobs.data() + done, block_size), c,
-                                  std::span<double, block_size>(out.data() + done, block_size));
+                const auto run = [&](const state_type& st) noexcept {
+                    for (; done + block_size <= n; done += block_size)
+                        factor_.block(st, std::span<const J, block_size>(jobs.data() + done, block_size), c,
+                                      std::span<double, block_size>(out.data() + done, block_size));
+                };
+                if (state != nullptr) run(*static_cast<const state_type*>(state.get()));
+                else run(factor_.prepare(c)); // no batch state: prepare for this call
             }
         } else if constexpr (block_factor_policy<F, J, Ctx>) {
             for (; done + block_size <= n; done += block_size)
@@ -525,9 +556,11 @@ public:
     }
 
     /// Priorities of a span of jobs into `out` (at least as long), each exactly what
-    /// `priority` gives. Chunk by chunk of `chunk_size` jobs: every term with a non-zero weight
-    /// fills a column with one `evaluate_block` call, which is weighted and added to the
-    /// chunk's sums; then the result policy finishes each sum. No allocation.
+    /// `priority` gives. Each term's factor prepares once for the batch (`prepare`: the
+    /// only allocation, one state per prepared term; if it fails, the factor prepares per
+    /// chunk instead). Then chunk by chunk of `chunk_size` jobs: every term with a non-zero
+    /// weight fills a column with one `evaluate_block` call, which is weighted and added to
+    /// the chunk's sums; then the result policy finishes each sum.
     void batch(std::span<const J> jobs, const Ctx& c, std::span<output_type> out) const noexcept {
         MFPRIO_ASSERT(out.size() >= jobs.size());
         for_each_chunk(jobs, c, [&](std::size_t base, std::size_t n, const double* sums) noexcept {
@@ -554,12 +587,26 @@ private:
     void for_each_chunk(std::span<const J> jobs, const Ctx& c, Fn&& fn) const noexcept {
         double sums[chunk_size];
         double column[chunk_size];
+        // One state per term for the whole batch (null: nothing to prepare, or no memory).
+        std::vector<std::shared_ptr<const void>> states;
+        if (jobs.size() > chunk_size) {
+            try {
+                states.resize(terms_.size());
+                for (std::size_t k = 0; k < terms_.size(); ++k)
+                    if (terms_[k].weight != 0) states[k] = terms_[k].factor->prepare(c);
+            } catch (...) {
+                states.clear();
+            }
+        }
+        static const std::shared_ptr<const void> none;
         for (std::size_t base = 0; base < jobs.size(); base += chunk_size) {
             const std::size_t n = std::min(chunk_size, jobs.size() - base);
             std::fill(sums, sums + n, 0.0);
-            for (const auto& t : terms_) {
+            for (std::size_t k = 0; k < terms_.size(); ++k) {
+                const auto& t = terms_[k];
                 if (t.weight == 0) continue;
-                t.factor->evaluate_block(jobs.subspan(base, n), c, std::span<double>(column, n));
+                t.factor->evaluate_prepared(states.empty() ? none : states[k], jobs.subspan(base, n), c,
+                                            std::span<double>(column, n));
                 const double w = t.weight;
                 for (std::size_t i = 0; i < n; ++i) {
                     const double contribution = column[i] * w;
