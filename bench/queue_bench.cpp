@@ -6,7 +6,8 @@
 //                compile-time weights (`make_fixed_multifactor`), runtime weights
 //                (`make_multifactor`), and a dynamic engine (`queue::dynamic_engine`) built
 //                from `slurm_registry()` and a policy text with the same names, weights and
-//                order (one virtual call per term per chunk of 256 jobs). Also the
+//                order (one virtual call per term per chunk of 256 jobs, each factor
+//                prepared once per `batch`). Also the
 //                flux-accounting preset of `builtin_registry()` against
 //                `flux::make_flux_accounting_engine`, over the same jobs as `flux::job`.
 //                Every engine pair is checked to give identical priorities for every job
