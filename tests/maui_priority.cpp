@@ -6,6 +6,7 @@
 #include <mfprio/maui/job.hpp>
 #include <mfprio/maui/priority.hpp>
 
+#include <limits>
 #include <vector>
 
 
@@ -217,6 +218,9 @@ TEST_CASE("maui: ceiling, system priorities and truncation") {
     CHECK(reject.finish(-0.5) == priority_value{0, priority_status::computed}); // truncates to 0: startable
     CHECK(reject.finish(-1.5) == priority_value{-1, priority_status::negative_rejected});
     CHECK(reject.finish(-1.5, system_priority_kind::absolute, 0).status == priority_status::system_absolute);
+    // Below the 64-bit range (an infinite factor): held at INT64_MIN, never an undefined cast.
+    CHECK(neg.finish(-std::numeric_limits<double>::infinity()).value == std::numeric_limits<std::int64_t>::min());
+    CHECK(neg.finish(-1e300).value == std::numeric_limits<std::int64_t>::min());
 
     // Through the engine: the job's setspri fields.
     cluster k;

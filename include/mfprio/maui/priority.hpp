@@ -84,6 +84,10 @@ struct maui_result {
             p += static_cast<double>(system);
             status = priority_status::system_relative;
         }
+        // Negative priorities have no lower clamp in Maui; a sum below the 64-bit range (-inf
+        // from an infinite factor, say) is held at its bottom instead of an undefined cast.
+        constexpr double int64_bottom = -9223372036854775808.0;
+        if (!(p > int64_bottom)) p = int64_bottom;
         const auto value = static_cast<std::int64_t>(p);
         if (reject_negative && value < 0 && status != priority_status::system_absolute)
             status = priority_status::negative_rejected;
