@@ -373,6 +373,19 @@ struct key_summary {
         ++count;
     }
 
+    /// As `add`, for an entry that follows `prev`, the entry added just before it and still
+    /// in memory: its keys are compared with `prev`'s, recomputed, rather than with a copy kept
+    /// here. Call `close` with the last entry after a run of these.
+    constexpr void add_following(const queue_entry& e, const queue_entry& prev) noexcept {
+        const auto k = O::keys(e);
+        widen(k);
+        if (tie_break_in_order && detail::compare_keys(O::keys(prev), k, O::primary_keys, O::key_count) >= 0)
+            tie_break_in_order = false;
+        ++count;
+    }
+    /// Records the last entry of a run of `add_following`.
+    constexpr void close(const queue_entry& e) noexcept { last = O::keys(e); }
+
     /// An entry already added changed (its primary keys only, e.g. a raised priority).
     constexpr void changed(const queue_entry& e) noexcept { widen(O::keys(e)); }
 
