@@ -162,3 +162,38 @@ TEST_CASE("config: Flux model with slurm.conf adds the Flux columns to Slurm's j
     in.qos = nullptr;
     CHECK_FALSE(build_flux_model(in));
 }
+
+TEST_CASE("config: Flux model jobs table errors name the line, the column and the job") {
+    const auto err = [](std::string_view text) {
+        const auto t = parse_table(text, "jobs.txt");
+        REQUIRE(t);
+        flux_inputs in;
+        in.jobs = &*t;
+        const auto m = build_flux_model(in);
+        REQUIRE_FALSE(m);
+        return m.error();
+    };
+    CHECK(err("User|SubmitTime\na|1\n").message == "the jobs table has no JobID column");
+    CHECK(err("JobID|SubmitTime\n1|1\n").key == "User");
+    CHECK(err("JobID|User\n1|a\n").key == "SubmitTime");
+    const std::string head = "JobID|User|SubmitTime|EligibleTime|State|NumNodes|NumCPUs\n";
+    auto e = err(head + "0|a|1||||\n");
+    CHECK(e.line == 2);
+    CHECK(e.column == 1);
+    CHECK(e.message == "job: JobID '0' is not an integer from 1 to 4294967295");
+    e = err(head + "4|a|1||||\n4|b|1||||\n");
+    CHECK(e.line == 3);
+    CHECK(e.message == "job 4: JobID is listed twice");
+    CHECK(err(head + "4||1||||\n").message == "job 4: empty User");
+    CHECK(err(head + "4|a|soon||||\n").message ==
+          "job 4: SubmitTime 'soon' is not epoch seconds or YYYY-MM-DDTHH:MM:SS");
+    CHECK(err(head + "4|a|1|later|||\n").message ==
+          "job 4: EligibleTime 'later' is not epoch seconds or YYYY-MM-DDTHH:MM:SS");
+    CHECK(err(head + "4|a|1||WAITING||\n").message == "job 4: unknown State 'WAITING'");
+    e = err(head + "4|a|1|||-2|\n");
+    CHECK(e.key == "NumNodes");
+    CHECK(e.message == "job 4: NumNodes '-2' is not an integer from 0 to 4294967295");
+    CHECK(err(head + "4|a|1||||x\n").key == "NumCPUs");
+    // The Flux columns are checked first: a bad urgency names its job.
+    CHECK(err("JobID|User|SubmitTime|Urgency\n9|a|1|40\n").message == "job 9: Urgency '40' is not an integer from 0 to 31");
+}
