@@ -3,6 +3,8 @@
 // Values from reference flux_maui.md A1, A2.1, A2.4.1 and seed 003, worked by hand.
 #include <doctest/doctest.h>
 
+#include "flux_fixture.hpp"
+
 #include <mfprio/core/factor.hpp>
 #include <mfprio/flux/context.hpp>
 #include <mfprio/flux/factors.hpp>
@@ -13,34 +15,10 @@
 #include <vector>
 
 using namespace mfprio::flux;
+using flux_test::make_job;
+using flux_test::tables;
 
 namespace {
-
-/// A flux::job with the fields the factors read.
-constexpr job make_job(std::uint32_t association, std::uint32_t queue, std::uint32_t bank, std::uint8_t urgency,
-                       std::uint64_t seq = 0) {
-    job j;
-    j.association = association;
-    j.queue = queue;
-    j.bank = bank;
-    j.urgency = urgency;
-    j.submit_seq = seq;
-    return j;
-}
-
-/// Tables owned by the test, viewed by a context.
-struct tables {
-    std::vector<double> fairshare;
-    std::vector<std::int64_t> queues;
-    std::vector<double> banks;
-    context c{};
-    const context& ctx() {
-        c.fairshare = fairshare;
-        c.queue_priority = queues;
-        c.bank_priority = banks;
-        return c;
-    }
-};
 
 /// A job type with none of the fields.
 struct bare {};
@@ -75,9 +53,9 @@ static_assert(!mfprio::factor_policy<bank_factor, job, mfprio::slurm::context>);
 static_assert(std::is_same_v<fairshare_factor, mfprio::slurm::fairshare_factor>);
 
 // The factors evaluate at compile time.
-static_assert(urgency_factor{}(make_job(0, no_index, no_index, 20), context{}) == 4.0);
-static_assert(fcfs_factor{}(make_job(0, no_index, no_index, 16, 2), context{}) == 4294967293.0);
-static_assert(queue_factor{}(make_job(0, 0, no_index, 16), context{}) == 0.0); // empty table
+static_assert(urgency_factor{}(make_job(0, 0, no_index, no_index, 20), context{}) == 4.0);
+static_assert(fcfs_factor{}(make_job(0, 0, no_index, no_index, 16, 2), context{}) == 4294967293.0);
+static_assert(queue_factor{}(make_job(0, 0, 0, no_index, 16), context{}) == 0.0); // empty table
 
 TEST_CASE("flux factors: names") {
     CHECK(queue_factor::name == "queue");
@@ -94,13 +72,13 @@ TEST_CASE("flux queue factor: the queue's priority, 0 for no queue or an unknown
     tables t;
     t.queues = {0, 2, 500000, -3};
     const queue_factor f{};
-    CHECK(f(make_job(0, 0, no_index, 16), t.ctx()) == 0.0);
-    CHECK(f(make_job(0, 1, no_index, 16), t.ctx()) == 2.0);
-    CHECK(f(make_job(0, 2, no_index, 16), t.ctx()) == 500000.0);
-    CHECK(f(make_job(0, 3, no_index, 16), t.ctx()) == -3.0);      // returned as is
-    CHECK(f(make_job(0, no_index, no_index, 16), t.ctx()) == 0.0); // no queue given
-    CHECK(f(make_job(0, 4, no_index, 16), t.ctx()) == 0.0);        // past the table: unknown
-    CHECK(f(make_job(0, 1000, no_index, 16), t.ctx()) == 0.0);
+    CHECK(f(make_job(0, 0, 0, no_index, 16), t.ctx()) == 0.0);
+    CHECK(f(make_job(0, 0, 1, no_index, 16), t.ctx()) == 2.0);
+    CHECK(f(make_job(0, 0, 2, no_index, 16), t.ctx()) == 500000.0);
+    CHECK(f(make_job(0, 0, 3, no_index, 16), t.ctx()) == -3.0);      // returned as is
+    CHECK(f(make_job(0, 0, no_index, no_index, 16), t.ctx()) == 0.0); // no queue given
+    CHECK(f(make_job(0, 0, 4, no_index, 16), t.ctx()) == 0.0);        // past the table: unknown
+    CHECK(f(make_job(0, 0, 1000, no_index, 16), t.ctx()) == 0.0);
 }
 
 TEST_CASE("flux bank factor: the bank's priority, 0.0 for an unknown bank") {
@@ -109,11 +87,11 @@ TEST_CASE("flux bank factor: the bank's priority, 0.0 for an unknown bank") {
     tables t;
     t.banks = {0.0, 3.5, -1.25};
     const bank_factor f{};
-    CHECK(f(make_job(0, no_index, 0, 16), t.ctx()) == 0.0);
-    CHECK(f(make_job(0, no_index, 1, 16), t.ctx()) == 3.5);
-    CHECK(f(make_job(0, no_index, 2, 16), t.ctx()) == -1.25);
-    CHECK(f(make_job(0, no_index, no_index, 16), t.ctx()) == 0.0);
-    CHECK(f(make_job(0, no_index, 3, 16), t.ctx()) == 0.0);
+    CHECK(f(make_job(0, 0, no_index, 0, 16), t.ctx()) == 0.0);
+    CHECK(f(make_job(0, 0, no_index, 1, 16), t.ctx()) == 3.5);
+    CHECK(f(make_job(0, 0, no_index, 2, 16), t.ctx()) == -1.25);
+    CHECK(f(make_job(0, 0, no_index, no_index, 16), t.ctx()) == 0.0);
+    CHECK(f(make_job(0, 0, no_index, 3, 16), t.ctx()) == 0.0);
 }
 
 TEST_CASE("flux queue and bank factors come from the job, not from the association") {
@@ -123,8 +101,8 @@ TEST_CASE("flux queue and bank factors come from the job, not from the associati
     tables t;
     t.queues = {1, 2};
     t.banks = {0.5, 3.5};
-    const job first = make_job(0, 0, 0, 16);
-    const job second = make_job(0, 1, 1, 16);
+    const job first = make_job(0, 0, 0, 0, 16);
+    const job second = make_job(0, 0, 1, 1, 16);
     const queue_factor q{};
     const bank_factor b{};
     CHECK(q(second, t.ctx()) == 2.0);
@@ -141,35 +119,35 @@ TEST_CASE("flux urgency factor: urgency - 16") {
     // Reference A2.1: the urgency term is W_urgency x (urgency - 16).
     const context c{};
     const urgency_factor f{};
-    CHECK(f(make_job(0, no_index, no_index, 16), c) == 0.0);   // default urgency adds nothing
-    CHECK(f(make_job(0, no_index, no_index, 20), c) == 4.0);
-    CHECK(f(make_job(0, no_index, no_index, 12), c) == -4.0);
-    CHECK(f(make_job(0, no_index, no_index, 1), c) == -15.0);
-    CHECK(f(make_job(0, no_index, no_index, 30), c) == 14.0);
-    CHECK(f(make_job(0, no_index, no_index, 0), c) == -16.0);   // never reaches a sum (HOLD)
-    CHECK(f(make_job(0, no_index, no_index, 31), c) == 15.0);   // never reaches a sum (EXPEDITE)
+    CHECK(f(make_job(0, 0, no_index, no_index, 16), c) == 0.0);   // default urgency adds nothing
+    CHECK(f(make_job(0, 0, no_index, no_index, 20), c) == 4.0);
+    CHECK(f(make_job(0, 0, no_index, no_index, 12), c) == -4.0);
+    CHECK(f(make_job(0, 0, no_index, no_index, 1), c) == -15.0);
+    CHECK(f(make_job(0, 0, no_index, no_index, 30), c) == 14.0);
+    CHECK(f(make_job(0, 0, no_index, no_index, 0), c) == -16.0);   // never reaches a sum (HOLD)
+    CHECK(f(make_job(0, 0, no_index, no_index, 31), c) == 15.0);   // never reaches a sum (EXPEDITE)
 }
 
 TEST_CASE("flux urgency value: flux-core's default priority is the urgency") {
     // Reference A1: .priority-default sets priority = urgency.
     const context c{};
     const urgency_value f{};
-    CHECK(f(make_job(0, no_index, no_index, 0), c) == 0.0);
-    CHECK(f(make_job(0, no_index, no_index, 16), c) == 16.0);
-    CHECK(f(make_job(0, no_index, no_index, 31), c) == 31.0);
+    CHECK(f(make_job(0, 0, no_index, no_index, 0), c) == 0.0);
+    CHECK(f(make_job(0, 0, no_index, no_index, 16), c) == 16.0);
+    CHECK(f(make_job(0, 0, no_index, no_index, 31), c) == 31.0);
 }
 
 TEST_CASE("flux FCFS factor: one below the last submitted, from 0xFFFFFFFF") {
     // Seed 003: the first job gets 0xFFFFFFFF = 4294967295 and each later one one less.
     const context c{};
     const fcfs_factor f{};
-    CHECK(f(make_job(0, no_index, no_index, 16, 0), c) == 4294967295.0);
-    CHECK(f(make_job(0, no_index, no_index, 16, 1), c) == 4294967294.0);
-    CHECK(f(make_job(0, no_index, no_index, 16, 2), c) == 4294967293.0);
-    CHECK(f(make_job(0, no_index, no_index, 16, 4294967294u), c) == 1.0);
+    CHECK(f(make_job(0, 0, no_index, no_index, 16, 0), c) == 4294967295.0);
+    CHECK(f(make_job(0, 0, no_index, no_index, 16, 1), c) == 4294967294.0);
+    CHECK(f(make_job(0, 0, no_index, no_index, 16, 2), c) == 4294967293.0);
+    CHECK(f(make_job(0, 0, no_index, no_index, 16, 4294967294u), c) == 1.0);
     // After 2^32 - 1 submissions the value reaches 0 and stays there (0 = hold in flux-core).
-    CHECK(f(make_job(0, no_index, no_index, 16, 4294967295u), c) == 0.0);
-    CHECK(f(make_job(0, no_index, no_index, 16, std::uint64_t{1} << 40), c) == 0.0);
+    CHECK(f(make_job(0, 0, no_index, no_index, 16, 4294967295u), c) == 0.0);
+    CHECK(f(make_job(0, 0, no_index, no_index, 16, std::uint64_t{1} << 40), c) == 0.0);
 }
 
 TEST_CASE("flux fair-share factor: the association's value from the context") {
@@ -178,8 +156,8 @@ TEST_CASE("flux fair-share factor: the association's value from the context") {
     tables t;
     t.fairshare = {0.5, 1.0, 0.25};
     const fairshare_factor f{};
-    CHECK(f(make_job(0, no_index, no_index, 16), t.ctx()) == 0.5);
-    CHECK(f(make_job(1, no_index, no_index, 16), t.ctx()) == 1.0);
-    CHECK(f(make_job(2, no_index, no_index, 16), t.ctx()) == 0.25);
-    CHECK(f(make_job(3, no_index, no_index, 16), t.ctx()) == 0.0);
+    CHECK(f(make_job(0, 0, no_index, no_index, 16), t.ctx()) == 0.5);
+    CHECK(f(make_job(0, 1, no_index, no_index, 16), t.ctx()) == 1.0);
+    CHECK(f(make_job(0, 2, no_index, no_index, 16), t.ctx()) == 0.25);
+    CHECK(f(make_job(0, 3, no_index, no_index, 16), t.ctx()) == 0.0);
 }

@@ -4,6 +4,8 @@
 // queue order. Values from reference flux_maui.md A1, A2.1, A2.4 and seed 003, worked by hand.
 #include <doctest/doctest.h>
 
+#include "flux_fixture.hpp"
+
 #include <mfprio/core/engine.hpp>
 #include <mfprio/core/result.hpp>
 #include <mfprio/flux.hpp>
@@ -15,35 +17,12 @@
 #include <vector>
 
 using namespace mfprio::flux;
+using flux_test::make_job;
+using flux_test::tables;
 
 namespace {
 
 constexpr std::int64_t max_prio = 4294967295; // FLUX_JOB_PRIORITY_MAX
-
-constexpr job make_job(std::uint32_t id, std::uint32_t association, std::uint32_t queue, std::uint32_t bank,
-                       std::uint8_t urgency, std::uint64_t seq = 0) {
-    job j;
-    j.id = id;
-    j.association = association;
-    j.queue = queue;
-    j.bank = bank;
-    j.urgency = urgency;
-    j.submit_seq = seq;
-    return j;
-}
-
-struct tables {
-    std::vector<double> fairshare;
-    std::vector<std::int64_t> queues;
-    std::vector<double> banks;
-    context c{};
-    const context& ctx() {
-        c.fairshare = fairshare;
-        c.queue_priority = queues;
-        c.bank_priority = banks;
-        return c;
-    }
-};
 
 /// A factor that counts its calls and returns NaN: proves when the sum is not evaluated.
 struct probe_factor {
