@@ -228,10 +228,10 @@ void per_assoc_counters(benchmark::State& state, std::size_t n) {
 }
 
 /// A pass of `algo` through `fairshare::compute`, columns reused.
-void bm_compute(benchmark::State& state, tree_spec spec, fs::algorithm algo) {
+void bm_compute(benchmark::State& state, tree_spec spec, fs::algorithm algo, unsigned threads = 1) {
     const fs::tree& t = tree_for(spec);
     fs::columns c;
-    const fs::options o{algo, 1};
+    const fs::options o{algo, 1, threads};
     fs::compute(t, c, o); // warm: columns sized
     for (auto _ : state) {
         fs::compute(t, c, o);
@@ -415,6 +415,8 @@ void register_tree(const tree_spec& spec) {
     };
     constexpr auto ms = benchmark::kMillisecond;
     reg("classic", [spec](benchmark::State& s) { bm_compute(s, spec, fs::algorithm::classic); }, ms);
+    if (spec.kind == shape::ref)
+        reg("classic_2_threads", [spec](benchmark::State& s) { bm_compute(s, spec, fs::algorithm::classic, 2); }, ms);
     reg("fair_tree", [spec](benchmark::State& s) { bm_fair_tree(s, spec, false); }, ms);
     reg("fair_tree_merge", [spec](benchmark::State& s) { bm_fair_tree(s, spec, true); }, ms);
     if (spec.kind == shape::ref)
@@ -422,6 +424,9 @@ void register_tree(const tree_spec& spec) {
     if (spec.kind == shape::ref)
         reg("classic_floor", [spec](benchmark::State& s) { bm_classic_floor(s, spec); }, ms);
     reg("depth_oblivious", [spec](benchmark::State& s) { bm_compute(s, spec, fs::algorithm::depth_oblivious); }, ms);
+    if (spec.kind == shape::ref)
+        reg("depth_oblivious_2_threads",
+            [spec](benchmark::State& s) { bm_compute(s, spec, fs::algorithm::depth_oblivious, 2); }, ms);
     reg("flux", [spec](benchmark::State& s) { bm_flux(s, spec); }, ms);
     reg("linear", [spec](benchmark::State& s) { bm_compute(s, spec, fs::algorithm::linear); }, ms);
     reg("decay", [spec](benchmark::State& s) { bm_decay(s, spec); }, ms);

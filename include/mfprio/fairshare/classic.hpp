@@ -15,8 +15,10 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <utility>
 
 #include <mfprio/core/assert.hpp>
+#include <mfprio/core/parallel.hpp>
 #include <mfprio/fairshare/columns.hpp>
 #include <mfprio/fairshare/shares.hpp>
 #include <mfprio/fairshare/tree.hpp>
@@ -92,25 +94,65 @@ namespace detail {
 /// FairShare=parent (copied: the parent comes earlier, same inputs, same value). Slurm
 /// never computes the root's own factor (no job charges the root association itself);
 /// mfprio gives it the formula's value. No allocation once the columns have the tree's size.
+///
+/// With `threads` > 1 (and a tree big enough to be worth it) the same values come from
+/// three steps: every association's shares, split among the threads; then the accounts' UE,
+/// top-down on this thread (an account's UE needs its fs parent's, and the accounts are
+/// few); then the users' UE (a user's fs parent is an account, now final) and every factor,
+/// split among the threads. FairShare=parent associations copy their fs parent's shares
+/// and factor last (an fs parent is never FairShare=parent itself). Each value is computed
+/// by the same function from the same inputs as in the one-thread sweep, so the columns
+/// are bit-identical.
 template <class Factor>
-void classic_sweep(const tree& t, columns& c, Factor factor) {
+void classic_sweep(const tree& t, columns& c, Factor factor, unsigned threads = 1) {
     classic_columns(t, c);
     const std::size_t n = t.size();
     if (n == 0) return;
-    classic_shares(t, c.shares_norm);
-    // Lineage order puts every fs parent (a proper ancestor) before its fs children, so an
-    // index sweep is a top-down walk of the children lists: each parent's UE is known, and
-    // so is its factor. UE and F in one sweep.
     long double* const ue = c.usage_efctv.data();
-    const double* const s = c.shares_norm.data();
+    double* const s = c.shares_norm.data();
     double* const f = c.fs_factor.data();
-    ue[0] = 1.0L;
-    f[0] = factor(ue[0], s[0]);
-    for (std::uint32_t a = 1; a < n; ++a) {
-        const std::uint32_t p = t.fs_parent[a];
-        ue[a] = classic_usage_efctv(t, a, ue[p]);
-        f[a] = t.is_use_parent(a) ? f[p] : factor(ue[a], s[a]);
+    const unsigned parts = mfprio::detail::parts_for(n, threads, 8192);
+    if (parts <= 1) {
+        classic_shares(t, c.shares_norm);
+        // Lineage order puts every fs parent (a proper ancestor) before its fs children, so
+        // an index sweep is a top-down walk of the children lists: each parent's UE is
+        // known, and so is its factor. UE and F in one sweep.
+        ue[0] = 1.0L;
+        f[0] = factor(ue[0], s[0]);
+        for (std::uint32_t a = 1; a < n; ++a) {
+            const std::uint32_t p = t.fs_parent[a];
+            ue[a] = classic_usage_efctv(t, a, ue[p]);
+            f[a] = t.is_use_parent(a) ? f[p] : factor(ue[a], s[a]);
+        }
+        return;
     }
+    auto range = [n, parts](unsigned part) {
+        const std::size_t b = mfprio::detail::part_begin(n, parts, part);
+        const std::size_t e = mfprio::detail::part_begin(n, parts, part + 1);
+        return std::pair{static_cast<std::uint32_t>(b == 0 ? 1 : b), static_cast<std::uint32_t>(e)};
+    };
+    s[0] = 1.0;
+    mfprio::detail::parallel_for(parts, [&](unsigned part) noexcept {
+        const auto [b, e] = range(part);
+        for (std::uint32_t a = b; a < e; ++a)
+            if (!t.is_use_parent(a)) s[a] = classic_share_product(t, a);
+    });
+    ue[0] = 1.0L;
+    for (std::uint32_t a = 1; a < n; ++a)
+        if (!t.is_user(a)) ue[a] = classic_usage_efctv(t, a, ue[t.fs_parent[a]]);
+    mfprio::detail::parallel_for(parts, [&](unsigned part) noexcept {
+        const auto [b, e] = range(part);
+        if (part == 0) f[0] = factor(ue[0], s[0]);
+        for (std::uint32_t a = b; a < e; ++a) {
+            if (t.is_user(a)) ue[a] = classic_usage_efctv(t, a, ue[t.fs_parent[a]]);
+            if (!t.is_use_parent(a)) f[a] = factor(ue[a], s[a]);
+        }
+    });
+    for (std::uint32_t a = 1; a < n; ++a)
+        if (t.is_use_parent(a)) {
+            s[a] = s[t.fs_parent[a]];
+            f[a] = f[t.fs_parent[a]];
+        }
 }
 
 } // namespace detail
@@ -120,11 +162,15 @@ void classic_sweep(const tree& t, columns& c, Factor factor) {
 /// `fs_factor` for every association (sshare prints the factor for users only), and sets
 /// `has_level_fs = false` (`level_fs` stays NaN). `damping` is FairShareDampeningFactor
 /// (at least 1, Slurm's default 1). O(size x depth) for the shares, O(size) for the rest.
-inline void classic(const tree& t, columns& c, std::uint16_t damping = 1) {
+///
+/// `threads` > 1 shares the pass among that many threads (started for the pass and joined
+/// before it returns) when the tree is big enough; the columns are bit-identical to one
+/// thread's.
+inline void classic(const tree& t, columns& c, std::uint16_t damping = 1, unsigned threads = 1) {
     MFPRIO_ASSERT(damping >= 1);
     detail::classic_sweep(t, c, [damping](long double ue, double s) noexcept {
         return detail::classic_factor(ue, s, damping);
-    });
+    }, threads);
 }
 
 } // namespace mfprio::fairshare

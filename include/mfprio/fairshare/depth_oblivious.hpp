@@ -25,11 +25,14 @@
 /// Types follow Slurm on x86-64: the ratios and the sum are long double; ln and pow are C's
 /// double functions, so their arguments are rounded to double and k is computed in double.
 
+#include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
 #include <mfprio/core/assert.hpp>
+#include <mfprio/core/parallel.hpp>
 #include <mfprio/fairshare/classic.hpp>
 #include <mfprio/fairshare/columns.hpp>
 #include <mfprio/fairshare/shares.hpp>
@@ -91,48 +94,124 @@ struct depth_oblivious_parent {
     return detail::depth_oblivious_parent(parent_ue, parent_s, sibling_un).usage_efctv(un, s);
 }
 
+namespace detail {
+
+/// The children of fs parent `p` whose UE and F `depth_oblivious` sets from `parent` (the
+/// parent's prepared values): all of them, or the accounts only (`users` false) or the users
+/// only (`users` true), in children-list order. A FairShare=parent child copies the fs
+/// parent's UE (except under the root, where UE stays UN) and F; any other child's entry
+/// in `ue` holds its UN on entry.
+inline void depth_oblivious_child(const tree& t, std::uint32_t p, std::uint32_t ch,
+                                  const depth_oblivious_parent& parent, long double* ue, const double* s, double* f,
+                                  std::uint16_t damping) noexcept {
+    if (t.is_use_parent(ch)) {
+        if (p != 0) ue[ch] = ue[p]; // under the root UE stays UN
+        f[ch] = f[p];
+        return;
+    }
+    if (p != 0) ue[ch] = parent.usage_efctv(ue[ch], s[ch]);
+    f[ch] = classic_factor(ue[ch], s[ch], damping);
+}
+
+} // namespace detail
+
 /// Slurm's DEPTH_OBLIVIOUS fair-share over the whole tree, steady state: fills
 /// `shares_norm` (classic product), `usage_efctv` (root 1.0) and `fs_factor` (classic
 /// F = 2^(-UE/S/d), incl. the FairShare=parent rule) for every association, and sets
 /// `has_level_fs = false`. `damping` is FairShareDampeningFactor (at least 1). Linear in
 /// the tree size (plus the classic shares' O(depth) per association); allocates nothing
 /// once the columns have the tree's size.
-inline void depth_oblivious(const tree& t, columns& c, std::uint16_t damping = 1) {
+///
+/// `threads` > 1 shares the pass among that many threads (started for the pass and joined
+/// before it returns) when the tree is big enough: every association's shares and UN split
+/// among the threads; then, on this thread, each fs parent's children sum and prepared
+/// values and its account children's UE and F, top-down; then the users' UE and F (a
+/// user's fs parent is an account, now final), the children lists split among the threads.
+/// The same functions on the same inputs as one thread, so the columns are bit-identical;
+/// it allocates the prepared values of the fs parents (one entry per association that has
+/// children).
+inline void depth_oblivious(const tree& t, columns& c, std::uint16_t damping = 1, unsigned threads = 1) {
     MFPRIO_ASSERT(damping >= 1);
     detail::classic_columns(t, c);
     const std::size_t n = t.size();
     if (n == 0) return;
-    classic_shares(t, c.shares_norm);
-
     long double* const ue = c.usage_efctv.data();
-    const double* const s = c.shares_norm.data();
+    double* const s = c.shares_norm.data();
     double* const f = c.fs_factor.data();
+    const unsigned parts = mfprio::detail::parts_for(n, threads, 8192);
+    if (parts <= 1) {
+        classic_shares(t, c.shares_norm);
+        ue[0] = 1.0L;
+        f[0] = detail::classic_factor(ue[0], s[0], damping);
+        // Top-down, one fs parent at a time (every fs parent precedes its children in lineage
+        // order, so its UE and F are final when its turn comes). First its children's UN (kept
+        // in their UE entries) and their sum, once per parent, accumulated in long double in
+        // children-list order as Slurm does; then the children's UE and F.
+        for (std::uint32_t p = 0; p < n; ++p) {
+            const auto children = t.children_of(p);
+            if (children.empty()) continue;
+            long double sum = 0.0L;
+            for (const std::uint32_t ch : children) {
+                const long double un = usage_norm(t, ch);
+                ue[ch] = un;
+                if (!t.is_use_parent(ch)) sum += un;
+            }
+            const detail::depth_oblivious_parent parent(ue[p], s[p], sum);
+            for (const std::uint32_t ch : children) detail::depth_oblivious_child(t, p, ch, parent, ue, s, f, damping);
+        }
+        return;
+    }
+
+    // Shares (FairShare=parent copies after: an fs parent is never FairShare=parent) and UN.
+    s[0] = 1.0;
+    mfprio::detail::parallel_for(parts, [&](unsigned part) noexcept {
+        const std::size_t b = std::max<std::size_t>(1, mfprio::detail::part_begin(n, parts, part));
+        const std::size_t e = mfprio::detail::part_begin(n, parts, part + 1);
+        for (auto a = static_cast<std::uint32_t>(b); a < e; ++a) {
+            if (!t.is_use_parent(a)) s[a] = detail::classic_share_product(t, a);
+            ue[a] = usage_norm(t, a);
+        }
+    });
+    for (std::uint32_t a = 1; a < n; ++a)
+        if (t.is_use_parent(a)) s[a] = s[t.fs_parent[a]];
+
+    // The fs parents top-down: children sums, prepared values, the account children.
     ue[0] = 1.0L;
     f[0] = detail::classic_factor(ue[0], s[0], damping);
-    // Top-down, one fs parent at a time (every fs parent precedes its children in lineage
-    // order, so its UE and F are final when its turn comes). First its children's UN (kept
-    // in their UE entries) and their sum, once per parent, accumulated in long double in
-    // children-list order as Slurm does; then the children's UE and F.
+    std::vector<std::uint32_t> parent_ids;
+    std::vector<detail::depth_oblivious_parent> prepared;
     for (std::uint32_t p = 0; p < n; ++p) {
         const auto children = t.children_of(p);
         if (children.empty()) continue;
         long double sum = 0.0L;
-        for (const std::uint32_t ch : children) {
-            const long double un = usage_norm(t, ch);
-            ue[ch] = un;
-            if (!t.is_use_parent(ch)) sum += un;
-        }
-        const detail::depth_oblivious_parent parent(ue[p], s[p], sum);
-        for (const std::uint32_t ch : children) {
-            if (t.is_use_parent(ch)) {
-                if (p != 0) ue[ch] = ue[p]; // under the root UE stays UN
-                f[ch] = f[p];
-                continue;
-            }
-            if (p != 0) ue[ch] = parent.usage_efctv(ue[ch], s[ch]);
-            f[ch] = detail::classic_factor(ue[ch], s[ch], damping);
-        }
+        for (const std::uint32_t ch : children)
+            if (!t.is_use_parent(ch)) sum += ue[ch];
+        parent_ids.push_back(p);
+        prepared.emplace_back(ue[p], s[p], sum);
+        for (const std::uint32_t ch : children)
+            if (!t.is_user(ch)) detail::depth_oblivious_child(t, p, ch, prepared.back(), ue, s, f, damping);
     }
+
+    // The users, the flattened children lists cut among the threads.
+    const std::size_t listed = t.child_begin[n];
+    const unsigned user_parts = mfprio::detail::parts_for(listed, threads, 8192);
+    mfprio::detail::parallel_for(user_parts, [&](unsigned part) noexcept {
+        const std::size_t b = mfprio::detail::part_begin(listed, user_parts, part);
+        const std::size_t e = mfprio::detail::part_begin(listed, user_parts, part + 1);
+        if (b == e) return;
+        // The fs parent whose list holds position b, and its prepared values.
+        auto p = static_cast<std::uint32_t>(
+            std::upper_bound(t.child_begin.begin(), t.child_begin.begin() + static_cast<std::ptrdiff_t>(n) + 1, b) -
+            t.child_begin.begin() - 1);
+        std::size_t k = static_cast<std::size_t>(std::lower_bound(parent_ids.begin(), parent_ids.end(), p) -
+                                                 parent_ids.begin());
+        for (std::size_t i = b; i < e; ++i) {
+            while (i >= t.child_begin[p + 1]) ++p;
+            while (parent_ids[k] != p) ++k;
+            const std::uint32_t ch = t.children[i];
+            if (t.is_user(ch)) detail::depth_oblivious_child(t, p, ch, prepared[k], ue, s, f, damping);
+        }
+    });
 }
 
 } // namespace mfprio::fairshare

@@ -18,6 +18,26 @@
 
 namespace mfprio::fairshare {
 
+namespace detail {
+
+/// The classic product of association `a` (not FairShare=parent, not the root): over the
+/// direct-parent chain from `a` up to (excluding) the root, skipping FairShare=parent
+/// associations, the product of shares_raw / level_shares, starting from 1.0 and
+/// multiplying `a`'s own ratio first; 0 if a level_shares on the chain is 0.
+[[nodiscard]] inline double classic_share_product(const tree& t, std::uint32_t a) noexcept {
+    double s = 1.0;
+    for (std::uint32_t x = a; x != 0; x = t.parent[x]) {
+        if (t.is_use_parent(x)) continue;
+        if (t.level_shares[x] == 0)
+            s = 0.0;
+        else
+            s *= static_cast<double>(t.shares_raw[x]) / static_cast<double>(t.level_shares[x]);
+    }
+    return s;
+}
+
+} // namespace detail
+
 /// Classic normalized shares (Slurm's `_normalize_assoc_shares_traditional`):
 /// - the root has 1;
 /// - an association with FairShare=parent takes its fs parent's value;
@@ -37,15 +57,7 @@ inline void classic_shares(const tree& t, std::span<double> out) noexcept {
             out[a] = out[t.fs_parent[a]];
             continue;
         }
-        double s = 1.0;
-        for (std::uint32_t x = a; x != 0; x = t.parent[x]) {
-            if (t.is_use_parent(x)) continue;
-            if (t.level_shares[x] == 0)
-                s = 0.0;
-            else
-                s *= static_cast<double>(t.shares_raw[x]) / static_cast<double>(t.level_shares[x]);
-        }
-        out[a] = s;
+        out[a] = detail::classic_share_product(t, a);
     }
 }
 
