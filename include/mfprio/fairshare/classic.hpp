@@ -113,7 +113,11 @@ void classic_sweep(const tree& t, columns& c, Factor factor, unsigned threads = 
     double* const f = c.fs_factor.data();
     const unsigned parts = mfprio::detail::parts_for(n, threads, 8192);
     if (parts <= 1) {
-        classic_shares(t, c.shares_norm);
+        // The classic shares from each association's term, laid out in the factor column
+        // first (overwritten below).
+        share_ratios(t, f, 0, n);
+        s[0] = 1.0;
+        for (std::uint32_t a = 1; a < n; ++a) s[a] = t.is_use_parent(a) ? s[t.fs_parent[a]] : chain_product(t, f, a);
         // Lineage order puts every fs parent (a proper ancestor) before its fs children, so
         // an index sweep is a top-down walk of the children lists: each parent's UE is
         // known, and so is its factor. UE and F in one sweep.
@@ -131,11 +135,18 @@ void classic_sweep(const tree& t, columns& c, Factor factor, unsigned threads = 
         const std::size_t e = mfprio::detail::part_begin(n, parts, part + 1);
         return std::pair{static_cast<std::uint32_t>(b == 0 ? 1 : b), static_cast<std::uint32_t>(e)};
     };
+    // The accounts' terms of the classic product here (a user's chain holds accounts and
+    // itself), laid out in the factor column (overwritten below); then the users' terms and
+    // every product, split among the threads.
     s[0] = 1.0;
+    for (std::uint32_t a = 1; a < n; ++a)
+        if (!t.is_user(a)) f[a] = share_ratio(t, a);
     mfprio::detail::parallel_for(parts, [&](unsigned part) noexcept {
         const auto [b, e] = range(part);
         for (std::uint32_t a = b; a < e; ++a)
-            if (!t.is_use_parent(a)) s[a] = classic_share_product(t, a);
+            if (t.is_user(a)) f[a] = share_ratio(t, a);
+        for (std::uint32_t a = b; a < e; ++a)
+            if (!t.is_use_parent(a)) s[a] = chain_product(t, f, a);
     });
     ue[0] = 1.0L;
     for (std::uint32_t a = 1; a < n; ++a)

@@ -140,7 +140,12 @@ inline void depth_oblivious(const tree& t, columns& c, std::uint16_t damping = 1
     double* const f = c.fs_factor.data();
     const unsigned parts = mfprio::detail::parts_for(n, threads, 8192);
     if (parts <= 1) {
-        classic_shares(t, c.shares_norm);
+        // The classic shares from each association's term, laid out in the factor column
+        // first (overwritten below).
+        detail::share_ratios(t, f, 0, n);
+        s[0] = 1.0;
+        for (std::uint32_t a = 1; a < n; ++a)
+            s[a] = t.is_use_parent(a) ? s[t.fs_parent[a]] : detail::chain_product(t, f, a);
         ue[0] = 1.0L;
         f[0] = detail::classic_factor(ue[0], s[0], damping);
         // Top-down, one fs parent at a time (every fs parent precedes its children in lineage
@@ -162,13 +167,19 @@ inline void depth_oblivious(const tree& t, columns& c, std::uint16_t damping = 1
         return;
     }
 
-    // Shares (FairShare=parent copies after: an fs parent is never FairShare=parent) and UN.
+    // Shares (FairShare=parent copies after: an fs parent is never FairShare=parent) and UN:
+    // the accounts' terms of the classic product here, laid out in the factor column
+    // (overwritten below), then the users' terms and the rest split among the threads.
     s[0] = 1.0;
+    for (std::uint32_t a = 1; a < n; ++a)
+        if (!t.is_user(a)) f[a] = detail::share_ratio(t, a);
     mfprio::detail::parallel_for(parts, [&](unsigned part) noexcept {
         const std::size_t b = std::max<std::size_t>(1, mfprio::detail::part_begin(n, parts, part));
         const std::size_t e = mfprio::detail::part_begin(n, parts, part + 1);
+        for (auto a = static_cast<std::uint32_t>(b); a < e; ++a)
+            if (t.is_user(a)) f[a] = detail::share_ratio(t, a);
         for (auto a = static_cast<std::uint32_t>(b); a < e; ++a) {
-            if (!t.is_use_parent(a)) s[a] = detail::classic_share_product(t, a);
+            if (!t.is_use_parent(a)) s[a] = detail::chain_product(t, f, a);
             ue[a] = usage_norm(t, a);
         }
     });

@@ -9,6 +9,7 @@
 /// Both write one double per association of the tree, in the tree's order; call them with
 /// `columns::shares_norm` (sized to the tree) or use the overloads returning a vector.
 
+#include <cstddef>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -33,6 +34,32 @@ namespace detail {
         else
             s *= static_cast<double>(t.shares_raw[x]) / static_cast<double>(t.level_shares[x]);
     }
+    return s;
+}
+
+/// Association `x`'s own term of the classic product (x is not the root): 1.0 for
+/// FairShare=parent (skipped: s x 1.0 is s), 0.0 where level_shares is 0 (the product is
+/// then 0.0 from that point up, as Slurm's assignment makes it: every other term is finite
+/// and not negative), else shares_raw / level_shares. With these terms laid out,
+/// `chain_product` gives `classic_share_product` bit for bit with one division per
+/// association instead of one per association and level.
+[[nodiscard]] inline double share_ratio(const tree& t, std::size_t x) noexcept {
+    const std::uint32_t level = t.level_shares[x];
+    const std::uint32_t raw = t.shares_raw[x];
+    const double q = static_cast<double>(raw) / static_cast<double>(level == 0 ? 1u : level);
+    return raw == use_parent ? 1.0 : level == 0 ? 0.0 : q;
+}
+
+/// `share_ratio` of every association of [begin, end) but the root into `r`.
+inline void share_ratios(const tree& t, double* r, std::size_t begin, std::size_t end) noexcept {
+    for (std::size_t x = begin < 1 ? 1 : begin; x < end; ++x) r[x] = share_ratio(t, x);
+}
+
+/// `classic_share_product(t, a)` from the terms `share_ratios` laid out: 1.0 times each
+/// term up the direct-parent chain from `a`, in the same order.
+[[nodiscard]] inline double chain_product(const tree& t, const double* r, std::uint32_t a) noexcept {
+    double s = 1.0;
+    for (std::uint32_t x = a; x != 0; x = t.parent[x]) s *= r[x];
     return s;
 }
 
