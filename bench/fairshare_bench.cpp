@@ -15,6 +15,8 @@
 //
 // Benchmarks, named <what>/<tree>/<associations>:
 //   classic, depth_oblivious, linear   `fairshare::compute` with columns reused across passes;
+//   classic_2_threads,                 the same on two threads (`options::threads`), on the
+//   depth_oblivious_2_threads          reference tree and the 1,000,000-association shapes;
 //   fair_tree, fair_tree_merge, flux   the workspace overloads (no allocation once warm);
 //   fair_tree_alloc                    `fairshare::compute` for Fair Tree (a new workspace
 //                                      per pass), to show what the workspace saves;
@@ -415,7 +417,8 @@ void register_tree(const tree_spec& spec) {
     };
     constexpr auto ms = benchmark::kMillisecond;
     reg("classic", [spec](benchmark::State& s) { bm_compute(s, spec, fs::algorithm::classic); }, ms);
-    if (spec.kind == shape::ref)
+    const bool two_threads = spec.kind == shape::ref || spec.size >= 1'000'000;
+    if (two_threads)
         reg("classic_2_threads", [spec](benchmark::State& s) { bm_compute(s, spec, fs::algorithm::classic, 2); }, ms);
     reg("fair_tree", [spec](benchmark::State& s) { bm_fair_tree(s, spec, false); }, ms);
     reg("fair_tree_merge", [spec](benchmark::State& s) { bm_fair_tree(s, spec, true); }, ms);
@@ -424,7 +427,7 @@ void register_tree(const tree_spec& spec) {
     if (spec.kind == shape::ref)
         reg("classic_floor", [spec](benchmark::State& s) { bm_classic_floor(s, spec); }, ms);
     reg("depth_oblivious", [spec](benchmark::State& s) { bm_compute(s, spec, fs::algorithm::depth_oblivious); }, ms);
-    if (spec.kind == shape::ref)
+    if (two_threads)
         reg("depth_oblivious_2_threads",
             [spec](benchmark::State& s) { bm_compute(s, spec, fs::algorithm::depth_oblivious, 2); }, ms);
     reg("flux", [spec](benchmark::State& s) { bm_flux(s, spec); }, ms);
