@@ -30,6 +30,7 @@ struct fb {
     constexpr double adjust_weight(double w, const rec& r, const ctx&) const noexcept {
         return r.boost ? w + 100 : w;
     }
+    constexpr bool adjusts_weight(const ctx&) const noexcept { return true; }
 };
 } // namespace
 

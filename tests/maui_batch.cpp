@@ -367,3 +367,161 @@ TEST_CASE("Maui batch: the dynamic engine's Maui components equal the compile-ti
         CHECK(a[i] == b[i]);
     }
 }
+
+namespace {
+/// Every job's value of `comp` is +0.0 or -0.0: what `idle` promises.
+template <class Component>
+bool all_zero(const Component& comp, const world& w) {
+    for (const job& j : w.jobs)
+        if (comp(j, w.c) != 0.0) return false;
+    for (const odd_job& j : w.odd)
+        if (comp(j, w.c) != 0.0) return false;
+    return true;
+}
+} // namespace
+
+TEST_CASE("Maui batch: an idle component is 0 for every job, and the engine skips it exactly") {
+    // Maui's defaults (reference B4: every component weight 1, every subweight 0 but
+    // QUEUETIME's): SERV is on; TARG, CRED, ATTR, FS and RES are idle, unless a credential
+    // adjusts a weight (a QOS's QTWEIGHT or XFWEIGHT, a group's CLASSWEIGHT) or, for TARG and
+    // FS, whatever their weights, no QOS has a target or fair-share is off.
+    world w(7, 0, 0);
+    w.c.opts = options{};
+    auto& qos = w.tables[index(cred_kind::qos)];
+    auto& groups = w.tables[index(cred_kind::group)];
+    for (auto& q : qos) q.qt_weight = q.xf_weight = 0, q.qt_target = q.xf_target = 0;
+    for (auto& g : groups) g.class_weight = 0;
+    const weights defaults{};
+    const cap_style s = cap_style::upper;
+    const auto serv = detail::build_component<serv_component>(defaults, s, component::serv);
+    const auto targ = detail::build_component<targ_component>(defaults, s, component::targ);
+    const auto cred = detail::build_component<cred_component>(defaults, s, component::cred);
+    const auto attr = detail::build_component<attr_component>(defaults, s, component::attr);
+    const auto fs = detail::build_component<fs_component>(defaults, s, component::fs);
+    const auto res = detail::build_component<res_component>(defaults, s, component::res);
+    CHECK_FALSE(serv.idle(w.c));
+    CHECK(targ.idle(w.c));
+    CHECK(cred.idle(w.c));
+    CHECK(attr.idle(w.c));
+    CHECK(fs.idle(w.c));
+    CHECK(res.idle(w.c));
+    CHECK_FALSE(all_zero(serv, w));
+
+    // QUEUETIME's weight 0 but a QOS with a QTWEIGHT: SERV is not idle, and it is not 0.
+    weights no_qt = defaults;
+    no_qt[subcomponent::queuetime] = 0;
+    const auto serv0 = detail::build_component<serv_component>(no_qt, s, component::serv);
+    CHECK(serv0.idle(w.c));
+    CHECK(all_zero(serv0, w));
+    qos[1].qt_weight = 3;
+    CHECK_FALSE(serv0.idle(w.c));
+    CHECK_FALSE(all_zero(serv0, w));
+    qos[1].qt_weight = 0;
+    qos[2].xf_weight = -2;
+    CHECK_FALSE(serv0.idle(w.c));
+    CHECK_FALSE(all_zero(serv0, w));
+    qos[2].xf_weight = 0;
+
+    // CLASS's weight 0 but a group with CLASSWEIGHT (and classes with priorities): CRED is on.
+    for (auto& cl : w.tables[index(cred_kind::job_class)]) cl.priority = 7;
+    groups[0].class_weight = 4;
+    CHECK_FALSE(cred.idle(w.c));
+    CHECK_FALSE(all_zero(cred, w));
+    groups[0].class_weight = -4; // only a CLASSWEIGHT > 0 replaces the weight
+    CHECK(cred.idle(w.c));
+    groups[0].class_weight = 0;
+
+    // TARG weighted, but no QOS has a target: idle; one QTTARGET makes it count.
+    weights targets = defaults;
+    targets[subcomponent::targetqueuetime] = 10;
+    targets[subcomponent::targetxfactor] = -3;
+    const auto targ_on = detail::build_component<targ_component>(targets, s, component::targ);
+    CHECK(targ_on.idle(w.c));
+    CHECK(all_zero(targ_on, w));
+    qos[0].qt_target = 3600;
+    CHECK_FALSE(targ_on.idle(w.c));
+    CHECK_FALSE(all_zero(targ_on, w));
+    qos[0].qt_target = 0;
+    qos[0].xf_target = 2;
+    CHECK_FALSE(targ_on.idle(w.c));
+    qos[0].xf_target = 0;
+
+    // FS weighted: idle exactly when fair-share is off.
+    weights fair = defaults;
+    fair[subcomponent::fsuser] = 100;
+    for (auto& u : w.tables[index(cred_kind::user)]) u.target = {50.0, fs_target_mode::target}, u.fs_usage = 10.0;
+    const auto fs_on = detail::build_component<fs_component>(fair, s, component::fs);
+    w.c.fs_active = false;
+    CHECK(fs_on.idle(w.c));
+    CHECK(all_zero(fs_on, w));
+    w.c.fs_active = true;
+    CHECK_FALSE(fs_on.idle(w.c));
+    CHECK_FALSE(all_zero(fs_on, w));
+
+    // ATTR is 0 whatever its weights.
+    weights attrs = defaults;
+    attrs[subcomponent::attrattr] = 50;
+    attrs[subcomponent::attrstate] = -50;
+    const auto attr_on = detail::build_component<attr_component>(attrs, s, component::attr);
+    CHECK(attr_on.idle(w.c));
+    CHECK(all_zero(attr_on, w));
+
+    // The engine skips what is idle and still gives its one-job path's priority, bit for bit:
+    // Maui's defaults (each job: its minutes in the queue, floored at 1), then with every idle
+    // case above at once and negative component weights (w x -0.0 is -0.0).
+    weights mixed = targets;
+    mixed[subcomponent::fsuser] = 100;
+    mixed[subcomponent::attrattr] = 50;
+    mixed[component::targ] = -7;
+    mixed[component::attr] = -1;
+    w.c.fs_active = false;
+    for (const weights& wt : {defaults, mixed}) {
+        const auto e = make_maui_engine(wt, w.c.opts);
+        std::vector<priority_value> out(w.jobs.size());
+        std::vector<double> scores(w.jobs.size());
+        e.batch(std::span<const job>(w.jobs), w.c, std::span<priority_value>(out));
+        e.batch_scores(std::span<const job>(w.jobs), w.c, std::span<double>(scores));
+        for (std::size_t i = 0; i < w.jobs.size(); ++i) {
+            INFO("job ", i);
+            CHECK(out[i] == e.priority(w.jobs[i], w.c));
+            CHECK(same(scores[i], e.score(w.jobs[i], w.c)));
+        }
+    }
+}
+
+TEST_CASE("Maui batch: idle is never claimed for a component that is not 0 (random worlds)") {
+    // The contract behind the engine's skipping, over random weights in which whole
+    // components often have every subweight 0 and credentials often adjust no weight.
+    std::mt19937_64 rng(2026);
+    std::size_t idle_seen = 0, busy_seen = 0;
+    for (int round = 0; round < 40; ++round) {
+        weights wt = random_weights(rng);
+        for (std::size_t k = 0; k < wt.sub_weight.size(); ++k)
+            if (rng() % 2 == 0) wt.sub_weight[k] = 0;
+        world w(9000 + static_cast<std::uint64_t>(round), wt[subcomponent::queuetime], wt[subcomponent::xfactor]);
+        w.c.opts = random_options(rng, round);
+        for (std::size_t k = 0; k < cred_kind_count; ++k)
+            for (auto& cr : w.tables[k]) {
+                if (round % 2 == 0) cr.qt_weight = cr.xf_weight = cr.class_weight = 0;
+                if (round % 4 == 0) cr.qt_target = cr.xf_target = 0;
+            }
+        const cap_style s = w.c.opts.caps;
+        const auto check = [&](const auto& comp) {
+            INFO(comp.name, " round ", round);
+            if (comp.idle(w.c)) {
+                ++idle_seen;
+                CHECK(all_zero(comp, w));
+            } else {
+                ++busy_seen;
+            }
+        };
+        check(detail::build_component<serv_component>(wt, s, component::serv));
+        check(detail::build_component<targ_component>(wt, s, component::targ));
+        check(detail::build_component<cred_component>(wt, s, component::cred));
+        check(detail::build_component<fs_component>(wt, s, component::fs));
+        check(detail::build_component<res_component>(wt, s, component::res));
+        check(detail::build_component<usage_component>(wt, s, component::usage));
+    }
+    CHECK(idle_seen > 20);
+    CHECK(busy_seen > 20);
+}

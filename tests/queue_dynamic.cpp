@@ -625,3 +625,43 @@ TEST_CASE("queue: the dynamic engine adds in order from 0.0 and skips zero weigh
     CHECK_FALSE(z.set_weight("other", 1));
     CHECK(std::isnan(z.score(j, c)));
 }
+
+namespace {
+/// A factor that is idle when its value is 0 (or a -0.0 here), and counts the jobs its
+/// block path evaluates.
+struct counted_constant {
+    static constexpr std::string_view name = "counted";
+    double v = 0;
+    std::size_t* evaluated = nullptr;
+    double operator()(const flux::job&, const flux::context&) const noexcept {
+        ++*evaluated;
+        return v;
+    }
+    bool idle(const flux::context&) const noexcept { return v == 0.0; }
+};
+} // namespace
+
+TEST_CASE("queue: the dynamic engine skips an idle factor for the whole batch, as the compile-time engine does") {
+    static_assert(mfprio::idle_aware_factor<counted_constant, flux::context>);
+    std::size_t evaluated = 0;
+    const flux::context c{};
+    std::vector<flux::job> jobs(q::dynamic_engine<flux::job, flux::context, mfprio::raw_result>::chunk_size + 9);
+    std::vector<double> out(jobs.size());
+    const auto run = [&](double v, double weight) {
+        q::dynamic_engine<flux::job, flux::context, mfprio::raw_result> e;
+        e.add(constant{2}, 3);
+        e.add(counted_constant{v, &evaluated}, weight);
+        evaluated = 0;
+        e.batch(std::span<const flux::job>(jobs), c, std::span<double>(out));
+        return evaluated;
+    };
+    // Not idle: every job's factor is evaluated.
+    CHECK(run(1.5, -2) == jobs.size());
+    CHECK(std::all_of(out.begin(), out.end(), [](double s) { return s == 3.0; }));
+    // Idle (-0.0 x -2 would add +0.0): none is, and the sums are 6, not -0.0 or anything else.
+    CHECK(run(-0.0, -2) == 0);
+    CHECK(std::all_of(out.begin(), out.end(), [](double s) { return s == 6.0 && !std::signbit(s); }));
+    // Idle but an infinite weight: evaluated, and the NaN shows.
+    CHECK(run(0.0, std::numeric_limits<double>::infinity()) == jobs.size());
+    CHECK(std::all_of(out.begin(), out.end(), [](double s) { return std::isnan(s); }));
+}

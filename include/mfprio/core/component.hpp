@@ -58,6 +58,14 @@ concept weight_adjusting_factor = requires(const F& f, double w, const J& j, con
     { f.adjust_weight(w, j, c) } noexcept -> std::same_as<double>;
 };
 
+/// A weight-adjusting subfactor that can tell whether it adjusts any job's weight in a
+/// context: `f.adjusts_weight(c)` (false: every job gets the configured weight). Every
+/// `weight_adjusting_factor` must have it, so that a component knows when it is idle.
+template <class F, class Ctx>
+concept weight_adjustment_aware = requires(const F& f, const Ctx& c) {
+    { f.adjusts_weight(c) } noexcept -> std::same_as<bool>;
+};
+
 /// One subterm of a component: factor, weight and cap.
 template <class F, weight W>
 struct subterm {
@@ -124,6 +132,9 @@ struct component {
     template <class J, class Ctx>
         requires applies<J, Ctx>
     [[nodiscard]] constexpr double sum(const J& j, const Ctx& c) const noexcept {
+        static_assert(((!weight_adjusting_factor<typename Subterms::factor_type, J, Ctx> ||
+                        weight_adjustment_aware<typename Subterms::factor_type, Ctx>) && ...),
+                      "mfprio: a subfactor with adjust_weight(w, job, ctx) must also have adjusts_weight(ctx)");
         return std::apply([&](const Subterms&... s) noexcept {
             double total = 0.0;
             (
@@ -135,6 +146,16 @@ struct component {
                 }(),
                 ...);
             return total;
+        }, subterms);
+    }
+
+    /// True when the component is +0.0 for every job in context `c`: every subterm's
+    /// weight is 0 and no subfactor adjusts its weight there, so every subterm is skipped,
+    /// the sum stays +0.0 and a cap keeps it (an engine then skips the component's term).
+    template <class Ctx>
+    [[nodiscard]] constexpr bool idle(const Ctx& c) const noexcept {
+        return std::apply([&](const Subterms&... s) noexcept {
+            return ((s.weight.as_double() == 0 && !adjusts(s.factor, c)) && ...);
         }, subterms);
     }
 
@@ -177,6 +198,13 @@ struct component {
     [[nodiscard]] constexpr auto& get() noexcept { return std::get<I>(subterms); }
     template <std::size_t I>
     [[nodiscard]] constexpr const auto& get() const noexcept { return std::get<I>(subterms); }
+
+private:
+    template <class F, class Ctx>
+    static constexpr bool adjusts(const F& f, const Ctx& c) noexcept {
+        if constexpr (weight_adjustment_aware<F, Ctx>) return f.adjusts_weight(c);
+        else return false;
+    }
 };
 
 /// Builds a component from its cap and subterms: `make_component<"Serv">(cap{}, s1, s2)`.

@@ -101,8 +101,9 @@ public:
     /// what `priority` gives. The jobs are taken in blocks of `block_size`: the terms whose
     /// factor has a `block` hook fill the block's factors first; then, job by job, every
     /// term's contribution is added in term order, starting from 0.0, as `score` adds them,
-    /// and the result policy finishes the sum. The last jobs, fewer than a block, go through
-    /// `priority` one by one.
+    /// and the result policy finishes the sum. A term whose weight is 0, or whose factor is
+    /// idle in `c` (`idle_aware_factor`), is skipped for the whole batch. The last jobs, fewer
+    /// than a block, go through `priority` one by one.
     template <class J, class Ctx>
     constexpr void batch(std::span<const J> jobs, const Ctx& c, std::span<output_type> out) const noexcept {
         MFPRIO_ASSERT(out.size() >= jobs.size());
@@ -178,8 +179,9 @@ private:
 
     /// Calls `fn(k, jobs[k], sum)` for each job of the whole blocks of `block_size` jobs of
     /// `jobs`, `sum` being its weighted sum, and returns the number of jobs done. A term whose
-    /// weight is 0 adds +0.0, which leaves any sum but -0.0 unchanged: it is skipped (a sum
-    /// starts at +0.0, and x + y is -0.0 only when both are -0.0, so no sum is ever -0.0).
+    /// weight is 0 adds +0.0, and one whose factor is idle adds +-0.0 (a finite weight times
+    /// +-0.0), which leaves any sum but -0.0 unchanged: it is skipped (a sum starts at +0.0,
+    /// and x + y is -0.0 only when both are -0.0, so no sum is ever -0.0).
     template <class J, class Ctx, class Fn>
     constexpr std::size_t for_each_block(std::span<const J> jobs, const Ctx& c, Fn&& fn) const noexcept {
         constexpr std::size_t rows = hook_row<J, Ctx>(term_count);
@@ -188,17 +190,19 @@ private:
         const auto states =
             std::apply([&](const Terms&... t) noexcept { return std::tuple{prepare<J>(t, c)...}; }, terms_);
         // The weights as doubles and whether each term is on, once for the batch (runtime
-        // weights would be converted and tested for every job otherwise).
+        // weights would be converted and tested for every job otherwise). A term is off when
+        // its weight is 0, or when its factor is idle in this context (every job's factor is
+        // +-0.0) and its weight is finite: it would add +-0.0 to every sum.
         double weights[term_count + 1] = {};
         bool enabled[term_count + 1] = {};
         std::apply([&](const Terms&... t) noexcept {
             std::size_t k = 0;
-            ((weights[k] = t.weight.as_double(), enabled[k] = !t.disabled(), ++k), ...);
+            ((weights[k] = t.weight.as_double(), enabled[k] = !t.disabled() && !idle(t, c, weights[k]), ++k), ...);
         }, terms_);
         double factors[rows == 0 ? 1 : rows][block_size];
         for (std::size_t base = 0; base < full; base += block_size) {
             const std::span<const J, block_size> block(jobs.data() + base, block_size);
-            fill_hooked(block, c, states, factors, std::index_sequence_for<Terms...>{});
+            fill_hooked(block, c, states, enabled, factors, std::index_sequence_for<Terms...>{});
             const bool after_next = base + 2 * block_size < full;
             for (std::size_t i = 0; i < block_size; ++i) {
                 // The records of the block after next, one cache line per job at most: by the
@@ -213,16 +217,26 @@ private:
         return full;
     }
 
+    /// Whether term `t`, of weight `w`, adds nothing to any sum in context `c` because its
+    /// factor is idle there (see `idle_aware_factor`); an infinite or NaN weight times +-0.0
+    /// is NaN, so such a term is never skipped.
+    template <class T, class Ctx>
+    static constexpr bool idle(const T& t, const Ctx& c, double w) noexcept {
+        if constexpr (idle_aware_factor<typename T::factor_type, Ctx>) return w - w == 0.0 && t.factor.idle(c);
+        else return false;
+    }
+
     /// The hooked factors of a block: one row per term whose factor has a block hook (left
-    /// unset for a disabled term, whose row is never read).
+    /// unset for a term that is off, whose row is never read).
     template <class J, class Ctx, class States, std::size_t... I>
     constexpr void fill_hooked(std::span<const J, block_size> block, const Ctx& c, const States& states,
-                               double (*factors)[block_size], std::index_sequence<I...>) const noexcept {
+                               const bool* enabled, double (*factors)[block_size],
+                               std::index_sequence<I...>) const noexcept {
         (
             [&] {
                 if constexpr (hooked<J, Ctx>[I]) {
                     const auto& t = std::get<I>(terms_);
-                    if (t.disabled()) return;
+                    if (!enabled[I]) return;
                     const std::span<double, block_size> out(factors[hook_row<J, Ctx>(I)], block_size);
                     using F = typename std::remove_cvref_t<decltype(t)>::factor_type;
                     if constexpr (prepared_block_factor_policy<F, J, Ctx>)
@@ -247,6 +261,8 @@ private:
                 double w = 0.0;
                 if constexpr (is_fixed_weight_v<W>) {
                     if (t.disabled()) return;
+                    if constexpr (idle_aware_factor<typename std::remove_cvref_t<decltype(t)>::factor_type, Ctx>)
+                        if (!enabled[I]) return;
                     w = W{}.as_double();
                 } else {
                     if (!enabled[I]) return;

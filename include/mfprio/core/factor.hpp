@@ -25,6 +25,17 @@ concept factor_policy = std::copy_constructible<F> && requires(const F& f, const
 /// Jobs per block of the engine's `batch`, and of a factor's `block` hook.
 inline constexpr std::size_t block_size = 32;
 
+/// A factor that can tell, from the context alone, that it is +0.0 or -0.0 for every job:
+/// `f.idle(c)`. A term of finite weight then adds +0.0 or -0.0 to a sum that is never -0.0,
+/// which changes nothing, and the engine's `batch` skips it for the whole batch (a Maui
+/// component whose subweights are all 0, say, under Maui's default weights). A factor
+/// without it is always evaluated. `idle` may be conservative (false when unsure), never
+/// wrong.
+template <class F, class Ctx>
+concept idle_aware_factor = requires(const F& f, const Ctx& c) {
+    { f.idle(c) } noexcept -> std::same_as<bool>;
+};
+
 /// A factor policy that also evaluates a block of `block_size` jobs at once:
 /// `f.block(jobs, c, out)` writes into `out[i]` exactly what `f(jobs[i], c)` returns, bit for
 /// bit, for every i. The engine's `batch` calls it once per block instead of the call

@@ -46,6 +46,14 @@ template <cred_kind K, class J>
     }
 }
 
+/// True when some credential of kind `k` in the context's table has a non-zero `field`.
+template <class T>
+[[nodiscard]] constexpr bool any_credential(const context& c, cred_kind k, T credential::*field) noexcept {
+    for (const credential& cred : c.creds[index(k)])
+        if (cred.*field != T{}) return true;
+    return false;
+}
+
 /// The job's QOS credential, or nullptr when it has none.
 template <class J>
 [[nodiscard]] constexpr const credential* qos_of(const J& j, const context& c) noexcept {
@@ -101,6 +109,10 @@ struct queuetime {
         const credential* q = qos_of(j, c);
         return q != nullptr ? w + static_cast<double>(q->qt_weight) : w;
     }
+    /// Whether some QOS has a QTWEIGHT (only then is any job's weight adjusted).
+    [[nodiscard]] constexpr bool adjusts_weight(const context& c) const noexcept {
+        return any_credential(c, cred_kind::qos, &credential::qt_weight);
+    }
 };
 
 /// Jobs with a wallclock limit and a queue time.
@@ -135,6 +147,10 @@ struct xfactor {
     [[nodiscard]] constexpr double adjust_weight(double w, const J& j, const context& c) const noexcept {
         const credential* q = qos_of(j, c);
         return q != nullptr ? w + static_cast<double>(q->xf_weight) : w;
+    }
+    /// Whether some QOS has an XFWEIGHT.
+    [[nodiscard]] constexpr bool adjusts_weight(const context& c) const noexcept {
+        return any_credential(c, cred_kind::qos, &credential::xf_weight);
     }
 };
 
@@ -233,6 +249,13 @@ struct credential_priority {
         requires(K == cred_kind::job_class)
     {
         return g != nullptr && g->class_weight > 0 ? static_cast<double>(g->class_weight) : w;
+    }
+    /// Whether some group has a CLASSWEIGHT > 0 (CLASS alone adjusts its weight).
+    [[nodiscard]] constexpr bool adjusts_weight(const context& c) const noexcept {
+        if constexpr (K != cred_kind::job_class) return false;
+        for (const credential& g : c.creds[index(cred_kind::group)])
+            if (g.class_weight > 0) return true;
+        return false;
     }
 };
 using user_priority = credential_priority<cred_kind::user>;

@@ -284,6 +284,15 @@ struct targ_component : detail::targ_base {
         credential none{};   ///< the QOS of a job without one: no targets
     };
 
+    /// Idle when its weights are 0, or when no QOS has a QTTARGET or an XFTARGET (every job's
+    /// subfactors are then 0).
+    [[nodiscard]] constexpr bool idle(const context& c) const noexcept {
+        if (detail::targ_base::idle(c)) return true;
+        for (const credential& q : c.creds[index(cred_kind::qos)])
+            if (q.qt_target > 0 || q.xf_target > 0) return false;
+        return true;
+    }
+
     [[nodiscard]] prepared prepare(const context&) const noexcept {
         prepared p;
         p.sub = detail::prepare_subterms<detail::targ_base>(*this);
@@ -421,6 +430,9 @@ struct cred_component : detail::cred_base {
 /// ATTR: ATTRATTR and ATTRSTATE, 0 in Maui 3.3 whatever the job: its block hook computes the
 /// value once per block.
 struct attr_component : detail::attr_base {
+    /// Always idle: both subfactors are 0 for every job.
+    [[nodiscard]] constexpr bool idle(const context&) const noexcept { return true; }
+
     template <class J, std::size_t N>
         requires applies<J, context> && (N != std::dynamic_extent) && (N > 0)
     constexpr void block(std::span<const J, N> jobs, const context& c, std::span<double, N> out) const noexcept {
@@ -439,6 +451,11 @@ struct fs_component : detail::fs_base {
         detail::cap_bounds limit{};
         detail::prepared_doubles storage;
     };
+
+    /// Idle when its weights are 0 or fair-share is off (`context::fs_active`).
+    [[nodiscard]] constexpr bool idle(const context& c) const noexcept {
+        return !c.fs_active || detail::fs_base::idle(c);
+    }
 
     [[nodiscard]] prepared prepare(const context& c) const noexcept {
         prepared p;

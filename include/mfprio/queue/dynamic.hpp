@@ -68,6 +68,10 @@ public:
         for (std::size_t i = 0; i < jobs.size(); ++i) out[i] = evaluate(jobs[i], c);
     }
 
+    /// True when the factor is +0.0 or -0.0 for every job in context `c`
+    /// (`idle_aware_factor`): a batch then skips a term of finite weight. False by default.
+    [[nodiscard]] virtual bool idle(const Ctx&) const noexcept { return false; }
+
     /// What the factor computes once per batch from the context (a prepared block hook's
     /// tables, say), or null when it has nothing to prepare. May throw `std::bad_alloc`.
     [[nodiscard]] virtual std::shared_ptr<const void> prepare(const Ctx&) const { return nullptr; }
@@ -103,6 +107,11 @@ public:
 
     void evaluate_block(std::span<const J> jobs, const Ctx& c, std::span<double> out) const noexcept override {
         evaluate_prepared(nullptr, jobs, c, out);
+    }
+
+    [[nodiscard]] bool idle(const Ctx& c) const noexcept override {
+        if constexpr (idle_aware_factor<F, Ctx>) return factor_.idle(c);
+        else return false;
     }
 
     /// With a prepared block hook: the hook's state, held for the batch.
@@ -560,7 +569,9 @@ public:
     /// only allocation, one state per prepared term; if it fails, the factor prepares per
     /// chunk instead). Then chunk by chunk of `chunk_size` jobs: every term with a non-zero
     /// weight fills a column with one `evaluate_block` call, which is weighted and added to
-    /// the chunk's sums; then the result policy finishes each sum.
+    /// the chunk's sums; then the result policy finishes each sum. A term whose factor is
+    /// idle in `c` and whose weight is finite adds +-0.0 to every sum, which changes none:
+    /// it is skipped for the whole batch, as `mfprio::engine` skips it.
     void batch(std::span<const J> jobs, const Ctx& c, std::span<output_type> out) const noexcept {
         MFPRIO_ASSERT(out.size() >= jobs.size());
         for_each_chunk(jobs, c, [&](std::size_t base, std::size_t n, const double* sums) noexcept {
@@ -587,13 +598,26 @@ private:
     void for_each_chunk(std::span<const J> jobs, const Ctx& c, Fn&& fn) const noexcept {
         double sums[chunk_size];
         double column[chunk_size];
-        // One state per term for the whole batch (null: nothing to prepare, or no memory).
+        // Which terms are idle (none when there is no memory to say: skipping is only
+        // faster), and one state per term for the whole batch (null: nothing to prepare, or
+        // no memory).
+        std::vector<unsigned char> idle;
+        try {
+            idle.resize(terms_.size());
+            for (std::size_t k = 0; k < terms_.size(); ++k) {
+                const double w = terms_[k].weight;
+                idle[k] = w != 0 && w - w == 0.0 && terms_[k].factor->idle(c) ? 1 : 0;
+            }
+        } catch (...) {
+            idle.clear();
+        }
+        const auto skipped = [&](std::size_t k) noexcept { return terms_[k].weight == 0 || (!idle.empty() && idle[k]); };
         std::vector<std::shared_ptr<const void>> states;
         if (jobs.size() > chunk_size) {
             try {
                 states.resize(terms_.size());
                 for (std::size_t k = 0; k < terms_.size(); ++k)
-                    if (terms_[k].weight != 0) states[k] = terms_[k].factor->prepare(c);
+                    if (!skipped(k)) states[k] = terms_[k].factor->prepare(c);
             } catch (...) {
                 states.clear();
             }
@@ -604,7 +628,7 @@ private:
             std::fill(sums, sums + n, 0.0);
             for (std::size_t k = 0; k < terms_.size(); ++k) {
                 const auto& t = terms_[k];
-                if (t.weight == 0) continue;
+                if (skipped(k)) continue;
                 t.factor->evaluate_prepared(states.empty() ? none : states[k], jobs.subspan(base, n), c,
                                             std::span<double>(column, n));
                 const double w = t.weight;
