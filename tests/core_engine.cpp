@@ -277,40 +277,33 @@ TEST_CASE("core: batch prepares a prepared block hook once per call") {
 }
 
 namespace {
-/// gamma that says, through its context, when it is idle (the context's scale 0 makes every
-/// factor +-0.0), with a block hook that counts its calls.
-struct idle_gamma {
-    static constexpr std::string_view name = "idle_gamma";
-    int* blocks = nullptr;
-    double operator()(const ejob& j, const ectx& c) const noexcept { return j.c * c.scale; }
+/// hooked_alpha that says, through its context, when it is idle (the context's scale 0
+/// makes every factor +-0.0).
+struct idle_alpha : hooked_alpha {
+    static constexpr std::string_view name = "idle_alpha";
     bool idle(const ectx& c) const noexcept { return c.scale == 0.0; }
-    template <std::size_t N>
-    void block(std::span<const ejob, N> jobs, const ectx& c, std::span<double, N> out) const noexcept {
-        ++*blocks;
-        for (std::size_t i = 0; i < N; ++i) out[i] = jobs[i].c * c.scale;
-    }
 };
 } // namespace
 
 TEST_CASE("core: batch skips a term whose factor is idle in the context, unless its weight is not finite") {
-    static_assert(mfprio::idle_aware_factor<idle_gamma, ectx>);
+    static_assert(mfprio::idle_aware_factor<idle_alpha, ectx>);
     static_assert(!mfprio::idle_aware_factor<alpha, ectx>);
     int blocks = 0;
     constexpr std::size_t n = 2 * mfprio::block_size + 3;
     std::vector<ejob> jobs(n);
     for (std::size_t k = 0; k < n; ++k)
-        jobs[k] = {static_cast<double>(k), 1.0, k % 2 == 0 ? -static_cast<double>(k) : static_cast<double>(k)};
+        jobs[k] = {k % 2 == 0 ? -static_cast<double>(k) : static_cast<double>(k), 1.0, static_cast<double>(k)};
     std::vector<double> out(n);
 
-    // Scale 1: not idle, evaluated block by block; gamma counts (k x 1 + k x -+k).
-    const auto e = mfprio::make_engine(mfprio::raw_result{}, mfprio::make_term(alpha{}, 1_w),
-                                       mfprio::make_term(idle_gamma{&blocks}, -3.0));
+    // Scale 1: not idle, evaluated block by block (k + -+k x -3).
+    const auto e = mfprio::make_engine(mfprio::raw_result{}, mfprio::make_term(gamma_{}, 1_w),
+                                       mfprio::make_term(idle_alpha{{&blocks}}, -3.0));
     e.batch(std::span<const ejob>(jobs), ectx{1.0}, std::span<double>(out));
     CHECK(blocks == 2);
     for (std::size_t k = 0; k < n; ++k) CHECK(out[k] == e.score(jobs[k], ectx{1.0}));
     CHECK(out[3] == 3.0 - 9.0);
 
-    // Scale 0: idle, its hook is not called, and every sum is what score gives (alpha's is
+    // Scale 0: idle, its hook is not called, and every sum is what score gives (gamma's is
     // 0 too: each sum is +0.0, never the -0.0 a negative weight times +0.0 would be).
     e.batch(std::span<const ejob>(jobs), ectx{0.0}, std::span<double>(out));
     CHECK(blocks == 2);
@@ -320,8 +313,8 @@ TEST_CASE("core: batch skips a term whose factor is idle in the context, unless 
     }
 
     // An infinite weight times +-0.0 is NaN: the idle term is evaluated and the NaN kept.
-    const auto inf_weight = mfprio::make_engine(mfprio::raw_result{}, mfprio::make_term(alpha{}, 1_w),
-                                                mfprio::make_term(idle_gamma{&blocks}, std::numeric_limits<double>::infinity()));
+    const auto inf_weight = mfprio::make_engine(mfprio::raw_result{}, mfprio::make_term(gamma_{}, 1_w),
+                                                mfprio::make_term(idle_alpha{{&blocks}}, std::numeric_limits<double>::infinity()));
     inf_weight.batch(std::span<const ejob>(jobs), ectx{0.0}, std::span<double>(out));
     CHECK(blocks == 4);
     for (std::size_t k = 0; k < n; ++k) CHECK(std::isnan(out[k]));
