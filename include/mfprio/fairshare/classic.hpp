@@ -113,11 +113,7 @@ void classic_sweep(const tree& t, columns& c, Factor factor, unsigned threads = 
     double* const f = c.fs_factor.data();
     const unsigned parts = mfprio::detail::parts_for(n, threads, 8192);
     if (parts <= 1) {
-        // The classic shares from each association's term, laid out in the factor column
-        // first (overwritten below).
-        share_ratios(t, f, 0, n);
-        s[0] = 1.0;
-        for (std::uint32_t a = 1; a < n; ++a) s[a] = t.is_use_parent(a) ? s[t.fs_parent[a]] : chain_product(t, f, a);
+        classic_shares(t, c.shares_norm);
         // Lineage order puts every fs parent (a proper ancestor) before its fs children, so
         // an index sweep is a top-down walk of the children lists: each parent's UE is
         // known, and so is its factor. UE and F in one sweep.

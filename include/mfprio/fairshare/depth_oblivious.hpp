@@ -140,12 +140,7 @@ inline void depth_oblivious(const tree& t, columns& c, std::uint16_t damping = 1
     double* const f = c.fs_factor.data();
     const unsigned parts = mfprio::detail::parts_for(n, threads, 8192);
     if (parts <= 1) {
-        // The classic shares from each association's term, laid out in the factor column
-        // first (overwritten below).
-        detail::share_ratios(t, f, 0, n);
-        s[0] = 1.0;
-        for (std::uint32_t a = 1; a < n; ++a)
-            s[a] = t.is_use_parent(a) ? s[t.fs_parent[a]] : detail::chain_product(t, f, a);
+        classic_shares(t, c.shares_norm);
         ue[0] = 1.0L;
         f[0] = detail::classic_factor(ue[0], s[0], damping);
         // Top-down, one fs parent at a time (every fs parent precedes its children in lineage

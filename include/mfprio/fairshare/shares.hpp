@@ -21,28 +21,12 @@ namespace mfprio::fairshare {
 
 namespace detail {
 
-/// The classic product of association `a` (not FairShare=parent, not the root): over the
-/// direct-parent chain from `a` up to (excluding) the root, skipping FairShare=parent
-/// associations, the product of shares_raw / level_shares, starting from 1.0 and
-/// multiplying `a`'s own ratio first; 0 if a level_shares on the chain is 0.
-[[nodiscard]] inline double classic_share_product(const tree& t, std::uint32_t a) noexcept {
-    double s = 1.0;
-    for (std::uint32_t x = a; x != 0; x = t.parent[x]) {
-        if (t.is_use_parent(x)) continue;
-        if (t.level_shares[x] == 0)
-            s = 0.0;
-        else
-            s *= static_cast<double>(t.shares_raw[x]) / static_cast<double>(t.level_shares[x]);
-    }
-    return s;
-}
-
 /// Association `x`'s own term of the classic product (x is not the root): 1.0 for
 /// FairShare=parent (skipped: s x 1.0 is s), 0.0 where level_shares is 0 (the product is
 /// then 0.0 from that point up, as Slurm's assignment makes it: every other term is finite
 /// and not negative), else shares_raw / level_shares. With these terms laid out,
-/// `chain_product` gives `classic_share_product` bit for bit with one division per
-/// association instead of one per association and level.
+/// `chain_product` gives the classic product with one division per association instead of
+/// one per association and level.
 [[nodiscard]] inline double share_ratio(const tree& t, std::size_t x) noexcept {
     const std::uint32_t level = t.level_shares[x];
     const std::uint32_t raw = t.shares_raw[x];
@@ -55,8 +39,9 @@ inline void share_ratios(const tree& t, double* r, std::size_t begin, std::size_
     for (std::size_t x = begin < 1 ? 1 : begin; x < end; ++x) r[x] = share_ratio(t, x);
 }
 
-/// `classic_share_product(t, a)` from the terms `share_ratios` laid out: 1.0 times each
-/// term up the direct-parent chain from `a`, in the same order.
+/// The classic product of association `a` (not FairShare=parent, not the root) from the
+/// terms `share_ratios` laid out: 1.0 times each term up the direct-parent chain from `a`,
+/// `a`'s own first, as Slurm multiplies them.
 [[nodiscard]] inline double chain_product(const tree& t, const double* r, std::uint32_t a) noexcept {
     double s = 1.0;
     for (std::uint32_t x = a; x != 0; x = t.parent[x]) s *= r[x];
@@ -72,20 +57,25 @@ inline void share_ratios(const tree& t, double* r, std::size_t begin, std::size_
 ///   (excluding) the root and skipping FairShare=parent associations, of
 ///   shares_raw / level_shares (each a double); 0 if some level_shares on the chain is 0.
 /// The product starts from 1.0 and multiplies the association's own ratio first, then its
-/// parent's, and so on upward, as Slurm does, so the result is bit-identical. O(depth) per
-/// association. `out` must have `t.size()` entries.
+/// parent's, and so on upward, as Slurm does, so the result is bit-identical (a level_shares
+/// of 0 makes its term 0.0, and the product 0.0 from there up, as Slurm's assignment does:
+/// the other terms are finite and not negative). O(depth) per association, one division
+/// each. `out` must have `t.size()` entries.
 inline void classic_shares(const tree& t, std::span<double> out) noexcept {
     MFPRIO_ASSERT(out.size() == t.size());
-    if (t.size() == 0) return;
-    out[0] = 1.0;
-    for (std::uint32_t a = 1; a < t.size(); ++a) {
-        if (t.is_use_parent(a)) {
-            // The fs parent is a proper ancestor, so it comes earlier and is already set.
-            out[a] = out[t.fs_parent[a]];
-            continue;
-        }
-        out[a] = detail::classic_share_product(t, a);
-    }
+    const std::size_t n = t.size();
+    if (n == 0) return;
+    // Each association's term first, in `out`; then each product in place, from the last
+    // association back (a product reads the terms of the association and its ancestors,
+    // which come earlier and are still terms); then FairShare=parent copies, forward (an fs
+    // parent is a proper ancestor, never FairShare=parent itself, and already final).
+    double* const r = out.data();
+    detail::share_ratios(t, r, 0, n);
+    for (std::size_t a = n - 1; a >= 1; --a)
+        if (!t.is_use_parent(static_cast<std::uint32_t>(a))) r[a] = detail::chain_product(t, r, static_cast<std::uint32_t>(a));
+    r[0] = 1.0;
+    for (std::uint32_t a = 1; a < n; ++a)
+        if (t.is_use_parent(a)) r[a] = r[t.fs_parent[a]];
 }
 
 /// Classic normalized shares as a new vector (see the span overload).
