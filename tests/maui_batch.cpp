@@ -407,26 +407,30 @@ TEST_CASE("Maui batch: an idle component is 0 for every job, and the engine skip
     CHECK(res.idle(w.c));
     CHECK_FALSE(all_zero(serv, w));
 
+    // Sets one credential field, checks that the component is then neither idle nor 0 for
+    // every job, and clears the field again.
+    const auto live_with = [&w](const auto& comp, auto& field, auto value) {
+        field = value;
+        CHECK_FALSE(comp.idle(w.c));
+        CHECK_FALSE(all_zero(comp, w));
+        field = {};
+    };
+    const auto idle_and_zero = [&w](const auto& comp) {
+        CHECK(comp.idle(w.c));
+        CHECK(all_zero(comp, w));
+    };
+
     // QUEUETIME's weight 0 but a QOS with a QTWEIGHT: SERV is not idle, and it is not 0.
     weights no_qt = defaults;
     no_qt[subcomponent::queuetime] = 0;
     const auto serv0 = detail::build_component<serv_component>(no_qt, s, component::serv);
-    CHECK(serv0.idle(w.c));
-    CHECK(all_zero(serv0, w));
-    qos[1].qt_weight = 3;
-    CHECK_FALSE(serv0.idle(w.c));
-    CHECK_FALSE(all_zero(serv0, w));
-    qos[1].qt_weight = 0;
-    qos[2].xf_weight = -2;
-    CHECK_FALSE(serv0.idle(w.c));
-    CHECK_FALSE(all_zero(serv0, w));
-    qos[2].xf_weight = 0;
+    idle_and_zero(serv0);
+    live_with(serv0, qos[1].qt_weight, std::int64_t{3});
+    live_with(serv0, qos[2].xf_weight, std::int64_t{-2});
 
     // CLASS's weight 0 but a group with CLASSWEIGHT (and classes with priorities): CRED is on.
     for (auto& cl : w.tables[index(cred_kind::job_class)]) cl.priority = 7;
-    groups[0].class_weight = 4;
-    CHECK_FALSE(cred.idle(w.c));
-    CHECK_FALSE(all_zero(cred, w));
+    live_with(cred, groups[0].class_weight, std::int64_t{4});
     groups[0].class_weight = -4; // only a CLASSWEIGHT > 0 replaces the weight
     CHECK(cred.idle(w.c));
     groups[0].class_weight = 0;
@@ -436,15 +440,9 @@ TEST_CASE("Maui batch: an idle component is 0 for every job, and the engine skip
     targets[subcomponent::targetqueuetime] = 10;
     targets[subcomponent::targetxfactor] = -3;
     const auto targ_on = detail::build_component<targ_component>(targets, s, component::targ);
-    CHECK(targ_on.idle(w.c));
-    CHECK(all_zero(targ_on, w));
-    qos[0].qt_target = 3600;
-    CHECK_FALSE(targ_on.idle(w.c));
-    CHECK_FALSE(all_zero(targ_on, w));
-    qos[0].qt_target = 0;
-    qos[0].xf_target = 2;
-    CHECK_FALSE(targ_on.idle(w.c));
-    qos[0].xf_target = 0;
+    idle_and_zero(targ_on);
+    live_with(targ_on, qos[0].qt_target, 3600.0);
+    live_with(targ_on, qos[0].xf_target, 2.0);
 
     // FS weighted: idle exactly when fair-share is off.
     weights fair = defaults;
@@ -452,19 +450,15 @@ TEST_CASE("Maui batch: an idle component is 0 for every job, and the engine skip
     for (auto& u : w.tables[index(cred_kind::user)]) u.target = {50.0, fs_target_mode::target}, u.fs_usage = 10.0;
     const auto fs_on = detail::build_component<fs_component>(fair, s, component::fs);
     w.c.fs_active = false;
-    CHECK(fs_on.idle(w.c));
-    CHECK(all_zero(fs_on, w));
-    w.c.fs_active = true;
-    CHECK_FALSE(fs_on.idle(w.c));
-    CHECK_FALSE(all_zero(fs_on, w));
+    idle_and_zero(fs_on);
+    live_with(fs_on, w.c.fs_active, true);
 
     // ATTR is 0 whatever its weights.
     weights attrs = defaults;
     attrs[subcomponent::attrattr] = 50;
     attrs[subcomponent::attrstate] = -50;
     const auto attr_on = detail::build_component<attr_component>(attrs, s, component::attr);
-    CHECK(attr_on.idle(w.c));
-    CHECK(all_zero(attr_on, w));
+    idle_and_zero(attr_on);
 
     // The engine skips what is idle and still gives its one-job path's priority, bit for bit:
     // Maui's defaults (each job: its minutes in the queue, floored at 1), then with every idle
