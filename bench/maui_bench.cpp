@@ -19,6 +19,10 @@
 //   full/batch          `make_maui_engine(w, opts).batch` with every start-priority
 //                       subcomponent weighted (SERV, TARG, CRED, ATTR, FS, RES; USAGE is not
 //                       in Maui's start priority) and some caps, weights read at run time;
+//   full/chunks_1024_planned    the same batch in chunks of 1,024 jobs, as a queue pass
+//                       calls it, with one plan (`prepare_batch`) for all the chunks;
+//   full/chunks_1024_unplanned  the same chunks, each preparing its own tables (CRED, FS
+//                       and RES tabulate every credential and user once per batch);
 //   full/priority       the same engine's one-job path, `priority`, job by job;
 //   dispatched          the baseline: one virtual call per subcomponent per job, weights and
 //                       caps in vectors, the generic loop of a runtime-configured scheduler;
@@ -980,6 +984,34 @@ void run_batch(benchmark::State& state, const Engine& e) {
     per_job_counters(state, jobs.size());
 }
 
+/// `batch` over the jobs in chunks of 1,024, as a queue pass (`queue::pass_builder`) calls
+/// it: with one plan for the pass (`prepare_batch`, what the pass does), or each chunk
+/// preparing its own (what `batch` alone does, and what the pass did before it had plans).
+template <class Engine>
+void run_chunked(benchmark::State& state, const Engine& e, bool planned) {
+    const auto& w = workload();
+    const std::span<const mm::job> jobs(w.jobs);
+    std::vector<mm::priority_value> out(jobs.size());
+    constexpr std::size_t chunk = 1024;
+    for (auto _ : state) {
+        if (planned) {
+            const auto plan = e.template prepare_batch<mm::job>(w.ctx);
+            for (std::size_t base = 0; base < jobs.size(); base += chunk) {
+                const std::size_t m = std::min(chunk, jobs.size() - base);
+                e.batch(plan, jobs.subspan(base, m), w.ctx, std::span<mm::priority_value>(out).subspan(base, m));
+            }
+        } else {
+            for (std::size_t base = 0; base < jobs.size(); base += chunk) {
+                const std::size_t m = std::min(chunk, jobs.size() - base);
+                e.batch(jobs.subspan(base, m), w.ctx, std::span<mm::priority_value>(out).subspan(base, m));
+            }
+        }
+        benchmark::DoNotOptimize(out.data());
+        benchmark::ClobberMemory();
+    }
+    per_job_counters(state, jobs.size());
+}
+
 void bm_full_priority(benchmark::State& state) {
     const auto& w = workload();
     const auto e = mm::make_maui_engine(full_weights(), w.ctx.opts);
@@ -1175,6 +1207,12 @@ void register_benchmarks() {
         ->Unit(ms);
     benchmark::RegisterBenchmark("engine/full/batch",
                                  [o](benchmark::State& s) { run_batch(s, mm::make_maui_engine(full_weights(), o)); })
+        ->Unit(ms);
+    benchmark::RegisterBenchmark("engine/full/chunks_1024_planned",
+                                 [o](benchmark::State& s) { run_chunked(s, mm::make_maui_engine(full_weights(), o), true); })
+        ->Unit(ms);
+    benchmark::RegisterBenchmark("engine/full/chunks_1024_unplanned",
+                                 [o](benchmark::State& s) { run_chunked(s, mm::make_maui_engine(full_weights(), o), false); })
         ->Unit(ms);
     benchmark::RegisterBenchmark("engine/full/priority", bm_full_priority)->Unit(ms);
     for (const C c : {C::serv, C::targ, C::cred, C::attr, C::fs, C::res}) {

@@ -319,3 +319,36 @@ TEST_CASE("core: batch skips a term whose factor is idle in the context, unless 
     CHECK(blocks == 4);
     for (std::size_t k = 0; k < n; ++k) CHECK(std::isnan(out[k]));
 }
+
+TEST_CASE("core: a batch plan is prepared once and reused by every later batch") {
+    int prepared = 0;
+    int unused = 0;
+    const auto e = mfprio::make_engine(mfprio::raw_result{}, mfprio::make_term(alpha{}, 2_w),
+                                       mfprio::make_term(prepared_beta{&prepared}, std::uint32_t{3}),
+                                       mfprio::make_term(prepared_beta{&unused}, std::uint32_t{0}));
+    std::vector<ejob> jobs(7 * mfprio::block_size + 5);
+    for (std::size_t k = 0; k < jobs.size(); ++k) jobs[k] = {static_cast<double>(k), static_cast<double>(k) / 8, 0};
+    const ectx c{2.0};
+    const auto plan = e.prepare_batch<ejob>(c);
+    CHECK(prepared == 1);
+    CHECK(unused == 0); // a term with weight 0 is off: it prepares nothing
+    // The jobs in uneven chunks (whole blocks, a block and a bit, less than a block), all
+    // with the one plan: nothing more is prepared, and every job gets what `score` gives.
+    std::vector<double> out(jobs.size());
+    const std::span<const ejob> all(jobs);
+    const std::size_t cuts[] = {0, 2 * mfprio::block_size, 3 * mfprio::block_size + 7, 3 * mfprio::block_size + 9,
+                                jobs.size()};
+    for (std::size_t i = 0; i + 1 < std::size(cuts); ++i)
+        e.batch(plan, all.subspan(cuts[i], cuts[i + 1] - cuts[i]), c,
+                std::span<double>(out).subspan(cuts[i], cuts[i + 1] - cuts[i]));
+    CHECK(prepared == 1);
+    CHECK(unused == 0);
+    for (std::size_t k = 0; k < jobs.size(); ++k) {
+        CAPTURE(k);
+        CHECK(out[k] == e.score(jobs[k], c)); // k x 2 x 2 + k/8 x 2 x 3
+    }
+    // A batch without a plan prepares its own, as before.
+    e.batch(all, c, std::span<double>(out));
+    CHECK(prepared == 2);
+    CHECK(unused == 0);
+}

@@ -4,6 +4,7 @@
 // and Maui's factors); the registry's rules; the adapter's block path.
 #include <mfprio/queue/builtin.hpp>
 #include <mfprio/queue/dynamic.hpp>
+#include <mfprio/queue/pending.hpp>
 #include <mfprio/queue/policy.hpp>
 
 #include <mfprio/core/engine.hpp>
@@ -664,4 +665,53 @@ TEST_CASE("queue: the dynamic engine skips an idle factor for the whole batch, a
     // Idle but an infinite weight: evaluated, and the NaN shows.
     CHECK(run(0.0, std::numeric_limits<double>::infinity()) == jobs.size());
     CHECK(std::all_of(out.begin(), out.end(), [](double s) { return std::isnan(s); }));
+}
+
+namespace {
+/// A factor with a prepared block hook that counts its preparations: the job's urgency
+/// times what it prepared (the constant `v`).
+struct counted_prepared {
+    static constexpr std::string_view name = "counted_prepared";
+    double v = 0;
+    int* prepared = nullptr;
+    double operator()(const flux::job& j, const flux::context&) const noexcept { return j.urgency * v; }
+    double prepare(const flux::context&) const noexcept {
+        ++*prepared;
+        return v;
+    }
+    template <std::size_t N>
+    void block(double p, std::span<const flux::job, N> jobs, const flux::context&, std::span<double, N> out) const noexcept {
+        for (std::size_t i = 0; i < N; ++i) out[i] = jobs[i].urgency * p;
+    }
+};
+} // namespace
+
+TEST_CASE("queue: the dynamic engine's batch plan is prepared once and reused by every later batch") {
+    using engine = q::dynamic_engine<flux::job, flux::context, mfprio::raw_result>;
+    static_assert(q::planned_batch_engine<engine, flux::job, flux::context>);
+    int prepared = 0, unused = 0;
+    engine e;
+    e.add(constant{2}, 3);
+    e.add(counted_prepared{0.25, &prepared}, 5);
+    e.add(counted_prepared{1.0, &unused}, 0); // weight 0: off, prepares nothing
+    const flux::context c{};
+    std::vector<flux::job> jobs(3 * engine::chunk_size + 11);
+    for (std::size_t k = 0; k < jobs.size(); ++k) jobs[k].urgency = static_cast<std::uint8_t>(k % 32);
+    const auto plan = e.prepare_batch(c);
+    CHECK(prepared == 1);
+    CHECK(unused == 0);
+    std::vector<double> out(jobs.size());
+    const std::span<const flux::job> all(jobs);
+    // Chunks smaller than, equal to and larger than the engine's own: one preparation only.
+    const std::size_t cuts[] = {0, 5, 5 + engine::chunk_size, 2 * engine::chunk_size + 40, jobs.size()};
+    for (std::size_t i = 0; i + 1 < std::size(cuts); ++i)
+        e.batch(plan, all.subspan(cuts[i], cuts[i + 1] - cuts[i]), c,
+                std::span<double>(out).subspan(cuts[i], cuts[i + 1] - cuts[i]));
+    CHECK(prepared == 1);
+    CHECK(unused == 0);
+    for (std::size_t k = 0; k < jobs.size(); ++k) {
+        CAPTURE(k);
+        CHECK(out[k] == 6.0 + static_cast<double>(k % 32) * 0.25 * 5); // 2 x 3 + urgency x 0.25 x 5, exact
+        CHECK(out[k] == e.priority(jobs[k], c));
+    }
 }

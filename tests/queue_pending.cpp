@@ -625,3 +625,50 @@ TEST_CASE("queue: a pass on several threads builds the same snapshot") {
     CHECK(one.last_sort().tie_break_in_input_order);
     CHECK(two.last_sort().tie_break_in_input_order);
 }
+
+namespace {
+/// site_plus_bonus with a prepared block hook that counts its preparations.
+struct counted_site_plus_bonus : site_plus_bonus {
+    static constexpr std::string_view name = "counted";
+    int* prepared = nullptr;
+    double prepare(const tctx& c) const noexcept {
+        ++*prepared;
+        return c.bonus;
+    }
+    template <std::size_t N>
+    void block(double bonus, std::span<const mfprio::job, N> jobs, const tctx&, std::span<double, N> out) const noexcept {
+        for (std::size_t i = 0; i < N; ++i) out[i] = static_cast<double>(jobs[i].site_factor) + bonus;
+    }
+};
+} // namespace
+
+TEST_CASE("queue: a pass prepares the engine once for all its chunks of jobs") {
+    static_assert(mfprio::prepared_block_factor_policy<counted_site_plus_bonus, mfprio::job, tctx>);
+    int prepared = 0;
+    const auto counted = mfprio::make_engine(mfprio::slurm_result{},
+                                             mfprio::make_term(counted_site_plus_bonus{{}, &prepared}, mfprio::fixed_weight<1u>{}));
+    static_assert(mq::planned_batch_engine<decltype(counted), mfprio::job, tctx>);
+    // 40,000 jobs: 40 chunks of 1,024 for the pass, each of which prepared again before.
+    std::vector<mfprio::job> jobs;
+    std::mt19937_64 rng(5);
+    for (std::uint32_t k = 0; k < 40000; ++k)
+        jobs.push_back(job(k + 1, static_cast<std::int32_t>(rng() % 5000), static_cast<std::int64_t>(k / 10)));
+    const std::span<const mfprio::job> span(jobs);
+    const tctx c{.bonus = 7.0};
+    const auto t0 = std::chrono::steady_clock::now();
+    for (const unsigned threads : {1u, 2u}) {
+        CAPTURE(threads);
+        prepared = 0;
+        mq::pass_builder<mq::slurm_order> counted_pass, plain_pass;
+        mq::pass_options o{};
+        o.threads = threads;
+        counted_pass.compute(span, counted, c, o);
+        CHECK(prepared == 1);
+        // The same snapshot as the engine without a hook.
+        plain_pass.compute(span, engine, c, o);
+        const auto a = counted_pass.finish({}, t0);
+        const auto b = plain_pass.finish({}, t0);
+        CHECK(a->size() == jobs.size());
+        CHECK(std::equal(a->begin(), a->end(), b->begin(), b->end()));
+    }
+}

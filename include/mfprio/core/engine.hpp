@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cstddef>
+#include <optional>
 #include <span>
 #include <string_view>
 #include <tuple>
@@ -97,9 +98,56 @@ public:
         return out;
     }
 
+private:
+    /// What term `t` prepares for a batch: its factor's `prepare(c)` when the term is `on`
+    /// (nothing for a term that is off), or nothing at all for a factor without a prepared
+    /// block hook.
+    struct unprepared {};
+    template <class J, class Ctx, class T>
+    static constexpr auto prepare(const T& t, const Ctx& c, bool on) noexcept {
+        if constexpr (prepared_block_factor_policy<typename T::factor_type, J, Ctx>) {
+            using state = std::remove_cvref_t<decltype(t.factor.prepare(c))>;
+            return on ? std::optional<state>(t.factor.prepare(c)) : std::optional<state>();
+        } else {
+            return unprepared{};
+        }
+    }
+
+public:
+    /// What `batch` works out once for a context before it takes any job: each term's
+    /// prepared state (a prepared block hook's tables), its weight as a double, and whether
+    /// it is on (weight not 0, factor not idle in the context). `prepare_batch` makes one; a
+    /// caller that cuts a pass into chunks (`queue::pass_builder`) makes it once and gives
+    /// it to every chunk's `batch`, rather than letting each chunk prepare again. A plan is
+    /// valid for the context it was made from, as long as the tables that context views are
+    /// unchanged; it is read-only during a batch, so threads may share one.
+    template <class J, class Ctx>
+    struct batch_plan {
+        decltype(std::tuple{engine::prepare<J>(std::declval<const Terms&>(), std::declval<const Ctx&>(), true)...}) states;
+        std::array<double, term_count + 1> weights{};
+        std::array<bool, term_count + 1> enabled{};
+    };
+
+    /// The plan of a batch in context `c` for jobs of type J (see `batch_plan`).
+    template <class J, class Ctx>
+    [[nodiscard]] constexpr batch_plan<J, Ctx> prepare_batch(const Ctx& c) const noexcept {
+        // The weights as doubles and whether each term is on, once for the batch (runtime
+        // weights would be converted and tested for every job otherwise). A term is off when
+        // its weight is 0, or when its factor is idle in this context (every job's factor is
+        // +-0.0) and its weight is finite: it would add +-0.0 to every sum. Only the terms
+        // that are on prepare.
+        std::array<double, term_count + 1> weights{};
+        std::array<bool, term_count + 1> enabled{};
+        std::apply([&](const Terms&... t) noexcept {
+            std::size_t k = 0;
+            ((weights[k] = t.weight.as_double(), enabled[k] = !t.disabled() && !idle(t, c, weights[k]), ++k), ...);
+        }, terms_);
+        return prepare_states<J>(c, weights, enabled, std::index_sequence_for<Terms...>{});
+    }
+
     /// Priorities of a span of jobs into `out` (which must be at least as long), each exactly
     /// what `priority` gives. The jobs are taken in blocks of `block_size`: the terms whose
-    /// factor has a `block` hook fill the block's factors first; then, job by job, every
+    /// factor has a block hook fill the block's factors first; then, job by job, every
     /// term's contribution is added in term order, starting from 0.0, as `score` adds them,
     /// and the result policy finishes the sum. A term whose weight is 0, or whose factor is
     /// idle in `c` (`idle_aware_factor`), is skipped for the whole batch. The last jobs, fewer
@@ -107,9 +155,17 @@ public:
     template <class J, class Ctx>
     constexpr void batch(std::span<const J> jobs, const Ctx& c, std::span<output_type> out) const noexcept {
         MFPRIO_ASSERT(out.size() >= jobs.size());
-        const std::size_t full = for_each_block(jobs, c, [&](std::size_t k, const J& j, double sum) noexcept {
-            out[k] = result_(j, [sum]() noexcept { return sum; });
-        });
+        std::size_t full = 0;
+        if (jobs.size() >= block_size) full = batch_blocks(prepare_batch<J>(c), jobs, c, out);
+        for (std::size_t k = full; k < jobs.size(); ++k) out[k] = priority(jobs[k], c);
+    }
+
+    /// `batch` with a plan made by `prepare_batch` from `c` (nothing is prepared here).
+    template <class J, class Ctx>
+    constexpr void batch(const batch_plan<J, Ctx>& plan, std::span<const J> jobs, const Ctx& c,
+                         std::span<output_type> out) const noexcept {
+        MFPRIO_ASSERT(out.size() >= jobs.size());
+        const std::size_t full = batch_blocks(plan, jobs, c, out);
         for (std::size_t k = full; k < jobs.size(); ++k) out[k] = priority(jobs[k], c);
     }
 
@@ -117,8 +173,10 @@ public:
     template <class J, class Ctx>
     constexpr void batch_scores(std::span<const J> jobs, const Ctx& c, std::span<double> out) const noexcept {
         MFPRIO_ASSERT(out.size() >= jobs.size());
-        const std::size_t full =
-            for_each_block(jobs, c, [&](std::size_t k, const J&, double sum) noexcept { out[k] = sum; });
+        std::size_t full = 0;
+        if (jobs.size() >= block_size)
+            full = for_each_block(prepare_batch<J>(c), jobs, c,
+                                  [&](std::size_t k, const J&, double sum) noexcept { out[k] = sum; });
         for (std::size_t k = full; k < jobs.size(); ++k) out[k] = score(jobs[k], c);
     }
 
@@ -169,12 +227,20 @@ private:
         return row;
     }
 
-    /// What term `t` prepares for a batch: its factor's `prepare(c)`, or nothing.
-    struct unprepared {};
-    template <class J, class Ctx, class T>
-    static constexpr auto prepare(const T& t, const Ctx& c) noexcept {
-        if constexpr (prepared_block_factor_policy<typename T::factor_type, J, Ctx>) return t.factor.prepare(c);
-        else return unprepared{};
+    template <class J, class Ctx, std::size_t... I>
+    constexpr batch_plan<J, Ctx> prepare_states(const Ctx& c, const std::array<double, term_count + 1>& weights,
+                                                const std::array<bool, term_count + 1>& enabled,
+                                                std::index_sequence<I...>) const noexcept {
+        return batch_plan<J, Ctx>{std::tuple{prepare<J>(std::get<I>(terms_), c, enabled[I])...}, weights, enabled};
+    }
+
+    /// The priorities of the whole blocks of `jobs` into `out`; returns how many jobs that is.
+    template <class J, class Ctx>
+    constexpr std::size_t batch_blocks(const batch_plan<J, Ctx>& plan, std::span<const J> jobs, const Ctx& c,
+                                       std::span<output_type> out) const noexcept {
+        return for_each_block(plan, jobs, c, [&](std::size_t k, const J& j, double sum) noexcept {
+            out[k] = result_(j, [sum]() noexcept { return sum; });
+        });
     }
 
     /// Calls `fn(k, jobs[k], sum)` for each job of the whole blocks of `block_size` jobs of
@@ -183,26 +249,17 @@ private:
     /// +-0.0), which leaves any sum but -0.0 unchanged: it is skipped (a sum starts at +0.0,
     /// and x + y is -0.0 only when both are -0.0, so no sum is ever -0.0).
     template <class J, class Ctx, class Fn>
-    constexpr std::size_t for_each_block(std::span<const J> jobs, const Ctx& c, Fn&& fn) const noexcept {
+    constexpr std::size_t for_each_block(const batch_plan<J, Ctx>& plan, std::span<const J> jobs, const Ctx& c,
+                                         Fn&& fn) const noexcept {
         constexpr std::size_t rows = hook_row<J, Ctx>(term_count);
         const std::size_t full = jobs.size() - jobs.size() % block_size;
         if (full == 0) return 0;
-        const auto states =
-            std::apply([&](const Terms&... t) noexcept { return std::tuple{prepare<J>(t, c)...}; }, terms_);
-        // The weights as doubles and whether each term is on, once for the batch (runtime
-        // weights would be converted and tested for every job otherwise). A term is off when
-        // its weight is 0, or when its factor is idle in this context (every job's factor is
-        // +-0.0) and its weight is finite: it would add +-0.0 to every sum.
-        double weights[term_count + 1] = {};
-        bool enabled[term_count + 1] = {};
-        std::apply([&](const Terms&... t) noexcept {
-            std::size_t k = 0;
-            ((weights[k] = t.weight.as_double(), enabled[k] = !t.disabled() && !idle(t, c, weights[k]), ++k), ...);
-        }, terms_);
+        const double* const weights = plan.weights.data();
+        const bool* const enabled = plan.enabled.data();
         double factors[rows == 0 ? 1 : rows][block_size];
         for (std::size_t base = 0; base < full; base += block_size) {
             const std::span<const J, block_size> block(jobs.data() + base, block_size);
-            fill_hooked(block, c, states, enabled, factors, std::index_sequence_for<Terms...>{});
+            fill_hooked(block, c, plan.states, enabled, factors, std::index_sequence_for<Terms...>{});
             const bool after_next = base + 2 * block_size < full;
             for (std::size_t i = 0; i < block_size; ++i) {
                 // The records of the block after next, one cache line per job at most: by the
@@ -240,7 +297,7 @@ private:
                     const std::span<double, block_size> out(factors[hook_row<J, Ctx>(I)], block_size);
                     using F = typename std::remove_cvref_t<decltype(t)>::factor_type;
                     if constexpr (prepared_block_factor_policy<F, J, Ctx>)
-                        t.factor.block(std::get<I>(states), block, c, out);
+                        t.factor.block(*std::get<I>(states), block, c, out);
                     else
                         t.factor.block(block, c, out);
                 }

@@ -573,8 +573,30 @@ public:
     /// idle in `c` and whose weight is finite adds +-0.0 to every sum, which changes none:
     /// it is skipped for the whole batch, as `mfprio::engine` skips it.
     void batch(std::span<const J> jobs, const Ctx& c, std::span<output_type> out) const noexcept {
+        batch(plan_for(c, jobs.size() > chunk_size), jobs, c, out);
+    }
+
+    /// What `batch` works out once for a context before it takes any job: which terms are
+    /// idle, and each term's prepared state (see `batch`). A caller that cuts a pass into
+    /// chunks (`queue::pass_builder`) makes one with `prepare_batch` and gives it to every
+    /// chunk's `batch`. Valid for the context it was made from while the tables that context
+    /// views are unchanged; read-only during a batch, so threads may share one.
+    struct batch_plan {
+        std::vector<unsigned char> idle;                 ///< by term (empty: none known idle)
+        std::vector<std::shared_ptr<const void>> states; ///< by term (empty: prepare per chunk)
+    };
+
+    /// The plan of a batch in context `c` (its states prepared whatever the batch's size).
+    template <class JJ = J>
+        requires std::same_as<JJ, J>
+    [[nodiscard]] batch_plan prepare_batch(const Ctx& c) const noexcept {
+        return plan_for(c, true);
+    }
+
+    /// `batch` with a plan made by `prepare_batch` from `c`.
+    void batch(const batch_plan& plan, std::span<const J> jobs, const Ctx& c, std::span<output_type> out) const noexcept {
         MFPRIO_ASSERT(out.size() >= jobs.size());
-        for_each_chunk(jobs, c, [&](std::size_t base, std::size_t n, const double* sums) noexcept {
+        for_each_chunk(plan, jobs, c, [&](std::size_t base, std::size_t n, const double* sums) noexcept {
             for (std::size_t i = 0; i < n; ++i) {
                 const double s = sums[i];
                 out[base + i] = result_(jobs[base + i], [s]() noexcept { return s; });
@@ -586,49 +608,58 @@ public:
     /// gives.
     void batch_scores(std::span<const J> jobs, const Ctx& c, std::span<double> out) const noexcept {
         MFPRIO_ASSERT(out.size() >= jobs.size());
-        for_each_chunk(jobs, c, [&](std::size_t base, std::size_t n, const double* sums) noexcept {
-            std::copy(sums, sums + n, out.begin() + static_cast<std::ptrdiff_t>(base));
-        });
+        for_each_chunk(plan_for(c, jobs.size() > chunk_size), jobs, c,
+                       [&](std::size_t base, std::size_t n, const double* sums) noexcept {
+                           std::copy(sums, sums + n, out.begin() + static_cast<std::ptrdiff_t>(base));
+                       });
     }
 
 private:
+    /// Which terms are idle in `c` (none when there is no memory to say: skipping is only
+    /// faster), and, when `with_states`, one state per term (null: nothing to prepare; no
+    /// states at all when there is no memory: each chunk then prepares its own).
+    [[nodiscard]] batch_plan plan_for(const Ctx& c, bool with_states) const noexcept {
+        batch_plan p;
+        try {
+            p.idle.resize(terms_.size());
+            for (std::size_t k = 0; k < terms_.size(); ++k) {
+                const double w = terms_[k].weight;
+                p.idle[k] = w != 0 && w - w == 0.0 && terms_[k].factor->idle(c) ? 1 : 0;
+            }
+        } catch (...) {
+            p.idle.clear();
+        }
+        if (with_states) {
+            try {
+                p.states.resize(terms_.size());
+                for (std::size_t k = 0; k < terms_.size(); ++k)
+                    if (!skipped(p, k)) p.states[k] = terms_[k].factor->prepare(c);
+            } catch (...) {
+                p.states.clear();
+            }
+        }
+        return p;
+    }
+
+    /// Whether term `k` adds nothing in a batch with plan `p` (weight 0, or idle).
+    [[nodiscard]] bool skipped(const batch_plan& p, std::size_t k) const noexcept {
+        return terms_[k].weight == 0 || (!p.idle.empty() && p.idle[k]);
+    }
+
     /// Calls `fn(base, n, sums)` for each chunk of `jobs` (`n` jobs from `base`), `sums` being
     /// their weighted sums.
     template <class Fn>
-    void for_each_chunk(std::span<const J> jobs, const Ctx& c, Fn&& fn) const noexcept {
+    void for_each_chunk(const batch_plan& plan, std::span<const J> jobs, const Ctx& c, Fn&& fn) const noexcept {
         double sums[chunk_size];
         double column[chunk_size];
-        // Which terms are idle (none when there is no memory to say: skipping is only
-        // faster), and one state per term for the whole batch (null: nothing to prepare, or
-        // no memory).
-        std::vector<unsigned char> idle;
-        try {
-            idle.resize(terms_.size());
-            for (std::size_t k = 0; k < terms_.size(); ++k) {
-                const double w = terms_[k].weight;
-                idle[k] = w != 0 && w - w == 0.0 && terms_[k].factor->idle(c) ? 1 : 0;
-            }
-        } catch (...) {
-            idle.clear();
-        }
-        const auto skipped = [&](std::size_t k) noexcept { return terms_[k].weight == 0 || (!idle.empty() && idle[k]); };
-        std::vector<std::shared_ptr<const void>> states;
-        if (jobs.size() > chunk_size) {
-            try {
-                states.resize(terms_.size());
-                for (std::size_t k = 0; k < terms_.size(); ++k)
-                    if (!skipped(k)) states[k] = terms_[k].factor->prepare(c);
-            } catch (...) {
-                states.clear();
-            }
-        }
+        const auto& states = plan.states;
         static const std::shared_ptr<const void> none;
         for (std::size_t base = 0; base < jobs.size(); base += chunk_size) {
             const std::size_t n = std::min(chunk_size, jobs.size() - base);
             std::fill(sums, sums + n, 0.0);
             for (std::size_t k = 0; k < terms_.size(); ++k) {
                 const auto& t = terms_[k];
-                if (skipped(k)) continue;
+                if (skipped(plan, k)) continue;
                 t.factor->evaluate_prepared(states.empty() ? none : states[k], jobs.subspan(base, n), c,
                                             std::span<double>(column, n));
                 const double w = t.weight;

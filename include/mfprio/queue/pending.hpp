@@ -53,6 +53,15 @@ concept batch_engine = requires(const E& e, std::span<const J> jobs, const Ctx& 
     e.batch(jobs, c, out);
 } && std::is_nothrow_default_constructible_v<typename E::output_type>;
 
+/// A `batch_engine` that can prepare a batch once (`prepare_batch<J>(c)`, a plan) and take
+/// that plan in every later `batch` call (`mfprio::engine`, `queue::dynamic_engine`): a pass
+/// cut into chunks then prepares once, not once per chunk.
+template <class E, class J, class Ctx>
+concept planned_batch_engine = batch_engine<E, J, Ctx> &&
+    requires(const E& e, std::span<const J> jobs, const Ctx& c, std::span<typename E::output_type> out) {
+        e.batch(e.template prepare_batch<J>(c), jobs, c, out);
+    };
+
 /// The integer a queue orders by: the output's `value`, or the output itself. A floating
 /// output is truncated toward zero (as Slurm truncates), NaN giving 0, and saturates at the
 /// int64 range.
@@ -174,52 +183,21 @@ public:
         const unsigned parts = detail::parts_for(n, options.threads, 16384);
         parts_.assign(parts, part_result{});
         queue_entry* const staged = staging_.data();
-        detail::parallel_for(parts, [&](unsigned t) noexcept {
-            part_result r{}; // local: no cache line shared with the other threads' counters
-            const std::size_t from = detail::part_begin(n, parts, t), to = detail::part_begin(n, parts, t + 1);
-            std::size_t q = from; // the part's entries go from its first job's position on
-            // Chunks of a fixed size: the engine's outputs stay on the stack.
-            constexpr std::size_t chunk = 1024;
-            typename E::output_type out[chunk];
-            for (std::size_t base = from; base < to; base += chunk) {
-                const std::size_t m = std::min(chunk, to - base);
-                engine.batch(jobs.subspan(base, m), c, std::span<typename E::output_type>(out, m));
-                for (std::size_t i = 0; i < m; ++i) {
-                    const std::size_t k = base + i;
-                    if (!live.empty() && live[k] == 0) continue;
-                    const J& j = jobs[k];
-                    const std::int64_t p = queue_priority_of(out[i]);
-                    job_class cls = detail::class_of(j, options.calculate_running);
-                    if (Order::zero_is_held && p == 0 && queued(cls)) cls = job_class::held;
-                    switch (cls) {
-                    case job_class::pending: ++r.pending; break;
-                    case job_class::running: ++r.running; break;
-                    case job_class::held: ++r.held; continue;
-                    default: ++r.other; continue;
-                    }
-                    // Written field by field in place, and the keys compared with the
-                    // previous entry's read back from the buffer: building an entry on the
-                    // stack and copying it (or keeping a copy of the last keys) stalls on
-                    // store forwarding (measured: 38.7 -> 31.1 ms for this step, 1M jobs).
-                    queue_entry* const e = staged + q;
-                    e->priority = p;
-                    if constexpr (has_submit_time<J>)
-                        e->submit_time = static_cast<std::int64_t>(job_traits<J>::submit_time(j));
-                    else e->submit_time = 0;
-                    e->job_id = detail::id_of(j, k);
-                    e->index = static_cast<std::uint32_t>(k);
-                    if constexpr (Order::uses_tier) e->tier = detail::tier_of(j, c);
-                    else e->tier = 0;
-                    e->state = cls == job_class::running ? entry_state::running : entry_state::pending;
-                    e->reserved = 0;
-                    if (q == from) r.summary.add(*e);
-                    else r.summary.add_following(*e, e[-1]);
-                    ++q;
-                }
-            }
-            if (q != from) r.summary.close(staged[q - 1]);
-            parts_[t] = r;
-        });
+        if constexpr (planned_batch_engine<E, J, Ctx>) {
+            // One plan for the whole pass, shared (read-only) by the parts' chunks.
+            const auto plan = engine.template prepare_batch<J>(c);
+            compute_parts<typename E::output_type>(
+                jobs, parts, staged, options, live, c,
+                [&](std::span<const J> chunk, std::span<typename E::output_type> out) noexcept {
+                    engine.batch(plan, chunk, c, out);
+                });
+        } else {
+            compute_parts<typename E::output_type>(
+                jobs, parts, staged, options, live, c,
+                [&](std::span<const J> chunk, std::span<typename E::output_type> out) noexcept {
+                    engine.batch(chunk, c, out);
+                });
+        }
         // Close the gaps the parts left (jobs not queued), and join the summaries.
         std::size_t count = 0;
         summary_ = key_summary<Order>{};
@@ -275,6 +253,60 @@ public:
     [[nodiscard]] const sort_report& last_sort() const noexcept { return last_sort_; }
 
 private:
+    /// `compute`'s parts: each one's priorities, chunk by chunk through `batch(chunk, out)`,
+    /// and its queued jobs' entries, from its first job's position on.
+    template <class Out, class J, class Ctx, class Batch>
+    void compute_parts(std::span<const J> jobs, unsigned parts, queue_entry* staged, const pass_options& options,
+                       std::span<const std::uint8_t> live, const Ctx& c, const Batch& batch) {
+        const std::size_t n = jobs.size();
+        detail::parallel_for(parts, [&](unsigned t) noexcept {
+            part_result r{}; // local: no cache line shared with the other threads' counters
+            const std::size_t from = detail::part_begin(n, parts, t), to = detail::part_begin(n, parts, t + 1);
+            std::size_t q = from; // the part's entries go from its first job's position on
+            // Chunks of a fixed size: the engine's outputs stay on the stack.
+            constexpr std::size_t chunk = 1024;
+            Out out[chunk];
+            for (std::size_t base = from; base < to; base += chunk) {
+                const std::size_t m = std::min(chunk, to - base);
+                batch(jobs.subspan(base, m), std::span<Out>(out, m));
+                for (std::size_t i = 0; i < m; ++i) {
+                    const std::size_t k = base + i;
+                    if (!live.empty() && live[k] == 0) continue;
+                    const J& j = jobs[k];
+                    const std::int64_t p = queue_priority_of(out[i]);
+                    job_class cls = detail::class_of(j, options.calculate_running);
+                    if (Order::zero_is_held && p == 0 && queued(cls)) cls = job_class::held;
+                    switch (cls) {
+                    case job_class::pending: ++r.pending; break;
+                    case job_class::running: ++r.running; break;
+                    case job_class::held: ++r.held; continue;
+                    default: ++r.other; continue;
+                    }
+                    // Written field by field in place, and the keys compared with the
+                    // previous entry's read back from the buffer: building an entry on the
+                    // stack and copying it (or keeping a copy of the last keys) stalls on
+                    // store forwarding (measured: 38.7 -> 31.1 ms for this step, 1M jobs).
+                    queue_entry* const e = staged + q;
+                    e->priority = p;
+                    if constexpr (has_submit_time<J>)
+                        e->submit_time = static_cast<std::int64_t>(job_traits<J>::submit_time(j));
+                    else e->submit_time = 0;
+                    e->job_id = detail::id_of(j, k);
+                    e->index = static_cast<std::uint32_t>(k);
+                    if constexpr (Order::uses_tier) e->tier = detail::tier_of(j, c);
+                    else e->tier = 0;
+                    e->state = cls == job_class::running ? entry_state::running : entry_state::pending;
+                    e->reserved = 0;
+                    if (q == from) r.summary.add(*e);
+                    else r.summary.add_following(*e, e[-1]);
+                    ++q;
+                }
+            }
+            if (q != from) r.summary.close(staged[q - 1]);
+            parts_[t] = r;
+        });
+    }
+
     struct part_result {
         std::size_t pending = 0, running = 0, held = 0, other = 0;
         key_summary<Order> summary{};
