@@ -587,6 +587,8 @@ public:
     };
 
     /// The plan of a batch in context `c` (its states prepared whatever the batch's size).
+    /// A template only so that callers write `prepare_batch<J>(c)` for this engine as for
+    /// `mfprio::engine` (`planned_batch_engine`); J is the engine's own job type.
     template <class JJ = J>
         requires std::same_as<JJ, J>
     [[nodiscard]] batch_plan prepare_batch(const Ctx& c) const noexcept {
