@@ -266,9 +266,11 @@ TEST_CASE("reprioritizer: concurrent readers only ever see whole, sorted snapsho
 
     std::atomic<bool> done{false};
     std::atomic<std::uint64_t> reads{0}, bad{0}, backwards{0}, wrong_pass{0}, distinct{0};
+    std::atomic<int> started{0};
     const auto reader = [&] {
         std::uint64_t last = 0, seen = 0;
-        while (!done.load()) {
+        started.fetch_add(1);
+        do { // at least one read each, however late this thread gets a core
             const std::shared_ptr<const mq::snapshot> s = r.latest();
             reads.fetch_add(1);
             std::uint64_t call = 0;
@@ -277,10 +279,11 @@ TEST_CASE("reprioritizer: concurrent readers only ever see whole, sorted snapsho
             if (s->generation() > 0 && call != s->generation()) wrong_pass.fetch_add(1); // no failed pass here
             if (s->generation() != last) ++seen;
             last = s->generation();
-        }
+        } while (!done.load());
         distinct.fetch_add(seen);
     };
     std::thread a(reader), b(reader);
+    while (started.load() < 2) std::this_thread::yield(); // the readers run before the passes do
     r.start();
     // The scheduler's events on top of the period.
     const bool reached = eventually([&] {
@@ -485,9 +488,13 @@ TEST_CASE("snapshot_channel: readers on several threads while one thread publish
     world w(300);
     std::atomic<bool> done{false};
     std::atomic<std::uint64_t> bad{0}, reads{0};
+    std::atomic<int> started{0};
     const auto reader = [&] {
         std::uint64_t last = 0;
-        while (!done.load()) {
+        started.fetch_add(1);
+        // At least one read each, even when the publisher finishes before this thread gets
+        // a core (seen on a loaded two-core CI machine: 0 reads in all).
+        do {
             const auto s = channel.latest();
             reads.fetch_add(1);
             if (s == nullptr || s->generation() < last) bad.fetch_add(1);
@@ -498,9 +505,11 @@ TEST_CASE("snapshot_channel: readers on several threads while one thread publish
                     if (e.priority / per_pass != static_cast<std::int64_t>(s->generation())) bad.fetch_add(1);
                 if (s->generation() > 0 && s->size() != w.pending) bad.fetch_add(1);
             }
-        }
+        } while (!done.load());
     };
     std::thread a(reader), b(reader), c(reader);
+    // Publish only once every reader runs, so that reads and publications overlap.
+    while (started.load() < 3) std::this_thread::yield();
     for (std::uint64_t g = 1; g <= 200; ++g) {
         cctx ctx{};
         ctx.bonus = static_cast<double>(g) * static_cast<double>(per_pass);
