@@ -238,9 +238,29 @@ TEST_CASE("queue: sort_entries reports how it sorted") {
     auto r = mq::sort_entries<mq::slurm_order>(in, out, ws);
     CHECK(r.tie_break_in_input_order);
     CHECK_FALSE(r.truncated);
-    CHECK(r.radix_sorted);
-    // Tier 2 bits, priority 6 bits: the packed keys need 8 bits.
+    // Tier 2 bits, priority 6 bits: the packed keys need 8 bits, 256 possible keys for 1,000
+    // entries: a counting sort, no words.
     CHECK(r.key_bits == 8);
+    CHECK(r.counting_sorted);
+    CHECK_FALSE(r.radix_sorted);
+    // The same keys for 200 entries: more possible keys than entries, the words are sorted.
+    in.resize(200);
+    r = mq::sort_entries<mq::slurm_order>(in, out, ws);
+    CHECK(r.key_bits == 8);
+    CHECK_FALSE(r.counting_sorted);
+    CHECK(r.radix_sorted);
+    // Priorities over 2^20 values: keys too wide for the counting table.
+    in = make_entries(1000, shape::table_order, 3);
+    for (std::size_t k = 0; k < in.size(); ++k) in[k].priority = static_cast<std::int64_t>((k * 7919) % (1u << 20));
+    in[0].priority = 0;
+    in[1].priority = (1 << 20) - 1;
+    r = mq::sort_entries<mq::slurm_order>(in, out, ws);
+    CHECK(r.key_bits == 22);
+    CHECK_FALSE(r.counting_sorted);
+    CHECK(r.radix_sorted);
+    CHECK(std::is_sorted(out.begin(), out.end(), [](const queue_entry& a, const queue_entry& b) {
+        return mq::slurm_order::before(a, b);
+    }));
     // Random ids: the tie-break goes into the word.
     in = make_entries(1000, shape::random, 4);
     r = mq::sort_entries<mq::slurm_order>(in, out, ws);
@@ -264,7 +284,10 @@ TEST_CASE("queue: sort_entries on two threads gives the same order") {
         const auto in = make_entries(140000, s, 99);
         check_sort<mq::slurm_order>(in, 2, ws);
         std::vector<queue_entry> out;
-        CHECK(mq::sort_entries<mq::slurm_order>(in, out, ws, 2).threads == 2);
+        const auto r = mq::sort_entries<mq::slurm_order>(in, out, ws, 2);
+        CHECK(r.threads == 2);
+        // Each thread counts and moves its half of the table.
+        CHECK(r.counting_sorted == (s == shape::table_order));
     }
 }
 

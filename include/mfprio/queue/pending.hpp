@@ -32,6 +32,7 @@
 #include <vector>
 
 #include <mfprio/core/assert.hpp>
+#include <mfprio/core/huge_pages.hpp>
 #include <mfprio/core/job.hpp>
 #include <mfprio/queue/order.hpp>
 #include <mfprio/queue/snapshot.hpp>
@@ -146,6 +147,18 @@ template <class J, class Ctx>
     }
 }
 
+/// What `pending_jobs` keeps per table slot from one pass to the next, which `compute`
+/// updates as it stages the entries (so that this costs no pass of its own): `priority[k]`
+/// is the last pass's priority of the job in slot k and `known[k]` is 1 if that pass queued
+/// it. Under `incr_only` a queued job's new priority below a known one is raised to it
+/// first. A slot that is not queued (empty, held, or not queued for its state) is left
+/// unknown.
+struct slot_memory {
+    std::int64_t* priority = nullptr;
+    std::uint8_t* known = nullptr;
+    bool incr_only = false;
+};
+
 /// The job's id, or `fallback` (its position) for a job type without one.
 template <class J>
 [[nodiscard]] constexpr std::uint64_t id_of(const J& j, std::size_t fallback) noexcept {
@@ -175,7 +188,7 @@ public:
     template <class J, class E, class Ctx>
         requires batch_engine<E, J, Ctx>
     void compute(std::span<const J> jobs, const E& engine, const Ctx& c, const pass_options& options,
-                 std::span<const std::uint8_t> live = {}) {
+                 std::span<const std::uint8_t> live = {}, const detail::slot_memory* memory = nullptr) {
         MFPRIO_ASSERT(live.empty() || live.size() == jobs.size());
         MFPRIO_ASSERT(jobs.size() <= std::size_t{0xffffffffu});
         const std::size_t n = jobs.size();
@@ -187,13 +200,13 @@ public:
             // One plan for the whole pass, shared (read-only) by the parts' chunks.
             const auto plan = engine.template prepare_batch<J>(c);
             compute_parts<typename E::output_type>(
-                jobs, parts, staged, options, live, c,
+                jobs, parts, staged, options, live, memory, c,
                 [&](std::span<const J> chunk, std::span<typename E::output_type> out) noexcept {
                     engine.batch(plan, chunk, c, out);
                 });
         } else {
             compute_parts<typename E::output_type>(
-                jobs, parts, staged, options, live, c,
+                jobs, parts, staged, options, live, memory, c,
                 [&](std::span<const J> chunk, std::span<typename E::output_type> out) noexcept {
                     engine.batch(chunk, c, out);
                 });
@@ -257,7 +270,8 @@ private:
     /// and its queued jobs' entries, from its first job's position on.
     template <class Out, class J, class Ctx, class Batch>
     void compute_parts(std::span<const J> jobs, unsigned parts, queue_entry* staged, const pass_options& options,
-                       std::span<const std::uint8_t> live, const Ctx& c, const Batch& batch) {
+                       std::span<const std::uint8_t> live, const detail::slot_memory* memory, const Ctx& c,
+                       const Batch& batch) {
         const std::size_t n = jobs.size();
         detail::parallel_for(parts, [&](unsigned t) noexcept {
             part_result r{}; // local: no cache line shared with the other threads' counters
@@ -271,16 +285,29 @@ private:
                 batch(jobs.subspan(base, m), std::span<Out>(out, m));
                 for (std::size_t i = 0; i < m; ++i) {
                     const std::size_t k = base + i;
-                    if (!live.empty() && live[k] == 0) continue;
+                    if (!live.empty() && live[k] == 0) {
+                        if (memory != nullptr) memory->known[k] = 0;
+                        continue;
+                    }
                     const J& j = jobs[k];
-                    const std::int64_t p = queue_priority_of(out[i]);
+                    std::int64_t p = queue_priority_of(out[i]);
                     job_class cls = detail::class_of(j, options.calculate_running);
                     if (Order::zero_is_held && p == 0 && queued(cls)) cls = job_class::held;
                     switch (cls) {
                     case job_class::pending: ++r.pending; break;
                     case job_class::running: ++r.running; break;
-                    case job_class::held: ++r.held; continue;
-                    default: ++r.other; continue;
+                    case job_class::held: ++r.held; break;
+                    default: ++r.other; break;
+                    }
+                    if (!queued(cls)) {
+                        if (memory != nullptr) memory->known[k] = 0;
+                        continue;
+                    }
+                    if (memory != nullptr) {
+                        if (memory->incr_only && memory->known[k] != 0 && p < memory->priority[k])
+                            p = memory->priority[k];
+                        memory->priority[k] = p;
+                        memory->known[k] = 1;
                     }
                     // Written field by field in place, and the keys compared with the
                     // previous entry's read back from the buffer: building an entry on the
@@ -312,7 +339,8 @@ private:
         key_summary<Order> summary{};
     };
 
-    std::vector<queue_entry> staging_;
+    // In 2 MiB pages where the kernel allows: `finish` reads it in random order (the gather).
+    std::vector<queue_entry, huge_page_allocator<queue_entry>> staging_;
     std::size_t staged_ = 0;
     std::vector<part_result> parts_;
     part_result counts_{};
@@ -441,22 +469,12 @@ public:
                                                  std::uint32_t events = event_bit(queue_event::requested)) {
         const auto started = std::chrono::steady_clock::now();
         if (jobs_.size() - size_ > 0 && (jobs_.size() - size_) * 8 >= jobs_.size()) compact();
-        builder_.compute(std::span<const J>(jobs_), engine, c, options, std::span<const std::uint8_t>(live_));
-        // INCR_ONLY against the last pass; then this pass's priorities become the previous
-        // ones (a job not queued now has none: if it is released later, it takes its fresh
-        // priority, as Slurm recomputes a released job from scratch).
-        const std::span<const queue_entry> staged = builder_.staged();
-        if (options.incr_only) {
-            for (std::size_t i = 0; i < staged.size(); ++i) {
-                const std::size_t k = staged[i].index;
-                if (has_previous_[k] != 0 && staged[i].priority < previous_[k]) builder_.set_priority(i, previous_[k]);
-            }
-        }
-        std::fill(has_previous_.begin(), has_previous_.end(), std::uint8_t{0});
-        for (const queue_entry& e : staged) {
-            previous_[e.index] = e.priority;
-            has_previous_[e.index] = 1;
-        }
+        // INCR_ONLY against the last pass, and this pass's priorities kept for the next one,
+        // as `compute` stages each job (a job not queued now has none: if it is released
+        // later, it takes its fresh priority, as Slurm recomputes a released job from
+        // scratch).
+        const detail::slot_memory memory{previous_.data(), has_previous_.data(), options.incr_only};
+        builder_.compute(std::span<const J>(jobs_), engine, c, options, std::span<const std::uint8_t>(live_), &memory);
         snapshot_info info{};
         info.generation = ++generation_;
         info.events = events;

@@ -29,6 +29,7 @@
 #include <utility>
 #include <vector>
 
+#include <mfprio/core/huge_pages.hpp>
 #include <mfprio/queue/order.hpp>
 
 namespace mfprio::queue {
@@ -73,7 +74,7 @@ class snapshot;
 namespace detail {
 /// The one door through which a pass fills a snapshot before publishing it.
 struct snapshot_access {
-    static std::vector<queue_entry>& entries(snapshot& s) noexcept;
+    static std::vector<queue_entry, huge_page_allocator<queue_entry>>& entries(snapshot& s) noexcept;
     static snapshot_info& info(snapshot& s) noexcept;
 };
 } // namespace detail
@@ -105,13 +106,16 @@ public:
 
 private:
     friend struct detail::snapshot_access;
-    std::vector<queue_entry> entries_;
+    // In 2 MiB pages where the kernel allows: a pass's counting sort writes it in random order.
+    std::vector<queue_entry, huge_page_allocator<queue_entry>> entries_;
     snapshot_info info_{};
 };
 
 namespace detail {
 
-inline std::vector<queue_entry>& snapshot_access::entries(snapshot& s) noexcept { return s.entries_; }
+inline std::vector<queue_entry, huge_page_allocator<queue_entry>>& snapshot_access::entries(snapshot& s) noexcept {
+    return s.entries_;
+}
 inline snapshot_info& snapshot_access::info(snapshot& s) noexcept { return s.info_; }
 
 /// Gives the memory of a snapshot nobody reads any more to the pass that builds the next
