@@ -9,6 +9,7 @@
 #include <mfprio/queue/snapshot.hpp>
 
 #include <mfprio/core/engine.hpp>
+#include <mfprio/core/huge_pages.hpp>
 #include <mfprio/core/job.hpp>
 #include <mfprio/core/result.hpp>
 #include <mfprio/core/term.hpp>
@@ -276,6 +277,28 @@ TEST_CASE("queue: sort_entries reports how it sorted") {
     in = make_entries(1000, shape::sorted, 6);
     r = mq::sort_entries<mq::slurm_order>(in, out, ws);
     CHECK_FALSE(r.radix_sorted);
+}
+
+TEST_CASE("huge_page_allocator: large blocks on 2 MiB boundaries, small ones as usual, both usable") {
+    using alloc = mfprio::huge_page_allocator<queue_entry>;
+    // 65,536 entries of 32 bytes: exactly 2 MiB, the first size that gets huge-page blocks.
+    std::vector<queue_entry, alloc> big(65536);
+    CHECK(reinterpret_cast<std::uintptr_t>(big.data()) % alloc::page == 0);
+    std::vector<queue_entry, alloc> small(100);
+    CHECK(reinterpret_cast<std::uintptr_t>(small.data()) % alignof(queue_entry) == 0);
+    for (std::size_t k = 0; k < big.size(); ++k) big[k].index = static_cast<std::uint32_t>(k);
+    for (std::size_t k = 0; k < small.size(); ++k) small[k].index = static_cast<std::uint32_t>(k);
+    // Growing from a small block to a large one and back moves the contents.
+    small.resize(70000);
+    small.back().index = 7;
+    CHECK(small[99].index == 99);
+    small.resize(10);
+    small.shrink_to_fit();
+    CHECK(small[9].index == 9);
+    CHECK(big[65535].index == 65535);
+    // A size whose byte count overflows is refused, not wrapped.
+    alloc a;
+    CHECK_THROWS_AS((void)a.allocate(std::numeric_limits<std::size_t>::max() / 16), std::bad_array_new_length);
 }
 
 TEST_CASE("queue: sort_entries on two threads gives the same order") {
