@@ -356,18 +356,40 @@ struct key_summary {
         ++count;
     }
 
-    /// As `add`, for an entry that follows `prev`, the entry added just before it and still
-    /// in memory: its keys are compared with `prev`'s, recomputed, rather than with a copy kept
-    /// here. Call `close` with the last entry after a run of these.
-    constexpr void add_following(const queue_entry& e, const queue_entry& prev) noexcept {
-        const auto k = O::keys(e);
-        widen(k);
-        if (tie_break_in_order && detail::compare_keys(O::keys(prev), k, O::primary_keys, O::key_count) >= 0)
-            tie_break_in_order = false;
-        ++count;
+    /// The next `m` entries, `e[0]` to `e[m - 1]`, as `add` for each in turn, in one loop
+    /// that keeps the ranges and the previous entry's keys in registers and decides the
+    /// tie-break order without branches (a pass calls it on each chunk of entries it has just
+    /// written, still in cache: keeping a copy of the last keys in the summary, entry by
+    /// entry, stalls on store forwarding).
+    constexpr void add_run(const queue_entry* e, std::size_t m) noexcept {
+        if (m == 0) return;
+        auto l = lo;
+        auto h = hi;
+        std::size_t i = 0;
+        std::array<std::uint64_t, O::key_count> prev = last;
+        if (count == 0) {
+            first = O::keys(e[0]);
+            prev = first;
+            for (std::size_t f = 0; f < O::key_count; ++f) l[f] = h[f] = prev[f];
+            i = 1;
+        }
+        bool in_order = true;
+        for (; i < m; ++i) {
+            const auto k = O::keys(e[i]);
+            for (std::size_t f = 0; f < O::key_count; ++f) {
+                l[f] = k[f] < l[f] ? k[f] : l[f];
+                h[f] = k[f] > h[f] ? k[f] : h[f];
+            }
+            const bool step = tie_break_less(prev, k);
+            in_order = in_order & step;
+            prev = k;
+        }
+        lo = l;
+        hi = h;
+        last = prev;
+        count += m;
+        tie_break_in_order = tie_break_in_order && in_order;
     }
-    /// Records the last entry of a run of `add_following`.
-    constexpr void close(const queue_entry& e) noexcept { last = O::keys(e); }
 
     /// An entry already added changed (its primary keys only, e.g. a raised priority).
     constexpr void changed(const queue_entry& e) noexcept { widen(O::keys(e)); }
@@ -390,6 +412,17 @@ struct key_summary {
     }
 
 private:
+    /// Whether `a`'s tie-break keys come strictly before `b`'s (false if there are none).
+    static constexpr bool tie_break_less(const std::array<std::uint64_t, O::key_count>& a,
+                                         const std::array<std::uint64_t, O::key_count>& b) noexcept {
+        bool less = false;
+        for (std::size_t f = O::key_count; f-- > O::primary_keys;) {
+            const std::uint64_t x = a[f], y = b[f];
+            const bool lt = x < y, eq = x == y;
+            less = lt | (eq & less);
+        }
+        return less;
+    }
     constexpr void widen(const std::array<std::uint64_t, O::key_count>& k) noexcept {
         for (std::size_t f = 0; f < O::key_count; ++f) {
             lo[f] = k[f] < lo[f] ? k[f] : lo[f];
