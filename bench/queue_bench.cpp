@@ -322,6 +322,7 @@ void pass_counters(benchmark::State& state, std::size_t n, const mq::sort_report
     state.counters["key_bits"] = r.key_bits;
     state.counters["truncated"] = r.truncated ? 1 : 0;
     state.counters["counting"] = r.counting_sorted ? 1 : 0;
+    state.counters["counted_in_pass"] = r.counted_in_pass ? 1 : 0;
 }
 
 void run_full(benchmark::State& state, bool submission_order) {

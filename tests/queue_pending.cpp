@@ -718,3 +718,110 @@ TEST_CASE("queue: a pass prepares the engine once for all its chunks of jobs") {
         CHECK(std::equal(a->begin(), a->end(), b->begin(), b->end()));
     }
 }
+
+namespace {
+/// The entries of a snapshot as std::stable_sort orders a pass's queued jobs (the reference).
+std::vector<queue_entry> reference_order(const mq::snapshot& s) {
+    std::vector<queue_entry> want(s.begin(), s.end());
+    std::sort(want.begin(), want.end(), [](const queue_entry& a, const queue_entry& b) { return a.index < b.index; });
+    std::stable_sort(want.begin(), want.end(),
+                     [](const queue_entry& a, const queue_entry& b) { return mq::slurm_order::before(a, b); });
+    return want;
+}
+} // namespace
+
+TEST_CASE("queue: a pass counts its keys for the next sort when the last pass's ranges fit, and sorts the same") {
+    // 40,000 jobs in submission order, site factors (the priority) over a range of 3,000 that
+    // moves between passes across multiples of 2^12 and 2^13 (residues that wrap around),
+    // some held and some running; one thread and two.
+    std::vector<mfprio::job> jobs;
+    std::mt19937_64 rng(33);
+    for (std::uint32_t k = 0; k < 40000; ++k) {
+        auto state = mfprio::job_state::pending;
+        if (k % 101 == 0) state = mfprio::job_state::held;
+        if (k % 83 == 0) state = mfprio::job_state::running;
+        jobs.push_back(job(k + 1, static_cast<std::int32_t>(rng() % 3000), static_cast<std::int64_t>(k / 7), state));
+    }
+    const std::span<const mfprio::job> span(jobs);
+    for (const unsigned threads : {1u, 2u}) {
+        CAPTURE(threads);
+        mq::pass_builder<mq::slurm_order> b;
+        mq::pass_options o{};
+        o.threads = threads;
+        const auto t0 = std::chrono::steady_clock::now();
+        // First pass: nothing known of the ranges yet, so nothing counted.
+        b.compute(span, engine, tctx{.bonus = 1000.0}, o);
+        auto s = b.finish({}, t0);
+        CHECK_FALSE(b.last_sort().counted_in_pass);
+        CHECK(b.last_sort().counting_sorted);
+        CHECK(std::equal(s->begin(), s->end(), reference_order(*s).begin()));
+        // Later passes: the range moves (1000 + [0, 3000) to 7000 + ...: 4095/4096 and 8191/8192
+        // lie inside), its width stays: the pass's counts are used.
+        for (const double bonus : {3500.0, 7000.0, 6000.0}) {
+            CAPTURE(bonus);
+            b.compute(span, engine, tctx{.bonus = bonus}, o);
+            s = b.finish({}, t0);
+            CHECK(b.last_sort().counted_in_pass);
+            CHECK(b.last_sort().threads == threads);
+            CHECK(b.last_sort().key_bits == 12); // one tier (0 bits), priorities over 3,000 values
+            const auto want = reference_order(*s);
+            REQUIRE(s->size() == want.size());
+            CHECK(std::equal(s->begin(), s->end(), want.begin()));
+        }
+        // A pass whose range outgrows the counted bits (one job far above the others): the
+        // counts are left aside and the sort counts for itself, in the same order.
+        std::vector<mfprio::job> wider = jobs;
+        wider[5].site_factor = 60000;
+        b.compute(std::span<const mfprio::job>(wider), engine, tctx{.bonus = 1000.0}, o);
+        s = b.finish({}, t0);
+        CHECK_FALSE(b.last_sort().counted_in_pass);
+        CHECK(std::equal(s->begin(), s->end(), reference_order(*s).begin()));
+        // A priority changed after the pass counted (INCR_ONLY in the reprioritizer): the
+        // counts no longer match and are not used.
+        b.compute(std::span<const mfprio::job>(wider), engine, tctx{.bonus = 1000.0}, o);
+        b.set_priority(10, 50000);
+        s = b.finish({}, t0);
+        CHECK_FALSE(b.last_sort().counted_in_pass);
+        CHECK(std::equal(s->begin(), s->end(), reference_order(*s).begin()));
+        CHECK((*s)[0].priority == 60000 + 1000);
+        CHECK(s->entries()[1].priority == 50000);
+    }
+}
+
+TEST_CASE("queue: sort_entries with key_counts falls back to its own sort when they do not describe the entries") {
+    const auto in = make_entries(1000, shape::table_order, 12); // 8 key bits: tier 2, priority 6
+    mq::key_summary<mq::slurm_order> summary{};
+    summary.add_run(in.data(), in.size());
+    const auto want = [&] {
+        std::vector<queue_entry> w = in;
+        std::stable_sort(w.begin(), w.end(), [](const queue_entry& a, const queue_entry& b) { return mq::slurm_order::before(a, b); });
+        return w;
+    }();
+    mq::sort_workspace ws;
+    std::vector<queue_entry> out;
+    const auto counted = [&](std::array<unsigned, 2> bits, std::vector<std::size_t> bounds) {
+        mq::key_counts<mq::slurm_order> k;
+        k.reset(bits, static_cast<unsigned>(bounds.size() - 1));
+        k.segment_begin = bounds;
+        for (std::size_t t = 0; t + 1 < bounds.size(); ++t)
+            k.add(static_cast<unsigned>(t), in.data() + bounds[t], bounds[t + 1] - bounds[t]);
+        return k;
+    };
+    // Counts that fit: used, two segments.
+    auto k = counted({3, 7}, {0, 400, 1000});
+    auto r = mq::sort_entries<mq::slurm_order>(in, summary, k, out, ws);
+    CHECK(r.counted_in_pass);
+    CHECK(r.threads == 2);
+    CHECK(out == want);
+    // Too few bits for the priority's range (6 bits needed): not used.
+    k = counted({3, 5}, {0, 1000});
+    r = mq::sort_entries<mq::slurm_order>(in, summary, k, out, ws);
+    CHECK_FALSE(r.counted_in_pass);
+    CHECK(r.counting_sorted);
+    CHECK(out == want);
+    // Segments that do not cover the entries: not used.
+    k = counted({3, 7}, {0, 900});
+    r = mq::sort_entries<mq::slurm_order>(in, summary, k, out, ws);
+    CHECK_FALSE(r.counted_in_pass);
+    CHECK(out == want);
+}

@@ -192,6 +192,7 @@ struct sort_report {
     unsigned key_bits = 0;                 ///< bits of the packed keys in a word
     bool radix_sorted = false;             ///< the words were not already in order
     bool counting_sorted = false;          ///< few distinct keys: counting sort, no words
+    bool counted_in_pass = false;          ///< the counting sort took the counts of the pass (`key_counts`)
     std::size_t runs_sorted = 0;           ///< tied runs that needed the comparator
     unsigned threads = 1;                  ///< threads used
 };
@@ -201,6 +202,11 @@ namespace detail {
 /// The widest packed keys `sort_entries` counting-sorts: 2^18 counters of 4 bytes (1 MiB)
 /// per thread, which stay in the L2 cache of the development machine (1.25 MiB).
 inline constexpr unsigned counting_max_bits = 18;
+
+/// The most residue bits a pass counts its keys in (`key_counts`): each key gets a bit more
+/// than its range took in the last pass, so the table is up to 4 times the keys' span, but a
+/// pass touches only the counters of the keys it meets.
+inline constexpr unsigned pass_counting_max_bits = 20;
 
 /// A hint that `p` is about to be written (no effect where the compiler has no such hint).
 inline void prefetch_for_write(const void* p) noexcept {
@@ -214,6 +220,45 @@ inline void prefetch_for_write(const void* p) noexcept {
 using mfprio::detail::parallel_for;
 using mfprio::detail::part_begin;
 using mfprio::detail::parts_for;
+
+/// The moving half of a stable counting sort of `in` into `out`: `segs` segments (segment t
+/// is [bounds[t], bounds[t + 1])), each with `span` counters at `counts + t * span`, which
+/// hold its entries' counts per counter and become their next places; `slot(d)` is the
+/// counter of key d in [0, keys), `key_of(e)` an entry's counter. Entries of key d go after
+/// those of smaller keys, and after those of the same key in earlier segments: input order.
+template <class Slot, class KeyOf, class Alloc>
+void counting_move(std::span<const queue_entry> in, const std::size_t* bounds, unsigned segs, std::uint32_t* counts,
+                   unsigned key_bits, std::size_t span, const Slot& slot, const KeyOf& key_of,
+                   std::vector<queue_entry, Alloc>& out) {
+    const std::size_t keys = std::size_t{1} << key_bits;
+    std::uint32_t sum = 0;
+    for (std::size_t d = 0; d < keys; ++d) {
+        const std::size_t at = slot(d);
+        for (unsigned t = 0; t < segs; ++t) {
+            std::uint32_t& c = counts[t * span + at];
+            const std::uint32_t k = c;
+            c = sum;
+            sum += k;
+        }
+    }
+    MFPRIO_ASSERT(sum == bounds[segs] - bounds[0]);
+    out.resize(in.size()); // only entries beyond the old size are initialized
+    queue_entry* const o = out.data();
+    parallel_for(segs, [&](unsigned t) noexcept {
+        std::uint32_t* const next = counts + t * span;
+        const std::size_t b = bounds[t], e = bounds[t + 1];
+        // Each move writes a random place of the output: the place of the entry 32 moves
+        // ahead is prefetched for writing, so that many such misses are under way at once
+        // (measured on the development VM: the counting sort 0.8 times as long).
+        constexpr std::size_t ahead = 32;
+        std::size_t i = b;
+        for (; i + ahead < e; ++i) {
+            prefetch_for_write(o + next[key_of(in[i + ahead])]);
+            o[next[key_of(in[i])]++] = in[i];
+        }
+        for (; i < e; ++i) o[next[key_of(in[i])]++] = in[i];
+    });
+}
 
 /// Sorts `w[0, n)` stably by bits [low, high) of each word, the bits above `high` being the
 /// same in every word: an LSD radix sort with digits of at most 11 bits, skipping digits that
@@ -445,6 +490,55 @@ private:
     }
 };
 
+/// Entries counted per key while a pass writes them (`pass_builder`), so that `sort_entries`
+/// can skip its own counting pass over them. A pass does not know the keys' ranges until it
+/// ends, so each primary key f is counted modulo 2^bits[f]: a range narrower than that maps
+/// one to one onto the residues, whatever its position (the pass takes the widths of its
+/// previous pass, plus one bit, as `bits`). The counts of each segment of the entries (a
+/// pass's part) are kept apart, so that the sort stays stable. `sort_entries` uses them only
+/// if every range fits and the tie-break keys are in input order; otherwise it counts (or
+/// sorts) as usual.
+template <order_policy O>
+struct key_counts {
+    std::array<unsigned, O::primary_keys> bits{}; ///< residue bits of each primary key
+    unsigned total_bits = 0;                      ///< their sum: 2^total_bits counters a segment
+    std::vector<std::size_t> segment_begin;       ///< segment s is [segment_begin[s], segment_begin[s + 1])
+    std::vector<std::uint32_t> counts;            ///< segment s's count of residue r at (s << total_bits) + r
+
+    /// Sets the bits and sizes the counts of `segments` segments (their bounds are set later).
+    /// With `zero` false the caller zeroes each segment (`zero_segment`) before counting it.
+    void reset(const std::array<unsigned, O::primary_keys>& b, unsigned segments, bool zero = true) {
+        bits = b;
+        total_bits = 0;
+        for (const unsigned w : b) total_bits += w;
+        MFPRIO_ASSERT(total_bits <= 32);
+        const std::size_t size = static_cast<std::size_t>(segments) << total_bits;
+        if (zero) counts.assign(size, 0);
+        else counts.resize(size);
+        segment_begin.clear();
+    }
+    /// Zeroes segment `s`'s counters (a pass's thread its own).
+    void zero_segment(unsigned s) noexcept {
+        std::uint32_t* const c = counts.data() + (static_cast<std::size_t>(s) << total_bits);
+        std::fill(c, c + (std::size_t{1} << total_bits), std::uint32_t{0});
+    }
+    /// The number of segments (0 before their bounds are set).
+    [[nodiscard]] std::size_t segments() const noexcept { return segment_begin.empty() ? 0 : segment_begin.size() - 1; }
+    /// The counter of an entry: its primary keys' residues, concatenated.
+    [[nodiscard]] std::size_t residue(const queue_entry& e) const noexcept {
+        const auto k = O::keys(e);
+        std::uint64_t r = 0;
+        for (std::size_t f = 0; f < O::primary_keys; ++f)
+            r = (r << bits[f]) | (k[f] & ((std::uint64_t{1} << bits[f]) - 1));
+        return static_cast<std::size_t>(r);
+    }
+    /// Counts the entries of segment `s` (`e[0]` to `e[m - 1]`).
+    void add(unsigned s, const queue_entry* e, std::size_t m) noexcept {
+        std::uint32_t* const c = counts.data() + (static_cast<std::size_t>(s) << total_bits);
+        for (std::size_t i = 0; i < m; ++i) ++c[residue(e[i])];
+    }
+};
+
 /// Sorts `in` in order `O` into `out` (overwriting it; `out` must not alias `in`). The result
 /// is exactly `std::sort(..., O::before)`; `ws` keeps the buffers between calls. Entries must
 /// be in the order of the caller's table (their `index` increasing), as a pass builds them:
@@ -511,42 +605,21 @@ sort_report sort_entries(std::span<const queue_entry> in, const key_summary<O>& 
     // 1'. Few distinct packed keys (the usual case when the tie-break is the table order: a
     //     site's priorities span some 10^5 values): a counting sort moves each entry straight
     //     to its place, with no words, no split and no gather. Each part counts its entries
-    //     per key (a table that stays in the L2 cache), then moves them: part t's entries of
-    //     key d go after those of the parts before it, in input order, so the sort is stable.
+    //     per key (a table that stays in the L2 cache), then moves them.
     const std::size_t keys_span = std::size_t{1} << key_bits;
     if (!truncated && key_bits <= detail::counting_max_bits && keys_span * parts <= n) {
         report.counting_sorted = true;
         ws.bucket_counts.assign(keys_span * parts, 0);
         std::uint32_t* const counts = ws.bucket_counts.data();
+        std::array<std::size_t, 65> bounds{};
+        for (unsigned t = 0; t <= parts; ++t) bounds[t] = detail::part_begin(n, parts, t);
         detail::parallel_for(parts, [&](unsigned t) noexcept {
             std::uint32_t* const c = counts + t * keys_span;
-            for (std::size_t i = detail::part_begin(n, parts, t), e = detail::part_begin(n, parts, t + 1); i < e; ++i)
-                ++c[static_cast<std::size_t>(packed(in[i]))];
+            for (std::size_t i = bounds[t]; i < bounds[t + 1]; ++i) ++c[static_cast<std::size_t>(packed(in[i]))];
         });
-        std::uint32_t sum = 0;
-        for (std::size_t d = 0; d < keys_span; ++d)
-            for (unsigned t = 0; t < parts; ++t) {
-                std::uint32_t& c = counts[t * keys_span + d];
-                const std::uint32_t k = c;
-                c = sum;
-                sum += k;
-            }
-        out.resize(n); // only entries beyond the old size are initialized
-        queue_entry* const o = out.data();
-        detail::parallel_for(parts, [&](unsigned t) noexcept {
-            std::uint32_t* const next = counts + t * keys_span;
-            const std::size_t b = detail::part_begin(n, parts, t), e = detail::part_begin(n, parts, t + 1);
-            // Each move writes a random place of the output: the place of the entry 32 moves
-            // ahead is prefetched for writing, so that many such misses are under way at once
-            // (measured on the development VM: the counting sort 0.8 times as long).
-            constexpr std::size_t ahead = 32;
-            std::size_t i = b;
-            for (; i + ahead < e; ++i) {
-                detail::prefetch_for_write(o + next[static_cast<std::size_t>(packed(in[i + ahead]))]);
-                o[next[static_cast<std::size_t>(packed(in[i]))]++] = in[i];
-            }
-            for (; i < e; ++i) o[next[static_cast<std::size_t>(packed(in[i]))]++] = in[i];
-        });
+        detail::counting_move(in, bounds.data(), parts, counts, key_bits, keys_span,
+                              [](std::size_t d) noexcept { return d; },
+                              [&](const queue_entry& e) noexcept { return static_cast<std::size_t>(packed(e)); }, out);
         MFPRIO_ASSERT(std::is_sorted(out.begin(), out.end(), cmp));
         return report;
     }
@@ -603,6 +676,58 @@ sort_report sort_entries(std::span<const queue_entry> in, const key_summary<O>& 
         }
     }
     MFPRIO_ASSERT(std::is_sorted(out.begin(), out.end(), cmp));
+    return report;
+}
+
+/// `sort_entries` with the counts a pass took while it wrote the entries (`key_counts`):
+/// when they can be used (the tie-break keys in input order, every primary key's range
+/// narrower than 2^bits, the segments covering `in`), the counting sort moves the entries
+/// without counting them again, one thread per segment. Otherwise exactly the overload
+/// above. The counts are used up (they become the moves' next places).
+template <order_policy O, class Alloc>
+sort_report sort_entries(std::span<const queue_entry> in, const key_summary<O>& summary, key_counts<O>& counted,
+                         std::vector<queue_entry, Alloc>& out, sort_workspace& ws, unsigned threads = 1) {
+    constexpr std::size_t np = O::primary_keys;
+    const std::size_t n = in.size();
+    const std::size_t segs = counted.segments();
+    bool usable = n >= 32 && summary.count == n && summary.tie_break_in_order && segs > 0 && segs <= 64 &&
+                  counted.segment_begin.front() == 0 && counted.segment_begin.back() == n &&
+                  counted.counts.size() == (segs << counted.total_bits);
+    std::array<unsigned, np> width{};
+    unsigned key_bits = 0;
+    for (std::size_t f = 0; f < np; ++f) {
+        width[f] = static_cast<unsigned>(std::bit_width(summary.hi[f] - summary.lo[f]));
+        usable = usable && width[f] <= counted.bits[f];
+        key_bits += width[f];
+    }
+    if (!usable) return sort_entries<O>(in, summary, out, ws, threads);
+    sort_report report{};
+    report.tie_break_in_input_order = true;
+    report.key_bits = key_bits;
+    report.counting_sorted = true;
+    report.counted_in_pass = true;
+    report.threads = static_cast<unsigned>(segs);
+    // Key d (the keys range-compressed and concatenated, as the words would hold them) is
+    // counted at the residues of its keys: key f is lo[f] plus its field of d.
+    std::array<unsigned, np> shift{};
+    for (std::size_t f = np, at = 0; f-- > 0;) {
+        shift[f] = static_cast<unsigned>(at);
+        at += width[f];
+    }
+    const auto slot = [&](std::size_t d) noexcept {
+        std::uint64_t r = 0;
+        for (std::size_t f = 0; f < np; ++f) {
+            const std::uint64_t field = (static_cast<std::uint64_t>(d) >> shift[f]) & ((std::uint64_t{1} << width[f]) - 1);
+            r = (r << counted.bits[f]) | ((summary.lo[f] + field) & ((std::uint64_t{1} << counted.bits[f]) - 1));
+        }
+        return static_cast<std::size_t>(r);
+    };
+    detail::counting_move(in, counted.segment_begin.data(), static_cast<unsigned>(segs), counted.counts.data(),
+                          key_bits, std::size_t{1} << counted.total_bits, slot,
+                          [&](const queue_entry& e) noexcept { return counted.residue(e); }, out);
+    MFPRIO_ASSERT(std::is_sorted(out.begin(), out.end(), [](const queue_entry& a, const queue_entry& b) noexcept {
+        return O::before(a, b);
+    }));
     return report;
 }
 

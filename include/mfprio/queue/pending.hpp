@@ -17,6 +17,8 @@
 /// order says 0 means held (Slurm, Flux). A job type without a `state` counts as pending.
 
 #include <algorithm>
+#include <array>
+#include <bit>
 #include <chrono>
 #include <concepts>
 #include <cstddef>
@@ -196,17 +198,34 @@ public:
         const unsigned parts = detail::parts_for(n, options.threads, 16384);
         parts_.assign(parts, part_result{});
         queue_entry* const staged = staging_.data();
+        // Count the entries per key as they are written, for the sort, if the last pass's
+        // keys (plus a bit each) would fit the counting sort (see `key_counts`).
+        counted_ok_ = false;
+        key_counts<Order>* counting = nullptr;
+        if (have_width_) {
+            std::array<unsigned, Order::primary_keys> bits{};
+            unsigned total = 0;
+            for (std::size_t f = 0; f < Order::primary_keys; ++f) {
+                bits[f] = last_width_[f] + 1;
+                total += bits[f];
+            }
+            // At most 8 bytes of counters a job (a quarter of what the pass stages).
+            if (total <= detail::pass_counting_max_bits && (std::size_t{parts} << total) <= 2 * n) {
+                counted_.reset(bits, parts, false); // each part zeroes its own counters
+                counting = &counted_;
+            }
+        }
         if constexpr (planned_batch_engine<E, J, Ctx>) {
             // One plan for the whole pass, shared (read-only) by the parts' chunks.
             const auto plan = engine.template prepare_batch<J>(c);
             compute_parts<typename E::output_type>(
-                jobs, parts, staged, options, live, memory, c,
+                jobs, parts, staged, options, live, memory, counting, c,
                 [&](std::span<const J> chunk, std::span<typename E::output_type> out) noexcept {
                     engine.batch(plan, chunk, c, out);
                 });
         } else {
             compute_parts<typename E::output_type>(
-                jobs, parts, staged, options, live, memory, c,
+                jobs, parts, staged, options, live, memory, counting, c,
                 [&](std::span<const J> chunk, std::span<typename E::output_type> out) noexcept {
                     engine.batch(chunk, c, out);
                 });
@@ -215,11 +234,13 @@ public:
         std::size_t count = 0;
         summary_ = key_summary<Order>{};
         counts_ = part_result{};
+        if (counting != nullptr) counted_.segment_begin.assign(1, 0);
         for (unsigned t = 0; t < parts; ++t) {
             const part_result& r = parts_[t];
             const std::size_t from = detail::part_begin(n, parts, t), m = r.summary.count;
             if (from != count && m > 0) std::copy(staged + from, staged + from + m, staged + count);
             count += m;
+            if (counting != nullptr) counted_.segment_begin.push_back(count);
             summary_.merge(r.summary);
             counts_.pending += r.pending;
             counts_.running += r.running;
@@ -227,6 +248,7 @@ public:
             counts_.other += r.other;
         }
         staged_ = count;
+        counted_ok_ = counting != nullptr;
         threads_ = std::max(1u, options.threads);
         if constexpr (requires { { c.now } -> std::convertible_to<std::int64_t>; }) now_ = c.now;
         else now_ = 0;
@@ -241,6 +263,7 @@ public:
         MFPRIO_ASSERT(i < staged_);
         staging_[i].priority = priority;
         summary_.changed(staging_[i]);
+        counted_ok_ = false; // the counts saw the old priority
     }
 
     /// The snapshot of the entries `compute` staged, sorted in `Order`, with `info`'s
@@ -248,7 +271,15 @@ public:
     /// `build_duration` counts from `started`).
     [[nodiscard]] std::shared_ptr<const snapshot> finish(snapshot_info info, std::chrono::steady_clock::time_point started) {
         std::unique_ptr<snapshot> s = recycler_->take();
-        last_sort_ = sort_entries<Order>(staged(), summary_, detail::snapshot_access::entries(*s), workspace_, threads_);
+        auto& entries = detail::snapshot_access::entries(*s);
+        last_sort_ = counted_ok_ ? sort_entries<Order>(staged(), summary_, counted_, entries, workspace_, threads_)
+                                 : sort_entries<Order>(staged(), summary_, entries, workspace_, threads_);
+        counted_ok_ = false;
+        // The next pass counts its keys if this one's ranges (plus a bit each) fit.
+        have_width_ = summary_.count > 0 && summary_.tie_break_in_order;
+        if (have_width_)
+            for (std::size_t f = 0; f < Order::primary_keys; ++f)
+                last_width_[f] = static_cast<unsigned>(std::bit_width(summary_.hi[f] - summary_.lo[f]));
         info.pending = counts_.pending;
         info.running = counts_.running;
         info.held = counts_.held;
@@ -270,8 +301,8 @@ private:
     /// and its queued jobs' entries, from its first job's position on.
     template <class Out, class J, class Ctx, class Batch>
     void compute_parts(std::span<const J> jobs, unsigned parts, queue_entry* staged, const pass_options& options,
-                       std::span<const std::uint8_t> live, const detail::slot_memory* memory, const Ctx& c,
-                       const Batch& batch) {
+                       std::span<const std::uint8_t> live, const detail::slot_memory* memory,
+                       key_counts<Order>* counting, const Ctx& c, const Batch& batch) {
         const std::size_t n = jobs.size();
         detail::parallel_for(parts, [&](unsigned t) noexcept {
             part_result r{}; // local: no cache line shared with the other threads' counters
@@ -289,6 +320,7 @@ private:
             std::uint8_t* const known = memory != nullptr ? memory->known : nullptr;
             const bool incr_only = memory != nullptr && memory->incr_only;
             queue_entry* const stage = staged;
+            if (counting != nullptr) counting->zero_segment(t);
             const std::size_t from = detail::part_begin(n, parts, t), to = detail::part_begin(n, parts, t + 1);
             std::size_t q = from; // the part's entries go from its first job's position on
             // Chunks of a fixed size: the engine's outputs stay on the stack.
@@ -340,6 +372,7 @@ private:
                     ++q;
                 }
                 r.summary.add_run(stage + chunk_first, q - chunk_first);
+                if (counting != nullptr) counting->add(t, stage + chunk_first, q - chunk_first);
             }
             r.pending = pending;
             r.running = running;
@@ -364,6 +397,10 @@ private:
     unsigned threads_ = 1;
     sort_workspace workspace_;
     sort_report last_sort_{};
+    key_counts<Order> counted_;                                 // this pass's counts per key, if taken
+    bool counted_ok_ = false;                                   // counted_ matches the staged entries
+    std::array<unsigned, Order::primary_keys> last_width_{};    // the last pass's primary key widths
+    bool have_width_ = false;
     std::shared_ptr<detail::snapshot_recycler> recycler_;
 };
 
