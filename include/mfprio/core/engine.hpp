@@ -15,20 +15,13 @@
 
 #include <mfprio/core/assert.hpp>
 #include <mfprio/core/factor.hpp>
+#include <mfprio/core/prefetch.hpp>
 #include <mfprio/core/result.hpp>
 #include <mfprio/core/term.hpp>
 
 namespace mfprio {
 
 namespace detail {
-/// Asks the CPU to start loading the cache line at `p` (a hint; it never faults).
-inline void prefetch(const void* p) noexcept {
-#if defined(__GNUC__) || defined(__clang__)
-    __builtin_prefetch(p, 0, 3);
-#else
-    (void)p;
-#endif
-}
 /// Every how many jobs a batch prefetches: one record per 64-byte cache line.
 template <class J>
 inline constexpr std::size_t prefetch_step = sizeof(J) >= 64 ? 1 : 64 / sizeof(J);

@@ -60,6 +60,7 @@
 
 #include <mfprio/core/assert.hpp>
 #include <mfprio/core/parallel.hpp>
+#include <mfprio/core/prefetch.hpp>
 
 namespace mfprio::queue {
 
@@ -208,15 +209,6 @@ inline constexpr unsigned counting_max_bits = 18;
 /// pass touches only the counters of the keys it meets.
 inline constexpr unsigned pass_counting_max_bits = 20;
 
-/// A hint that `p` is about to be written (no effect where the compiler has no such hint).
-inline void prefetch_for_write(const void* p) noexcept {
-#if defined(__GNUC__) || defined(__clang__)
-    __builtin_prefetch(p, 1, 3);
-#else
-    (void)p;
-#endif
-}
-
 using mfprio::detail::parallel_for;
 using mfprio::detail::part_begin;
 using mfprio::detail::parts_for;
@@ -253,7 +245,7 @@ void counting_move(std::span<const queue_entry> in, const std::size_t* bounds, u
         constexpr std::size_t ahead = 32;
         std::size_t i = b;
         for (; i + ahead < e; ++i) {
-            prefetch_for_write(o + next[key_of(in[i + ahead])]);
+            mfprio::detail::prefetch_for_write(o + next[key_of(in[i + ahead])]);
             o[next[key_of(in[i])]++] = in[i];
         }
         for (; i < e; ++i) o[next[key_of(in[i])]++] = in[i];
