@@ -246,13 +246,23 @@ void counting_move(std::span<const queue_entry> in, const std::size_t* bounds, u
         // Each move writes a random place of the output: the place of the entry 32 moves
         // ahead is prefetched for writing, so that many such misses are under way at once
         // (measured on the development VM: the counting sort 0.8 times as long).
+        // Each entry's counter is computed once, when it is prefetched, and kept in a ring.
         constexpr std::size_t ahead = 32;
-        std::size_t i = b;
-        for (; i + ahead < e; ++i) {
-            mfprio::detail::prefetch_for_write(o + next[key_of(in[i + ahead])]);
-            o[next[key_of(in[i])]++] = in[i];
+        std::array<std::size_t, ahead> ring{};
+        const std::size_t lead = std::min(ahead, e - b);
+        for (std::size_t j = 0; j < lead; ++j) {
+            ring[j] = key_of(in[b + j]);
+            mfprio::detail::prefetch_for_write(o + next[ring[j]]);
         }
-        for (; i < e; ++i) o[next[key_of(in[i])]++] = in[i];
+        for (std::size_t i = b; i < e; ++i) {
+            const std::size_t r = (i - b) % ahead;
+            const std::size_t k = ring[r];
+            if (i + ahead < e) {
+                ring[r] = key_of(in[i + ahead]);
+                mfprio::detail::prefetch_for_write(o + next[ring[r]]);
+            }
+            o[next[k]++] = in[i];
+        }
     });
 }
 
