@@ -589,8 +589,19 @@ sort_report sort_entries(std::span<const queue_entry> in, const key_summary<O>& 
     report.truncated = truncated;
     report.key_bits = key_bits;
     // The entry's packed keys (the word without the position).
+    // Where each key goes when they all fit: above the keys after it.
+    std::array<unsigned, nk> shift{};
+    for (std::size_t f = used, at = 0; f-- > 0;) {
+        shift[f] = static_cast<unsigned>(at);
+        at += width[f];
+    }
     const auto packed = [&](const queue_entry& entry) noexcept {
         const auto k = O::keys(entry);
+        if (!truncated) { // no branch per key (a key of width 0 adds 0)
+            std::uint64_t acc = 0;
+            for (std::size_t f = 0; f < used; ++f) acc |= (k[f] - lo[f]) << shift[f];
+            return acc;
+        }
         std::uint64_t acc = 0;
         unsigned left = key_bits; // bits still to fill
         for (std::size_t f = 0; f < used && left > 0; ++f) {
