@@ -177,8 +177,15 @@ template <class J>
 /// time.
 ///
 /// `compute` builds each entry right after the engine's batch for its chunk of 1,024 jobs, while
-/// the job records are still in cache. With `threads` > 1 every step (priorities, entries,
-/// packing, split, buckets, gather) is shared among that many threads.
+/// the job records are still in cache, and, from the second pass on, counts the entries per
+/// key for the sort (`key_counts`, sized from the previous pass's key ranges); `finish` then
+/// only moves the entries into place when those counts fit (see `sort_entries`), and sorts as
+/// usual otherwise. With `threads` > 1 every step (priorities, entries, counting, moves; or
+/// packing, split, buckets, gather) is shared among that many threads. The staging buffer and
+/// the snapshots are allocated in 2 MiB pages where the kernel allows (`huge_page_allocator`).
+///
+/// `memory` (for `pending_jobs`): each slot's last priority, kept and, under INCR_ONLY,
+/// applied as the entries are staged.
 template <order_policy Order>
 class pass_builder {
 public:
