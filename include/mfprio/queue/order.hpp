@@ -245,8 +245,8 @@ void counting_move(std::span<const queue_entry> in, const std::size_t* bounds, u
         const std::size_t b = bounds[t], e = bounds[t + 1];
         // Each move writes a random place of the output: the place of the entry 32 moves
         // ahead is prefetched for writing, so that many such misses are under way at once
-        // (measured on the development VM: the counting sort 0.8 times as long).
-        // Each entry's counter is computed once, when it is prefetched, and kept in a ring.
+        // (measured on the development VM: the counting sort 0.8 times as long). Each
+        // entry's counter is computed once, when it is prefetched, and kept in a ring.
         constexpr std::size_t ahead = 32;
         std::array<std::size_t, ahead> ring{};
         const std::size_t lead = std::min(ahead, e - b);
@@ -588,13 +588,13 @@ sort_report sort_entries(std::span<const queue_entry> in, const key_summary<O>& 
     const unsigned key_bits = truncated ? room : total;
     report.truncated = truncated;
     report.key_bits = key_bits;
-    // The entry's packed keys (the word without the position).
     // Where each key goes when they all fit: above the keys after it.
     std::array<unsigned, nk> shift{};
     for (std::size_t f = used, at = 0; f-- > 0;) {
         shift[f] = static_cast<unsigned>(at);
         at += width[f];
     }
+    // The entry's packed keys (the word without the position).
     const auto packed = [&](const queue_entry& entry) noexcept {
         const auto k = O::keys(entry);
         if (!truncated) { // no branch per key (a key of width 0 adds 0)
