@@ -20,6 +20,7 @@
 #include <mfprio/core/assert.hpp>
 #include <mfprio/core/parallel.hpp>
 #include <mfprio/fairshare/columns.hpp>
+#include <mfprio/fairshare/pow2.hpp>
 #include <mfprio/fairshare/shares.hpp>
 #include <mfprio/fairshare/tree.hpp>
 
@@ -27,28 +28,27 @@ namespace mfprio::fairshare {
 
 namespace detail {
 
-/// pow(2.0, y) as a C program built with gcc computes it: a call to the C library's pow.
-/// Clang rewrites pow(2.0, y) into exp2(y), whose result differs from glibc's pow in the
-/// last bit about once in a thousand calls; an empty asm statement hides the constant base
-/// from it.
-[[nodiscard]] inline double pow2(double y) noexcept {
-    double base = 2.0;
-#if defined(__GNUC__) || defined(__clang__)
-    __asm__("" : "+m"(base));
-#endif
-    return std::pow(base, y);
-}
-
 /// Slurm's fair-share factor of one association (`priority_p_calc_fs_factor` as called by
 /// `_set_assoc_fs_factor`): 0 if S <= 0, else pow(2.0, -((UE / S) / d)). UE is long double
 /// and S a double, so the quotient and the division by d are long double; C's pow takes
 /// doubles, so the exponent is rounded to double before the call (std::pow would otherwise
-/// pick its long double overload).
+/// pick its long double overload). `pow2` gives pow's bits, mostly without the call.
 [[nodiscard]] inline double classic_factor(long double ue, double s, std::uint16_t damping) noexcept {
     if (s <= 0.0) return 0.0;
     long double q = ue / static_cast<long double>(s);
     if (damping != 1) q /= static_cast<long double>(damping); // q / 1 is q exactly: skipped
     return pow2(static_cast<double>(-q));
+}
+
+/// `classic_factor` written through `w` (now, or at its next flush).
+inline void classic_factor_to(long double ue, double s, std::uint16_t damping, double* out, pow2_writer& w) noexcept {
+    if (s <= 0.0) {
+        *out = 0.0;
+        return;
+    }
+    long double q = ue / static_cast<long double>(s);
+    if (damping != 1) q /= static_cast<long double>(damping);
+    w.put(static_cast<double>(-q), out);
 }
 
 /// Sizes the columns of a classic-family pass: a pass writes every entry of `shares_norm`,
@@ -103,6 +103,10 @@ namespace detail {
 /// and factor last (an fs parent is never FairShare=parent itself). Each value is computed
 /// by the same function from the same inputs as in the one-thread sweep, so the columns
 /// are bit-identical.
+///
+/// `factor(ue, s, out, w)` writes the factor of UE and S to `*out`, possibly through the
+/// `pow2_writer` w (at its next flush: the sweep flushes before it copies a factor, and
+/// each part's writer flushes when the part ends).
 template <class Factor>
 void classic_sweep(const tree& t, columns& c, Factor factor, unsigned threads = 1) {
     classic_columns(t, c);
@@ -117,12 +121,18 @@ void classic_sweep(const tree& t, columns& c, Factor factor, unsigned threads = 
         // Lineage order puts every fs parent (a proper ancestor) before its fs children, so
         // an index sweep is a top-down walk of the children lists: each parent's UE is
         // known, and so is its factor. UE and F in one sweep.
+        pow2_writer w;
         ue[0] = 1.0L;
-        f[0] = factor(ue[0], s[0]);
+        factor(ue[0], s[0], f, w);
         for (std::uint32_t a = 1; a < n; ++a) {
             const std::uint32_t p = t.fs_parent[a];
             ue[a] = classic_usage_efctv(t, a, ue[p]);
-            f[a] = t.is_use_parent(a) ? f[p] : factor(ue[a], s[a]);
+            if (t.is_use_parent(a)) {
+                w.flush(); // the parent's factor may wait in the writer
+                f[a] = f[p];
+            } else {
+                factor(ue[a], s[a], f + a, w);
+            }
         }
         return;
     }
@@ -149,10 +159,11 @@ void classic_sweep(const tree& t, columns& c, Factor factor, unsigned threads = 
         if (!t.is_user(a)) ue[a] = classic_usage_efctv(t, a, ue[t.fs_parent[a]]);
     mfprio::detail::parallel_for(parts, [&](unsigned part) noexcept {
         const auto [b, e] = range(part);
-        if (part == 0) f[0] = factor(ue[0], s[0]);
+        pow2_writer w;
+        if (part == 0) factor(ue[0], s[0], f, w);
         for (std::uint32_t a = b; a < e; ++a) {
             if (t.is_user(a)) ue[a] = classic_usage_efctv(t, a, ue[t.fs_parent[a]]);
-            if (!t.is_use_parent(a)) f[a] = factor(ue[a], s[a]);
+            if (!t.is_use_parent(a)) factor(ue[a], s[a], f + a, w);
         }
     });
     for (std::uint32_t a = 1; a < n; ++a)
@@ -175,8 +186,8 @@ void classic_sweep(const tree& t, columns& c, Factor factor, unsigned threads = 
 /// thread's.
 inline void classic(const tree& t, columns& c, std::uint16_t damping = 1, unsigned threads = 1) {
     MFPRIO_ASSERT(damping >= 1);
-    detail::classic_sweep(t, c, [damping](long double ue, double s) noexcept {
-        return detail::classic_factor(ue, s, damping);
+    detail::classic_sweep(t, c, [damping](long double ue, double s, double* out, detail::pow2_writer& w) noexcept {
+        detail::classic_factor_to(ue, s, damping, out, w);
     }, threads);
 }
 

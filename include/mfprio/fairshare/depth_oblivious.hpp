@@ -103,14 +103,15 @@ namespace detail {
 /// in `ue` holds its UN on entry.
 inline void depth_oblivious_child(const tree& t, std::uint32_t p, std::uint32_t ch,
                                   const depth_oblivious_parent& parent, long double* ue, const double* s, double* f,
-                                  std::uint16_t damping) noexcept {
+                                  std::uint16_t damping, pow2_writer& w) noexcept {
     if (t.is_use_parent(ch)) {
         if (p != 0) ue[ch] = ue[p]; // under the root UE stays UN
+        w.flush();                  // the parent's factor may wait in the writer
         f[ch] = f[p];
         return;
     }
     if (p != 0) ue[ch] = parent.usage_efctv(ue[ch], s[ch]);
-    f[ch] = classic_factor(ue[ch], s[ch], damping);
+    classic_factor_to(ue[ch], s[ch], damping, f + ch, w);
 }
 
 } // namespace detail
@@ -143,6 +144,7 @@ inline void depth_oblivious(const tree& t, columns& c, std::uint16_t damping = 1
         classic_shares(t, c.shares_norm);
         ue[0] = 1.0L;
         f[0] = detail::classic_factor(ue[0], s[0], damping);
+        detail::pow2_writer w;
         // Top-down, one fs parent at a time (every fs parent precedes its children in lineage
         // order, so its UE and F are final when its turn comes). First its children's UN (kept
         // in their UE entries) and their sum, once per parent, accumulated in long double in
@@ -157,7 +159,7 @@ inline void depth_oblivious(const tree& t, columns& c, std::uint16_t damping = 1
                 if (!t.is_use_parent(ch)) sum += un;
             }
             const detail::depth_oblivious_parent parent(ue[p], s[p], sum);
-            for (const std::uint32_t ch : children) detail::depth_oblivious_child(t, p, ch, parent, ue, s, f, damping);
+            for (const std::uint32_t ch : children) detail::depth_oblivious_child(t, p, ch, parent, ue, s, f, damping, w);
         }
         return;
     }
@@ -186,6 +188,7 @@ inline void depth_oblivious(const tree& t, columns& c, std::uint16_t damping = 1
     f[0] = detail::classic_factor(ue[0], s[0], damping);
     std::vector<std::uint32_t> parent_ids;
     std::vector<detail::depth_oblivious_parent> prepared;
+    detail::pow2_writer accounts_writer;
     for (std::uint32_t p = 0; p < n; ++p) {
         const auto children = t.children_of(p);
         if (children.empty()) continue;
@@ -195,8 +198,9 @@ inline void depth_oblivious(const tree& t, columns& c, std::uint16_t damping = 1
         parent_ids.push_back(p);
         prepared.emplace_back(ue[p], s[p], sum);
         for (const std::uint32_t ch : children)
-            if (!t.is_user(ch)) detail::depth_oblivious_child(t, p, ch, prepared.back(), ue, s, f, damping);
+            if (!t.is_user(ch)) detail::depth_oblivious_child(t, p, ch, prepared.back(), ue, s, f, damping, accounts_writer);
     }
+    accounts_writer.flush(); // the users read their accounts' factors
 
     // The users, the flattened children lists cut among the threads.
     const std::size_t listed = t.child_begin[n];
@@ -211,11 +215,12 @@ inline void depth_oblivious(const tree& t, columns& c, std::uint16_t damping = 1
             t.child_begin.begin() - 1);
         std::size_t k = static_cast<std::size_t>(std::lower_bound(parent_ids.begin(), parent_ids.end(), p) -
                                                  parent_ids.begin());
+        detail::pow2_writer w;
         for (std::size_t i = b; i < e; ++i) {
             while (i >= t.child_begin[p + 1]) ++p;
             while (parent_ids[k] != p) ++k;
             const std::uint32_t ch = t.children[i];
-            if (t.is_user(ch)) detail::depth_oblivious_child(t, p, ch, prepared[k], ue, s, f, damping);
+            if (t.is_user(ch)) detail::depth_oblivious_child(t, p, ch, prepared[k], ue, s, f, damping, w);
         }
     });
 }

@@ -40,7 +40,9 @@ namespace mfprio::fairshare {
 /// the association (or its fs parent for FairShare=parent), `has_level_fs = false`.
 /// `threads` as for `classic`.
 inline void linear(const tree& t, columns& c, unsigned threads = 1) {
-    detail::classic_sweep(t, c, [](long double ue, double s) noexcept { return linear_factor(ue, s); }, threads);
+    detail::classic_sweep(t, c, [](long double ue, double s, double* out, detail::pow2_writer&) noexcept {
+        *out = linear_factor(ue, s);
+    }, threads);
 }
 
 } // namespace mfprio::fairshare

@@ -1,0 +1,198 @@
+#pragma once
+/// \file
+/// pow(2.0, y) with the C library's bits, mostly without calling it.
+///
+/// Slurm's classic factor is glibc's `pow(2.0, y)`, and mfprio must return the same double.
+/// glibc's pow (2.28 on; musl's is the same code) is not correctly rounded, but its error is
+/// bounded: its source gives 0.509 ulp for the final exp step (0.511 without FMA) plus the
+/// log step's relative error, 1.5 x 2^-68 at most, amplified by |y log x|. For x = 2 and
+/// |y| <= 64 that is at most 0.511 + 64 ln 2 x 1.5 x 2^-68 x 2^53 < 0.5131 ulp. So wherever
+/// the exact 2^y lies more than 0.0131 ulp away from the midpoint between two doubles, pow
+/// returns the correctly rounded value: the nearest double.
+///
+/// `pow2` computes 2^y to about 2^-59 (table of 2^(j/256) as double-double, degree-5
+/// polynomial on |r| <= 1/512), rounds it, and keeps the result unless it lies within 1/32
+/// ulp of a midpoint (error budget: 0.0131 for pow, 0.0126 at most for this approximation,
+/// the rest margin); for |y| > 64, where pow's bound grows to 0.5434 ulp at y = -1021,
+/// within 1/16. There, for NaN, and for results that are subnormal or overflow, it calls
+/// pow itself: about 6% of arguments (below -1100 the result is 0, pow's too). The result is the C library's for every argument (tests compare
+/// them over millions of arguments: uniform, near table points, tiny, random bit patterns).
+///
+/// The shortcut assumes round-to-nearest, double arithmetic without excess precision, and
+/// glibc's (or musl's) pow: elsewhere, and with MFPRIO_POW2_LIBM defined, every argument
+/// goes to pow.
+
+#include <array>
+#include <bit>
+#include <cfloat>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+
+namespace mfprio::fairshare::detail {
+
+/// pow(2.0, y) from the C library. Clang rewrites pow(2.0, y) into exp2(y), whose result
+/// differs from glibc's pow in the last bit about once in a thousand calls; an empty asm
+/// statement hides the constant base from it.
+[[nodiscard]] inline double libm_pow2(double y) noexcept {
+    double base = 2.0;
+#if defined(__GNUC__) || defined(__clang__)
+    __asm__("" : "+m"(base));
+#endif
+    return std::pow(base, y);
+}
+
+#if !defined(MFPRIO_POW2_LIBM) && (defined(__GLIBC__) || defined(__linux__)) && FLT_EVAL_METHOD == 0 && \
+    !defined(__FAST_MATH__)
+#define MFPRIO_POW2_SHORTCUT 1
+#else
+#define MFPRIO_POW2_SHORTCUT 0
+#endif
+
+namespace pow2_table {
+
+/// A double-double: the value hi + lo, |lo| <= ulp(hi) / 2.
+struct dd {
+    double hi;
+    double lo;
+};
+
+/// a x b exactly, as hi + lo (Dekker's product: no FMA needed, constexpr).
+[[nodiscard]] constexpr dd exact_product(double a, double b) noexcept {
+    constexpr double split = 134217729.0; // 2^27 + 1
+    const double p = a * b;
+    const double sa = split * a;
+    const double a_hi = sa - (sa - a);
+    const double a_lo = a - a_hi;
+    const double sb = split * b;
+    const double b_hi = sb - (sb - b);
+    const double b_lo = b - b_hi;
+    return {p, ((a_hi * b_hi - p) + a_hi * b_lo + a_lo * b_hi) + a_lo * b_lo};
+}
+
+/// The double-double product of two double-doubles (relative error about 2^-104).
+[[nodiscard]] constexpr dd product(dd a, dd b) noexcept {
+    const dd p = exact_product(a.hi, b.hi);
+    const double tail = p.lo + (a.hi * b.lo + a.lo * b.hi);
+    const double hi = p.hi + tail;
+    return {hi, tail - (hi - p.hi)};
+}
+
+/// 2^(2^b / 256) for b = 0..7, as double-doubles (the nearest double, then the nearest
+/// double to the rest; computed to 60 decimal digits).
+inline constexpr dd roots[8] = {
+    {0x1.00b1afa5abcbfp+0, -0x1.4f6b2a7609f71p-55}, {0x1.0163da9fb3335p+0, 0x1.b61299ab8cdb7p-54},
+    {0x1.02c9a3e778061p+0, -0x1.19083535b085dp-56}, {0x1.059b0d3158574p+0, 0x1.d73e2a475b465p-55},
+    {0x1.0b5586cf9890fp+0, 0x1.8a62e4adc610bp-54},  {0x1.172b83c7d517bp+0, -0x1.19041b9d78a76p-55},
+    {0x1.306fe0a31b715p+0, 0x1.6f46ad23182e4p-55},  {0x1.6a09e667f3bcdp+0, -0x1.bdd3413b26456p-54}};
+
+/// 2^(j / 256) for j = 0..255: the product of the roots of j's bits.
+[[nodiscard]] constexpr std::array<dd, 256> make() noexcept {
+    std::array<dd, 256> t{};
+    for (std::size_t j = 0; j < 256; ++j) {
+        dd v{1.0, 0.0};
+        for (std::size_t b = 0; b < 8; ++b)
+            if (((j >> b) & 1u) != 0) v = product(v, roots[b]);
+        t[j] = v;
+    }
+    return t;
+}
+
+inline constexpr std::array<dd, 256> values = make();
+
+} // namespace pow2_table
+
+/// 2^y rounded to the nearest double, and whether that is certainly what the C library's
+/// pow(2.0, y) returns (`sure`). Computed for -1021 <= y <= 1000 (normal results); below
+/// -1100 the result is +0.0 (2^y is far below half the smallest subnormal); elsewhere, NaN
+/// included, `sure` is false. No branches.
+[[nodiscard]] inline double pow2_nearest(double y, bool& sure) noexcept {
+    const bool in_range = (y >= -1021.0) & (y <= 1000.0); // false for NaN
+    const bool zero = y < -1100.0;
+    const double x = in_range ? y : 0.0;
+    // x = k / 256 + r, |r| <= 1/512 (k = x * 256 rounded, the shifter's trick; r exact).
+    constexpr double shifter = 0x1.8p52;
+    const double shifted = x * 256.0 + shifter;
+    const auto k = static_cast<std::int64_t>(std::bit_cast<std::uint64_t>(shifted) - std::bit_cast<std::uint64_t>(shifter));
+    const double r = x - (shifted - shifter) * (1.0 / 256.0);
+    // 2^r - 1 = e^p - 1, p = r ln 2, to degree 5 (the next term is below 2^-66).
+    const double p = r * 0x1.62e42fefa39efp-1;
+    const double p2 = p * p;
+    const double q = p + p2 * ((0.5 + p * (1.0 / 6.0)) + p2 * (1.0 / 24.0 + p * (1.0 / 120.0)));
+    // 2^(j/256) (1 + q), rounded, with the rounding's remainder exact (Fast2Sum).
+    const pow2_table::dd t = pow2_table::values[static_cast<std::size_t>(k & 255)];
+    const double s = t.hi * q + t.lo;
+    const double hi = t.hi + s;
+    const double rest = s - (hi - t.hi);
+    const std::uint64_t bits = std::bit_cast<std::uint64_t>(hi);
+    const double ulp = std::bit_cast<double>(bits & 0x7ff0000000000000u) * 0x1p-52;
+    // How far from a midpoint 2^y must be: pow's error beyond 0.5 ulp (0.0131 for |y| <= 64,
+    // 0.0434 up to 1021) plus this approximation's (0.0126), with margin.
+    const double band = ((x >= -64.0) & (x <= 64.0)) ? 1.0 / 32.0 : 1.0 / 16.0;
+    // A power of two (1.0 or 2.0 here) has a smaller gap below it: left to pow unless exact.
+    const bool power_of_two = (bits & 0x000fffffffffffffu) == 0;
+    sure = (in_range & (std::fabs(rest) <= (0.5 - band) * ulp) & (!power_of_two | (rest == 0.0))) | zero;
+    // x 2^(k >> 8): exact, the result is normal for -1021 <= x <= 1000.
+    const double v = hi * std::bit_cast<double>(static_cast<std::uint64_t>((k >> 8) + 1023) << 52);
+    return zero ? 0.0 : v;
+}
+
+/// pow(2.0, y) as the C library computes it (see the file comment).
+[[nodiscard]] inline double pow2(double y) noexcept {
+#if MFPRIO_POW2_SHORTCUT
+    bool sure = false;
+    const double v = pow2_nearest(y, sure);
+    if (sure) [[likely]]
+        return v;
+#endif
+    return libm_pow2(y);
+}
+
+/// pow(2.0, y) for a stream of arguments, each result written where the caller asks, in
+/// batches: `put` queues an argument and where its result goes; `flush` (called when the
+/// queue is full, and when the writer is destroyed) computes the queued results with the
+/// shortcut, then calls pow for the arguments it is not sure of. A pass that computes the
+/// arguments (long double divisions) and their powers one after the other keeps both long
+/// dependency chains of every association in flight at once and fills the processor's
+/// reorder window; in batches each loop overlaps its own iterations, and no branch depends
+/// on the data. A caller that reads a result it wrote must `flush` first.
+class pow2_writer {
+public:
+    pow2_writer() = default;
+    pow2_writer(const pow2_writer&) = delete;
+    pow2_writer& operator=(const pow2_writer&) = delete;
+    ~pow2_writer() { flush(); }
+
+    /// Writes pow(2.0, y) to `*out` at the next flush.
+    void put(double y, double* out) noexcept {
+        args_[count_] = y;
+        outs_[count_] = out;
+        if (++count_ == capacity) flush();
+    }
+
+    /// Writes the queued results.
+    void flush() noexcept {
+#if MFPRIO_POW2_SHORTCUT
+        std::size_t unsure[capacity];
+        std::size_t left = 0;
+        for (std::size_t k = 0; k < count_; ++k) {
+            bool sure = false;
+            *outs_[k] = pow2_nearest(args_[k], sure);
+            unsure[left] = k;
+            left += sure ? 0u : 1u;
+        }
+        for (std::size_t i = 0; i < left; ++i) *outs_[unsure[i]] = libm_pow2(args_[unsure[i]]);
+#else
+        for (std::size_t k = 0; k < count_; ++k) *outs_[k] = libm_pow2(args_[k]);
+#endif
+        count_ = 0;
+    }
+
+private:
+    static constexpr std::size_t capacity = 64;
+    std::size_t count_ = 0;
+    double args_[capacity];
+    double* outs_[capacity];
+};
+
+} // namespace mfprio::fairshare::detail
