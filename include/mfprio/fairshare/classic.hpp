@@ -10,6 +10,7 @@
 /// pass, which is what Slurm shows once usage stops changing (the reference's
 /// recommendation); a live Slurm controller can lag by one PriorityCalcPeriod.
 
+#include <array>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -51,20 +52,28 @@ inline void classic_factor_to(long double ue, double s, std::uint16_t damping, d
     w.put(static_cast<double>(-q), out);
 }
 
+/// NaN in `level_fs[begin, end)`. Whole-object copies: a plain fill stores and reloads the
+/// x87 value per entry.
+inline void fill_level_fs_nan(columns& c, std::size_t begin, std::size_t end) noexcept {
+    const long double nan = std::numeric_limits<long double>::quiet_NaN();
+    long double* const lf = c.level_fs.data();
+    for (std::size_t a = begin; a < end; ++a) std::memcpy(lf + a, &nan, sizeof nan);
+}
+
 /// Sizes the columns of a classic-family pass: a pass writes every entry of `shares_norm`,
 /// `usage_efctv` and `fs_factor`, so only `level_fs` is refilled (with NaN) when the size
-/// is already right.
-inline void classic_columns(const tree& t, columns& c) {
+/// is already right; unless `fill` is false, which leaves that to the caller, and returns
+/// whether it must.
+inline bool classic_columns(const tree& t, columns& c, bool fill = true) {
     const std::size_t n = t.size();
-    if (c.shares_norm.size() != n || c.usage_efctv.size() != n || c.level_fs.size() != n || c.fs_factor.size() != n)
-        c.resize(n);
-    else {
-        // Whole-object copies: a plain fill stores and reloads the x87 value per entry.
-        const long double nan = std::numeric_limits<long double>::quiet_NaN();
-        long double* const lf = c.level_fs.data();
-        for (std::size_t a = 0; a < n; ++a) std::memcpy(lf + a, &nan, sizeof nan);
-    }
     c.has_level_fs = false;
+    if (c.shares_norm.size() != n || c.usage_efctv.size() != n || c.level_fs.size() != n || c.fs_factor.size() != n) {
+        c.resize(n);
+        return false;
+    }
+    if (!fill) return true;
+    fill_level_fs_nan(c, 0, n);
+    return false;
 }
 
 } // namespace detail
@@ -96,26 +105,27 @@ namespace detail {
 /// mfprio gives it the formula's value. No allocation once the columns have the tree's size.
 ///
 /// With `threads` > 1 (and a tree big enough to be worth it) the same values come from
-/// three steps: every association's shares, split among the threads; then the accounts' UE,
-/// top-down on this thread (an account's UE needs its fs parent's, and the accounts are
-/// few); then the users' UE (a user's fs parent is an account, now final) and every factor,
-/// split among the threads. FairShare=parent associations copy their fs parent's shares
-/// and factor last (an fs parent is never FairShare=parent itself). Each value is computed
-/// by the same function from the same inputs as in the one-thread sweep, so the columns
-/// are bit-identical.
+/// two rounds of threads: first every association's shares (and LevelFS's NaN), split
+/// among the threads, and the accounts' UE, top-down on the first thread after its part
+/// (an account's UE needs its fs parent's, and the accounts are few); then the users' UE
+/// (a user's fs parent is an account, now final) and every factor, split among the
+/// threads. FairShare=parent associations copy their fs
+/// parent's shares and factor last (an fs parent is never FairShare=parent itself). Each
+/// value is computed by the same function from the same inputs as in the one-thread sweep,
+/// so the columns are bit-identical.
 ///
 /// `factor(ue, s, out, w)` writes the factor of UE and S to `*out`, possibly through the
 /// `pow2_writer` w (at its next flush: the sweep flushes before it copies a factor, and
 /// each part's writer flushes when the part ends).
 template <class Factor>
 void classic_sweep(const tree& t, columns& c, Factor factor, unsigned threads = 1) {
-    classic_columns(t, c);
     const std::size_t n = t.size();
+    const unsigned parts = mfprio::detail::parts_for(n, threads, 8192);
+    const bool fill = classic_columns(t, c, parts <= 1);
     if (n == 0) return;
     long double* const ue = c.usage_efctv.data();
     double* const s = c.shares_norm.data();
     double* const f = c.fs_factor.data();
-    const unsigned parts = mfprio::detail::parts_for(n, threads, 8192);
     if (parts <= 1) {
         classic_shares(t, c.shares_norm);
         // Lineage order puts every fs parent (a proper ancestor) before its fs children, so
@@ -142,21 +152,33 @@ void classic_sweep(const tree& t, columns& c, Factor factor, unsigned threads = 
         return std::pair{static_cast<std::uint32_t>(b == 0 ? 1 : b), static_cast<std::uint32_t>(e)};
     };
     // The accounts' terms of the classic product here (a user's chain holds accounts and
-    // itself), laid out in the factor column (overwritten below); then the users' terms and
-    // every product, split among the threads.
+    // itself), laid out in the factor column (overwritten below); then, split among the
+    // threads, the users' terms, every product, LevelFS's NaN, and how many associations
+    // are FairShare=parent; and the accounts' UE (top-down: an account's needs its fs
+    // parent's; it needs no shares) after part 0's share.
     s[0] = 1.0;
     for (std::uint32_t a = 1; a < n; ++a)
         if (!t.is_user(a)) f[a] = share_ratio(t, a);
+    std::array<std::size_t, 64> copies{};
     mfprio::detail::parallel_for(parts, [&](unsigned part) noexcept {
         const auto [b, e] = range(part);
+        if (fill) fill_level_fs_nan(c, part == 0 ? 0 : b, e);
         for (std::uint32_t a = b; a < e; ++a)
             if (t.is_user(a)) f[a] = share_ratio(t, a);
-        for (std::uint32_t a = b; a < e; ++a)
-            if (!t.is_use_parent(a)) s[a] = chain_product(t, f, a);
+        std::size_t copying = 0;
+        for (std::uint32_t a = b; a < e; ++a) {
+            if (t.is_use_parent(a)) ++copying;
+            else s[a] = chain_product(t, f, a);
+        }
+        copies[part] = copying;
+        if (part != 0) return;
+        ue[0] = 1.0L;
+        for (std::uint32_t a = 1; a < n; ++a)
+            if (!t.is_user(a)) ue[a] = classic_usage_efctv(t, a, ue[t.fs_parent[a]]);
     });
-    ue[0] = 1.0L;
-    for (std::uint32_t a = 1; a < n; ++a)
-        if (!t.is_user(a)) ue[a] = classic_usage_efctv(t, a, ue[t.fs_parent[a]]);
+    // Then the users' UE (a user's fs parent is an account, now final) and every factor;
+    // FairShare=parent associations copy their fs parent's shares and factor last (an fs
+    // parent is never FairShare=parent itself), when there are any.
     mfprio::detail::parallel_for(parts, [&](unsigned part) noexcept {
         const auto [b, e] = range(part);
         pow2_writer w;
@@ -166,10 +188,13 @@ void classic_sweep(const tree& t, columns& c, Factor factor, unsigned threads = 
             if (!t.is_use_parent(a)) factor(ue[a], s[a], f + a, w);
         }
     });
-    for (std::uint32_t a = 1; a < n; ++a)
+    std::size_t copying = 0;
+    for (unsigned part = 0; part < parts; ++part) copying += copies[part];
+    for (std::uint32_t a = 1; a < n && copying != 0; ++a)
         if (t.is_use_parent(a)) {
             s[a] = s[t.fs_parent[a]];
             f[a] = f[t.fs_parent[a]];
+            --copying;
         }
 }
 
