@@ -26,6 +26,7 @@
 /// double functions, so their arguments are rounded to double and k is computed in double.
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -84,6 +85,20 @@ struct depth_oblivious_parent {
     }
 };
 
+/// The sum of the UN held in `ue` of p's children that are not FairShare=parent, in
+/// long double in children-list order, as Slurm sums them. A FairShare=parent child adds
+/// +0.0 instead of being skipped: the same sum (it starts at +0.0, so it is never -0.0),
+/// and without a branch the compiler keeps the sum in a register rather than storing and
+/// reloading it for every child.
+[[nodiscard]] inline long double children_un_sum(const tree& t, std::uint32_t p, const long double* ue) noexcept {
+    long double sum = 0.0L;
+    for (const std::uint32_t ch : t.children_of(p)) {
+        const long double un = ue[ch];
+        sum += t.is_use_parent(ch) ? 0.0L : un;
+    }
+    return sum;
+}
+
 } // namespace detail
 
 /// DEPTH_OBLIVIOUS effective usage of one association from its own UN and S and its fs
@@ -133,13 +148,13 @@ inline void depth_oblivious_child(const tree& t, std::uint32_t p, std::uint32_t 
 /// children).
 inline void depth_oblivious(const tree& t, columns& c, std::uint16_t damping = 1, unsigned threads = 1) {
     MFPRIO_ASSERT(damping >= 1);
-    detail::classic_columns(t, c);
     const std::size_t n = t.size();
+    const unsigned parts = mfprio::detail::parts_for(n, threads, 8192);
+    const bool fill = detail::classic_columns(t, c, parts <= 1);
     if (n == 0) return;
     long double* const ue = c.usage_efctv.data();
     double* const s = c.shares_norm.data();
     double* const f = c.fs_factor.data();
-    const unsigned parts = mfprio::detail::parts_for(n, threads, 8192);
     if (parts <= 1) {
         classic_shares(t, c.shares_norm);
         ue[0] = 1.0L;
@@ -152,36 +167,42 @@ inline void depth_oblivious(const tree& t, columns& c, std::uint16_t damping = 1
         for (std::uint32_t p = 0; p < n; ++p) {
             const auto children = t.children_of(p);
             if (children.empty()) continue;
-            long double sum = 0.0L;
-            for (const std::uint32_t ch : children) {
-                const long double un = usage_norm(t, ch);
-                ue[ch] = un;
-                if (!t.is_use_parent(ch)) sum += un;
-            }
-            const detail::depth_oblivious_parent parent(ue[p], s[p], sum);
+            for (const std::uint32_t ch : children) ue[ch] = usage_norm(t, ch);
+            const detail::depth_oblivious_parent parent(ue[p], s[p], detail::children_un_sum(t, p, ue));
             for (const std::uint32_t ch : children) detail::depth_oblivious_child(t, p, ch, parent, ue, s, f, damping, w);
         }
         return;
     }
 
-    // Shares (FairShare=parent copies after: an fs parent is never FairShare=parent) and UN:
-    // the accounts' terms of the classic product here, laid out in the factor column
-    // (overwritten below), then the users' terms and the rest split among the threads.
+    // Shares (FairShare=parent copies after, if the parts counted any: an fs parent is never
+    // FairShare=parent) and UN: the accounts' terms of the classic product here, laid out in
+    // the factor column (overwritten below), then the users' terms, the rest and LevelFS's
+    // NaN split among the threads.
     s[0] = 1.0;
     for (std::uint32_t a = 1; a < n; ++a)
         if (!t.is_user(a)) f[a] = detail::share_ratio(t, a);
+    std::array<std::size_t, 64> copies{};
     mfprio::detail::parallel_for(parts, [&](unsigned part) noexcept {
         const std::size_t b = std::max<std::size_t>(1, mfprio::detail::part_begin(n, parts, part));
         const std::size_t e = mfprio::detail::part_begin(n, parts, part + 1);
+        if (fill) detail::fill_level_fs_nan(c, part == 0 ? 0 : b, e);
         for (auto a = static_cast<std::uint32_t>(b); a < e; ++a)
             if (t.is_user(a)) f[a] = detail::share_ratio(t, a);
+        std::size_t copying = 0;
         for (auto a = static_cast<std::uint32_t>(b); a < e; ++a) {
-            if (!t.is_use_parent(a)) s[a] = detail::chain_product(t, f, a);
+            if (t.is_use_parent(a)) ++copying;
+            else s[a] = detail::chain_product(t, f, a);
             ue[a] = usage_norm(t, a);
         }
+        copies[part] = copying;
     });
-    for (std::uint32_t a = 1; a < n; ++a)
-        if (t.is_use_parent(a)) s[a] = s[t.fs_parent[a]];
+    std::size_t copying = 0;
+    for (unsigned part = 0; part < parts; ++part) copying += copies[part];
+    for (std::uint32_t a = 1; a < n && copying != 0; ++a)
+        if (t.is_use_parent(a)) {
+            s[a] = s[t.fs_parent[a]];
+            --copying;
+        }
 
     // The fs parents top-down: children sums, prepared values, the account children.
     ue[0] = 1.0L;
@@ -192,11 +213,8 @@ inline void depth_oblivious(const tree& t, columns& c, std::uint16_t damping = 1
     for (std::uint32_t p = 0; p < n; ++p) {
         const auto children = t.children_of(p);
         if (children.empty()) continue;
-        long double sum = 0.0L;
-        for (const std::uint32_t ch : children)
-            if (!t.is_use_parent(ch)) sum += ue[ch];
         parent_ids.push_back(p);
-        prepared.emplace_back(ue[p], s[p], sum);
+        prepared.emplace_back(ue[p], s[p], detail::children_un_sum(t, p, ue));
         for (const std::uint32_t ch : children)
             if (!t.is_user(ch)) detail::depth_oblivious_child(t, p, ch, prepared.back(), ue, s, f, damping, accounts_writer);
     }
