@@ -22,9 +22,10 @@
 //                                      per pass), to show what the workspace saves;
 //   classic_floor                      not a pass: the arithmetic of classic alone, over
 //                                      the reference tree's values in flat arrays (three
-//                                      long double divisions and one pow per association,
-//                                      no tree walk, no shares product): what the classic
-//                                      pass cannot go below while computing Slurm's bits;
+//                                      long double divisions and one pow(2, y) per
+//                                      association through the pass's pow2_writer, no tree
+//                                      walk, no shares product): what the classic pass
+//                                      cannot go below while computing Slurm's bits;
 //   decay                              `usage_ledger::decay_pass(300 s)`;
 //   charge_same_dt, charge_varying_dt  `usage_ledger::charge` of one job (random user,
 //                                      random billable TRES), Δ = 300 s for every job (the
@@ -56,6 +57,7 @@
 #include <mfprio/fairshare/decay.hpp>
 #include <mfprio/fairshare/fair_tree.hpp>
 #include <mfprio/fairshare/flux_tree.hpp>
+#include <mfprio/fairshare/pow2.hpp>
 #include <mfprio/fairshare/tree.hpp>
 #include <mfprio/fairshare/usage.hpp>
 
@@ -287,16 +289,17 @@ void bm_classic_floor(benchmark::State& state, tree_spec spec) {
         level[a] = t.level_shares[a] == 0 ? 1 : t.level_shares[a];
     }
     std::vector<double> s(c.shares_norm), f(n);
-    volatile double two_v = 2.0; // a real pow call (clang folds a literal base into exp2)
-    const double two = two_v;
     const long double root = usage[0];
     for (auto _ : state) {
+        // The powers as the pass computes them: queued, in batches (pow2.hpp).
+        fs::detail::pow2_writer w;
         for (std::size_t a = 1; a < n; ++a) {
             const long double un = usage[a] / root;
             const long double ue = un + (ue_parent[a] - un) * static_cast<long double>(shares[a]) /
                                             static_cast<long double>(level[a]);
-            f[a] = std::pow(two, static_cast<double>(-(ue / static_cast<long double>(s[a]))));
+            w.put(static_cast<double>(-(ue / static_cast<long double>(s[a]))), &f[a]);
         }
+        w.flush();
         benchmark::DoNotOptimize(f.data());
         benchmark::ClobberMemory();
     }
