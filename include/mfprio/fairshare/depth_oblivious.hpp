@@ -87,10 +87,14 @@ struct depth_oblivious_parent {
 
 /// The sum of the UN held in `ue` of p's children that are not FairShare=parent, in
 /// long double in children-list order, as Slurm sums them. A FairShare=parent child adds
-/// +0.0 instead of being skipped: the same sum (it starts at +0.0, so it is never -0.0),
-/// and without a branch the compiler keeps the sum in a register rather than storing and
-/// reloading it for every child.
-[[nodiscard]] inline long double children_un_sum(const tree& t, std::uint32_t p, const long double* ue) noexcept {
+/// +0.0 instead of being skipped: the same sum (it starts at +0.0, so it is never -0.0).
+/// Not inlined: inside the passes gcc 12 keeps the sum on the stack, a store and a reload
+/// for every child, where alone it keeps it in a register.
+[[nodiscard]]
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((noinline))
+#endif
+inline long double children_un_sum(const tree& t, std::uint32_t p, const long double* ue) noexcept {
     long double sum = 0.0L;
     for (const std::uint32_t ch : t.children_of(p)) {
         const long double un = ue[ch];
