@@ -242,9 +242,9 @@ cmd_test() {
         -Dtests=true -Dexamples=true -Dbenchmarks=false
     unset UBSAN_OPTIONS ASAN_OPTIONS
 
-    # clang, ThreadSanitizer, only the queue tests (the reprioritizer's worker thread, the
-    # snapshot channel's readers, passes on several threads). A race report fails the test
-    # (TSan's exit code).
+    # clang, ThreadSanitizer, only the tests of what starts threads (the reprioritizer's
+    # worker thread, the snapshot channel's readers, queue and fair-share passes on several
+    # threads). A race report fails the test (TSan's exit code).
     export TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1
     CXX=clang++ build_and_test_one clang-tsan build-ci-tsan mfprio_queue_tests queue \
         -Dwerror=true -Dbuildtype=debugoptimized -Db_ndebug=false -Db_sanitize=thread -Db_lundef=false \
