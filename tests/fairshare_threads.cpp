@@ -13,11 +13,13 @@
 #include <mfprio/fairshare/depth_oblivious.hpp>
 #include <mfprio/fairshare/linear.hpp>
 
+#include <atomic>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <random>
 #include <string>
+#include <vector>
 
 using namespace mfprio::fairshare;
 
@@ -115,5 +117,38 @@ TEST_CASE("fairshare: a small tree stays on the calling thread and gives the sam
         compute(t, one, {algo, 1, 1});
         compute(t, two, {algo, 1, 2});
         CHECK(first_difference(one, two) == t.size());
+    }
+}
+
+TEST_CASE("parallel_rounds: every first round before the step between, the step before every second round") {
+    for (const unsigned parts : {1u, 2u, 5u}) {
+        INFO("parts = " << parts);
+        std::atomic<unsigned> firsts{0}, seconds{0};
+        std::atomic<bool> between_done{false};
+        std::vector<int> first_seen(parts, 0), second_seen(parts, 0);
+        bool between_saw_all = false;
+        std::atomic<unsigned> early{0}; // second rounds that ran before the step between
+        mfprio::detail::parallel_rounds(
+            parts,
+            [&](unsigned part) noexcept {
+                ++first_seen[part];
+                firsts.fetch_add(1);
+            },
+            [&]() noexcept {
+                between_saw_all = firsts.load() == parts;
+                between_done.store(true);
+            },
+            [&](unsigned part) noexcept {
+                if (!between_done.load()) early.fetch_add(1);
+                ++second_seen[part];
+                seconds.fetch_add(1);
+            });
+        CHECK(between_saw_all);
+        CHECK(early.load() == 0);
+        CHECK(seconds.load() == parts);
+        for (unsigned p = 0; p < parts; ++p) {
+            CHECK(first_seen[p] == 1);
+            CHECK(second_seen[p] == 1);
+        }
     }
 }

@@ -1,11 +1,13 @@
 #pragma once
 /// \file
 /// Splitting a pass among threads started for it: `parallel_for` runs parts of a job on
-/// threads of their own and joins them before it returns; `part_begin` and `parts_for` cut
-/// `n` items into parts. Used by the queue's sort and reprioritization passes and by the
-/// fair-share passes that take a `threads` option.
+/// threads of their own and joins them before it returns; `parallel_rounds` runs two rounds
+/// of parts, with a step on the calling thread between them, on threads started once;
+/// `part_begin` and `parts_for` cut `n` items into parts. Used by the queue's sort and
+/// reprioritization passes and by the fair-share passes that take a `threads` option.
 
 #include <algorithm>
+#include <atomic>
 #include <cstddef>
 #include <thread>
 #include <vector>
@@ -31,6 +33,51 @@ void parallel_for(unsigned parts, const Fn& fn) {
     }
     fn(0u);
     for (unsigned t = started; t < parts; ++t) fn(t);
+    for (auto& h : helpers) h.join();
+}
+
+/// Runs `first(part)` for every part in [0, parts), then `between()` on the calling thread,
+/// then `second(part)` for every part: every `first` is done before `between` starts, and
+/// `between` before any `second`. Part 0 runs on the calling thread and the others on
+/// threads started once for both rounds (starting a thread costs tens of microseconds on a
+/// busy machine: `parallel_for` twice would pay it twice). If a thread cannot be started,
+/// the calling thread runs its parts of both rounds itself. The functions must not throw.
+template <class First, class Between, class Second>
+void parallel_rounds(unsigned parts, const First& first, const Between& between, const Second& second) {
+    if (parts <= 1) {
+        first(0u);
+        between();
+        second(0u);
+        return;
+    }
+    std::atomic<unsigned> finished{0}; // helpers done with their first round
+    std::atomic<bool> go{false};       // `between` is done: second round
+    std::vector<std::thread> helpers;
+    helpers.reserve(parts - 1);
+    unsigned started = 1;
+    try {
+        for (; started < parts; ++started)
+            helpers.emplace_back([&, started] {
+                first(started);
+                finished.fetch_add(1, std::memory_order_acq_rel);
+                finished.notify_one();
+                go.wait(false, std::memory_order_acquire);
+                second(started);
+            });
+    } catch (...) {
+        // No thread for the parts from `started` on: this thread runs them below.
+    }
+    first(0u);
+    for (unsigned t = started; t < parts; ++t) first(t);
+    const unsigned helping = started - 1;
+    for (unsigned done = finished.load(std::memory_order_acquire); done != helping;
+         done = finished.load(std::memory_order_acquire))
+        finished.wait(done, std::memory_order_acquire);
+    between();
+    go.store(true, std::memory_order_release);
+    go.notify_all();
+    second(0u);
+    for (unsigned t = started; t < parts; ++t) second(t);
     for (auto& h : helpers) h.join();
 }
 

@@ -160,7 +160,7 @@ void classic_sweep(const tree& t, columns& c, Factor factor, unsigned threads = 
     for (std::uint32_t a = 1; a < n; ++a)
         if (!t.is_user(a)) f[a] = share_ratio(t, a);
     std::array<std::size_t, 64> copies{};
-    mfprio::detail::parallel_for(parts, [&](unsigned part) noexcept {
+    auto shares_round = [&](unsigned part) noexcept {
         const auto [b, e] = range(part);
         if (fill) fill_level_fs_nan(c, part == 0 ? 0 : b, e);
         for (std::uint32_t a = b; a < e; ++a)
@@ -175,11 +175,12 @@ void classic_sweep(const tree& t, columns& c, Factor factor, unsigned threads = 
         ue[0] = 1.0L;
         for (std::uint32_t a = 1; a < n; ++a)
             if (!t.is_user(a)) ue[a] = classic_usage_efctv(t, a, ue[t.fs_parent[a]]);
-    });
+    };
     // Then the users' UE (a user's fs parent is an account, now final) and every factor;
     // FairShare=parent associations copy their fs parent's shares and factor last (an fs
-    // parent is never FairShare=parent itself), when there are any.
-    mfprio::detail::parallel_for(parts, [&](unsigned part) noexcept {
+    // parent is never FairShare=parent itself), when there are any. Both rounds on the same
+    // threads.
+    auto factors_round = [&](unsigned part) noexcept {
         const auto [b, e] = range(part);
         pow2_writer w;
         if (part == 0) factor(ue[0], s[0], f, w);
@@ -187,7 +188,8 @@ void classic_sweep(const tree& t, columns& c, Factor factor, unsigned threads = 
             if (t.is_user(a)) ue[a] = classic_usage_efctv(t, a, ue[t.fs_parent[a]]);
             if (!t.is_use_parent(a)) factor(ue[a], s[a], f + a, w);
         }
-    });
+    };
+    mfprio::detail::parallel_rounds(parts, shares_round, [] {}, factors_round);
     std::size_t copying = 0;
     for (unsigned part = 0; part < parts; ++part) copying += copies[part];
     for (std::uint32_t a = 1; a < n && copying != 0; ++a)

@@ -186,7 +186,7 @@ inline void depth_oblivious(const tree& t, columns& c, std::uint16_t damping = 1
     for (std::uint32_t a = 1; a < n; ++a)
         if (!t.is_user(a)) f[a] = detail::share_ratio(t, a);
     std::array<std::size_t, 64> copies{};
-    mfprio::detail::parallel_for(parts, [&](unsigned part) noexcept {
+    auto shares_round = [&](unsigned part) noexcept {
         const std::size_t b = std::max<std::size_t>(1, mfprio::detail::part_begin(n, parts, part));
         const std::size_t e = mfprio::detail::part_begin(n, parts, part + 1);
         if (fill) detail::fill_level_fs_nan(c, part == 0 ? 0 : b, e);
@@ -199,37 +199,42 @@ inline void depth_oblivious(const tree& t, columns& c, std::uint16_t damping = 1
             ue[a] = usage_norm(t, a);
         }
         copies[part] = copying;
-    });
-    std::size_t copying = 0;
-    for (unsigned part = 0; part < parts; ++part) copying += copies[part];
-    for (std::uint32_t a = 1; a < n && copying != 0; ++a)
-        if (t.is_use_parent(a)) {
-            s[a] = s[t.fs_parent[a]];
-            --copying;
-        }
+    };
 
-    // The fs parents top-down: children sums, prepared values, the account children.
-    ue[0] = 1.0L;
-    f[0] = detail::classic_factor(ue[0], s[0], damping);
+    // Then on this thread: the FairShare=parent shares, and the fs parents top-down
+    // (children sums, prepared values, the account children).
     std::vector<std::uint32_t> parent_ids;
     std::vector<detail::depth_oblivious_parent> prepared;
-    detail::pow2_writer accounts_writer;
-    for (std::uint32_t p = 0; p < n; ++p) {
-        const auto children = t.children_of(p);
-        if (children.empty()) continue;
-        parent_ids.push_back(p);
-        prepared.emplace_back(ue[p], s[p], detail::children_un_sum(t, p, ue));
-        for (const std::uint32_t ch : children)
-            if (!t.is_user(ch)) detail::depth_oblivious_child(t, p, ch, prepared.back(), ue, s, f, damping, accounts_writer);
-    }
-    accounts_writer.flush(); // the users read their accounts' factors
+    parent_ids.reserve(n - t.user_count); // only the root and accounts have children:
+    prepared.reserve(n - t.user_count);   // no allocation (and no exception) between the rounds
+    auto accounts = [&]() noexcept {
+        std::size_t copying = 0;
+        for (unsigned part = 0; part < parts; ++part) copying += copies[part];
+        for (std::uint32_t a = 1; a < n && copying != 0; ++a)
+            if (t.is_use_parent(a)) {
+                s[a] = s[t.fs_parent[a]];
+                --copying;
+            }
+        ue[0] = 1.0L;
+        f[0] = detail::classic_factor(ue[0], s[0], damping);
+        detail::pow2_writer accounts_writer; // flushed when it goes: the users read these factors
+        for (std::uint32_t p = 0; p < n; ++p) {
+            const auto children = t.children_of(p);
+            if (children.empty()) continue;
+            parent_ids.push_back(p);
+            prepared.emplace_back(ue[p], s[p], detail::children_un_sum(t, p, ue));
+            for (const std::uint32_t ch : children)
+                if (!t.is_user(ch))
+                    detail::depth_oblivious_child(t, p, ch, prepared.back(), ue, s, f, damping, accounts_writer);
+        }
+    };
 
-    // The users, the flattened children lists cut among the threads.
+    // Last the users, the flattened children lists cut among the threads. The three steps
+    // run on threads started once.
     const std::size_t listed = t.child_begin[n];
-    const unsigned user_parts = mfprio::detail::parts_for(listed, threads, 8192);
-    mfprio::detail::parallel_for(user_parts, [&](unsigned part) noexcept {
-        const std::size_t b = mfprio::detail::part_begin(listed, user_parts, part);
-        const std::size_t e = mfprio::detail::part_begin(listed, user_parts, part + 1);
+    auto users_round = [&](unsigned part) noexcept {
+        const std::size_t b = mfprio::detail::part_begin(listed, parts, part);
+        const std::size_t e = mfprio::detail::part_begin(listed, parts, part + 1);
         if (b == e) return;
         // The fs parent whose list holds position b, and its prepared values.
         auto p = static_cast<std::uint32_t>(
@@ -244,7 +249,8 @@ inline void depth_oblivious(const tree& t, columns& c, std::uint16_t damping = 1
             const std::uint32_t ch = t.children[i];
             if (t.is_user(ch)) detail::depth_oblivious_child(t, p, ch, prepared[k], ue, s, f, damping, w);
         }
-    });
+    };
+    mfprio::detail::parallel_rounds(parts, shares_round, accounts, users_round);
 }
 
 } // namespace mfprio::fairshare
