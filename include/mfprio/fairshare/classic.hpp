@@ -29,27 +29,27 @@ namespace mfprio::fairshare {
 
 namespace detail {
 
-/// Slurm's fair-share factor of one association (`priority_p_calc_fs_factor` as called by
-/// `_set_assoc_fs_factor`): 0 if S <= 0, else pow(2.0, -((UE / S) / d)). UE is long double
-/// and S a double, so the quotient and the division by d are long double; C's pow takes
-/// doubles, so the exponent is rounded to double before the call (std::pow would otherwise
-/// pick its long double overload). `pow2` gives pow's bits, mostly without the call.
-[[nodiscard]] inline double classic_factor(long double ue, double s, std::uint16_t damping) noexcept {
-    if (s <= 0.0) return 0.0;
+/// The exponent of Slurm's fair-share factor (`priority_p_calc_fs_factor` as called by
+/// `_set_assoc_fs_factor`): -((UE / S) / d), or -infinity if S <= 0 (2^-inf is 0, the
+/// factor Slurm gives there). UE is long double and S a double, so the quotient and the
+/// division by d are long double; C's pow takes doubles, so the exponent is rounded to
+/// double before the call (std::pow would otherwise pick its long double overload).
+[[nodiscard]] inline double classic_exponent(long double ue, double s, std::uint16_t damping) noexcept {
+    if (s <= 0.0) return -std::numeric_limits<double>::infinity();
     long double q = ue / static_cast<long double>(s);
     if (damping != 1) q /= static_cast<long double>(damping); // q / 1 is q exactly: skipped
-    return pow2(static_cast<double>(-q));
+    return static_cast<double>(-q);
 }
 
-/// `classic_factor` written through `w` (now, or at its next flush).
+/// Slurm's fair-share factor of one association: 0 if S <= 0, else pow(2.0, -((UE / S) / d))
+/// (`classic_exponent`). `pow2` gives pow's bits, mostly without the call.
+[[nodiscard]] inline double classic_factor(long double ue, double s, std::uint16_t damping) noexcept {
+    return pow2(classic_exponent(ue, s, damping));
+}
+
+/// `classic_factor` written through `w` (at its next flush).
 inline void classic_factor_to(long double ue, double s, std::uint16_t damping, double* out, pow2_writer& w) noexcept {
-    if (s <= 0.0) {
-        *out = 0.0;
-        return;
-    }
-    long double q = ue / static_cast<long double>(s);
-    if (damping != 1) q /= static_cast<long double>(damping);
-    w.put(static_cast<double>(-q), out);
+    w.put(classic_exponent(ue, s, damping), out);
 }
 
 /// NaN in `level_fs[begin, end)`. Whole-object copies: a plain fill stores and reloads the
@@ -109,10 +109,10 @@ namespace detail {
 /// among the threads, and the accounts' UE, top-down on the first thread after its part
 /// (an account's UE needs its fs parent's, and the accounts are few); then the users' UE
 /// (a user's fs parent is an account, now final) and every factor, split among the
-/// threads. FairShare=parent associations copy their fs
-/// parent's shares and factor last (an fs parent is never FairShare=parent itself). Each
-/// value is computed by the same function from the same inputs as in the one-thread sweep,
-/// so the columns are bit-identical.
+/// threads. FairShare=parent associations copy their fs parent's shares and factor last
+/// (an fs parent is never FairShare=parent itself). Each value is computed by the same
+/// function from the same inputs as in the one-thread sweep, so the columns are
+/// bit-identical.
 ///
 /// `factor(ue, s, out, w)` writes the factor of UE and S to `*out`, possibly through the
 /// `pow2_writer` w (at its next flush: the sweep flushes before it copies a factor, and

@@ -205,8 +205,9 @@ inline void depth_oblivious(const tree& t, columns& c, std::uint16_t damping = 1
     // (children sums, prepared values, the account children).
     std::vector<std::uint32_t> parent_ids;
     std::vector<detail::depth_oblivious_parent> prepared;
-    parent_ids.reserve(n - t.user_count); // only the root and accounts have children:
-    prepared.reserve(n - t.user_count);   // no allocation (and no exception) between the rounds
+    const std::size_t accounts_and_root = n - std::min(n, t.user_count); // only they have children:
+    parent_ids.reserve(accounts_and_root); // no allocation (and no exception) between the rounds
+    prepared.reserve(accounts_and_root);
     auto accounts = [&]() noexcept {
         std::size_t copying = 0;
         for (unsigned part = 0; part < parts; ++part) copying += copies[part];
