@@ -31,6 +31,10 @@
 #include <cstddef>
 #include <cstdint>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace mfprio::fairshare::detail {
 
 /// pow(2.0, y) from the C library. Clang rewrites pow(2.0, y) into exp2(y), whose result
@@ -141,6 +145,47 @@ inline constexpr std::array<dd, 256> values = make();
     return std::bit_cast<double>(std::bit_cast<std::uint64_t>(v) & (static_cast<std::uint64_t>(zero) - 1)); // no branch
 }
 
+#if defined(__SSE2__)
+/// `pow2_nearest` of two arguments at once: the same operations in the same order on each
+/// lane (so the same bits), SSE2 only. Returns the two results; `sure` gets bit i set when
+/// lane i's result is certain.
+[[nodiscard]] inline __m128d pow2_nearest2(__m128d y, int& sure) noexcept {
+    const __m128d in_range = _mm_and_pd(_mm_cmpge_pd(y, _mm_set1_pd(-1021.0)), _mm_cmple_pd(y, _mm_set1_pd(1000.0)));
+    const __m128d zero = _mm_cmplt_pd(y, _mm_set1_pd(-1100.0));
+    const __m128d x = _mm_and_pd(y, in_range); // +0.0 out of range
+    const __m128d shifter = _mm_set1_pd(0x1.8p52);
+    const __m128d shifted = _mm_add_pd(_mm_mul_pd(x, _mm_set1_pd(256.0)), shifter);
+    const __m128i k = _mm_sub_epi64(_mm_castpd_si128(shifted), _mm_castpd_si128(shifter));
+    const __m128d r = _mm_sub_pd(x, _mm_mul_pd(_mm_sub_pd(shifted, shifter), _mm_set1_pd(1.0 / 256.0)));
+    const __m128d p = _mm_mul_pd(r, _mm_set1_pd(0x1.62e42fefa39efp-1));
+    const __m128d p2 = _mm_mul_pd(p, p);
+    const __m128d inner = _mm_add_pd(_mm_add_pd(_mm_set1_pd(0.5), _mm_mul_pd(p, _mm_set1_pd(1.0 / 6.0))),
+                                     _mm_mul_pd(p2, _mm_add_pd(_mm_set1_pd(1.0 / 24.0), _mm_mul_pd(p, _mm_set1_pd(1.0 / 120.0)))));
+    const __m128d q = _mm_add_pd(p, _mm_mul_pd(p2, inner));
+    // The two table entries, each {hi, lo}, regrouped as {hi0, hi1} and {lo0, lo1}.
+    const __m128i j = _mm_and_si128(k, _mm_set1_epi64x(255));
+    const auto j0 = static_cast<std::size_t>(_mm_cvtsi128_si32(j));
+    const auto j1 = static_cast<std::size_t>(_mm_cvtsi128_si32(_mm_srli_si128(j, 8)));
+    const __m128d t0 = _mm_loadu_pd(&pow2_table::values[j0].hi);
+    const __m128d t1 = _mm_loadu_pd(&pow2_table::values[j1].hi);
+    const __m128d thi = _mm_unpacklo_pd(t0, t1);
+    const __m128d tlo = _mm_unpackhi_pd(t0, t1);
+    const __m128d s = _mm_add_pd(_mm_mul_pd(thi, q), tlo);
+    const __m128d hi = _mm_add_pd(thi, s);
+    const __m128d rest = _mm_sub_pd(s, _mm_sub_pd(hi, thi));
+    const __m128d magnitude = _mm_castsi128_pd(_mm_set1_epi64x(0x7fffffffffffffff));
+    const __m128d gap = _mm_sub_pd(_mm_set1_pd(0x1p-52), _mm_and_pd(_mm_cmple_pd(hi, _mm_set1_pd(1.0)), _mm_set1_pd(0x1p-53)));
+    const __m128d wide = _mm_cmpgt_pd(_mm_and_pd(x, magnitude), _mm_set1_pd(64.0));
+    const __m128d limit = _mm_mul_pd(_mm_sub_pd(_mm_set1_pd(15.0 / 32.0), _mm_and_pd(wide, _mm_set1_pd(1.0 / 32.0))), gap);
+    const __m128d ok = _mm_or_pd(_mm_and_pd(in_range, _mm_cmple_pd(_mm_and_pd(rest, magnitude), limit)), zero);
+    sure = _mm_movemask_pd(ok);
+    // 2^(k >> 8) as bits: (k >> 8) + 1023 = (k + 1023 x 256) >> 8 with a logical shift, as
+    // k + 1023 x 256 > 0 for every k here (x >= -1021).
+    const __m128i e = _mm_slli_epi64(_mm_srli_epi64(_mm_add_epi64(k, _mm_set1_epi64x(1023 * 256)), 8), 52);
+    return _mm_andnot_pd(zero, _mm_mul_pd(hi, _mm_castsi128_pd(e)));
+}
+#endif
+
 /// pow(2.0, y) as the C library computes it (see the file comment).
 [[nodiscard]] inline double pow2(double y) noexcept {
 #if MFPRIO_POW2_SHORTCUT
@@ -179,7 +224,20 @@ public:
 #if MFPRIO_POW2_SHORTCUT
         std::size_t unsure[capacity];
         std::size_t left = 0;
-        for (std::size_t k = 0; k < count_; ++k) {
+        std::size_t k = 0;
+#if defined(__SSE2__)
+        for (; k + 2 <= count_; k += 2) {
+            int sure = 0;
+            const __m128d v = pow2_nearest2(_mm_loadu_pd(args_ + k), sure);
+            _mm_storel_pd(outs_[k], v);
+            _mm_storeh_pd(outs_[k + 1], v);
+            unsure[left] = k;
+            left += static_cast<std::size_t>(~sure & 1);
+            unsure[left] = k + 1;
+            left += static_cast<std::size_t>((~sure >> 1) & 1);
+        }
+#endif
+        for (; k < count_; ++k) {
             bool sure = false;
             *outs_[k] = pow2_nearest(args_[k], sure);
             unsure[left] = k;
