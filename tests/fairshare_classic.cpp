@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include <mfprio/fairshare/classic.hpp>
+#include <mfprio/fairshare/fair_tree.hpp>
 
 #include <cmath>
 #include <cstdint>
@@ -119,8 +120,28 @@ TEST_CASE("fairshare: classic, seed 000's worked example") {
     CHECK(ue(c, s.other) == doctest::Approx(0.3)); // root child: UN
     // accounts get factors too: A: 2^(-0.45/0.4)
     CHECK(c.fs_factor[s.A] == doctest::Approx(std::pow(2.0, -0.45 / 0.4)));
+    // The classic family computes no LevelFS: the column is left empty, read as NaN.
+    CHECK(c.level_fs.empty());
+    CHECK(std::isnan(static_cast<double>(c.level_fs_of(s.u1))));
+}
+
+TEST_CASE("fairshare: a classic pass after a Fair Tree pass on the same columns leaves no stale LevelFS") {
+    seed000 s;
+    columns c;
+    fair_tree(s.t, c);
+    REQUIRE(c.has_level_fs);
+    REQUIRE(c.level_fs.size() == s.t.size());
+    CHECK_FALSE(std::isnan(static_cast<double>(c.level_fs_of(s.u1)))); // Fair Tree set it
+    classic(s.t, c);
+    CHECK_FALSE(c.has_level_fs);
+    CHECK(c.level_fs.empty());
+    CHECK(std::isnan(static_cast<double>(c.level_fs_of(s.u1))));
+    CHECK(c.fs_factor.size() == s.t.size());
+    CHECK(f6(c.fs_factor[s.u1]) == "0.408479"); // seed 000, as above
+    // and Fair Tree again sizes the column back
+    fair_tree(s.t, c);
     CHECK(c.level_fs.size() == s.t.size());
-    CHECK(std::isnan(static_cast<double>(c.level_fs[s.u1])));
+    CHECK_FALSE(std::isnan(static_cast<double>(c.level_fs_of(s.u1))));
 }
 
 TEST_CASE("fairshare: classic long double arithmetic in Slurm's order") {

@@ -67,9 +67,10 @@ bool same(double x, double y) { return x == y || (std::isnan(x) && std::isnan(y)
 
 /// The first association whose columns differ between `a` and `b`, or the tree's size.
 std::size_t first_difference(const columns& a, const columns& b) {
+    if (a.level_fs.size() != b.level_fs.size()) return 0;
     for (std::size_t i = 0; i < a.fs_factor.size(); ++i)
         if (!same(a.shares_norm[i], b.shares_norm[i]) || !same(a.usage_efctv[i], b.usage_efctv[i]) ||
-            !same(a.fs_factor[i], b.fs_factor[i]) || !same(a.level_fs[i], b.level_fs[i]))
+            !same(a.fs_factor[i], b.fs_factor[i]) || !same(a.level_fs_of(i), b.level_fs_of(i)))
             return i;
     return a.fs_factor.size();
 }

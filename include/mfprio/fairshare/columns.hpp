@@ -26,9 +26,15 @@ enum class algorithm : std::uint8_t {
 struct columns {
     std::vector<double> shares_norm;       ///< NormShares (classic product or Fair Tree level-local)
     std::vector<long double> usage_efctv;  ///< EffectvUsage (UE for classic, U = raw/parent raw for Fair Tree)
-    std::vector<long double> level_fs;     ///< LevelFS (Fair Tree; NaN where not computed)
+    std::vector<long double> level_fs;     ///< LevelFS (Fair Tree family; NaN where not computed; empty after a classic-family pass)
     std::vector<double> fs_factor;         ///< FairShare: the factor the job priority reads
-    bool has_level_fs = false;             ///< true for the Fair Tree family
+    bool has_level_fs = false;             ///< true for the Fair Tree family, whose passes fill `level_fs`
+
+    /// LevelFS of association `a`: NaN where the pass computed none, including every
+    /// association after a classic-family pass (which leaves `level_fs` empty).
+    [[nodiscard]] long double level_fs_of(std::size_t a) const noexcept {
+        return a < level_fs.size() ? level_fs[a] : std::numeric_limits<long double>::quiet_NaN();
+    }
 
     void resize(std::size_t n) {
         shares_norm.assign(n, 0.0);

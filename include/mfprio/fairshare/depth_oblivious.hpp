@@ -138,7 +138,7 @@ inline void depth_oblivious_child(const tree& t, std::uint32_t p, std::uint32_t 
 /// Slurm's DEPTH_OBLIVIOUS fair-share over the whole tree, steady state: fills
 /// `shares_norm` (classic product), `usage_efctv` (root 1.0) and `fs_factor` (classic
 /// F = 2^(-UE/S/d), incl. the FairShare=parent rule) for every association, and sets
-/// `has_level_fs = false`. `damping` is FairShareDampeningFactor (at least 1). Linear in
+/// `has_level_fs = false` (`level_fs` empty). `damping` is FairShareDampeningFactor (at least 1). Linear in
 /// the tree size (plus the classic shares' O(depth) per association); allocates nothing
 /// once the columns have the tree's size.
 ///
@@ -154,7 +154,7 @@ inline void depth_oblivious(const tree& t, columns& c, std::uint16_t damping = 1
     MFPRIO_ASSERT(damping >= 1);
     const std::size_t n = t.size();
     const unsigned parts = mfprio::detail::parts_for(n, threads, 8192);
-    const bool fill = detail::classic_columns(t, c, parts <= 1);
+    detail::classic_columns(t, c);
     if (n == 0) return;
     long double* const ue = c.usage_efctv.data();
     double* const s = c.shares_norm.data();
@@ -180,8 +180,8 @@ inline void depth_oblivious(const tree& t, columns& c, std::uint16_t damping = 1
 
     // Shares (FairShare=parent copies after, if the parts counted any: an fs parent is never
     // FairShare=parent) and UN: the accounts' terms of the classic product here, laid out in
-    // the factor column (overwritten below), then the users' terms, the rest and LevelFS's
-    // NaN split among the threads.
+    // the factor column (overwritten below), then the users' terms and the rest split among
+    // the threads.
     s[0] = 1.0;
     for (std::uint32_t a = 1; a < n; ++a)
         if (!t.is_user(a)) f[a] = detail::share_ratio(t, a);
@@ -189,7 +189,6 @@ inline void depth_oblivious(const tree& t, columns& c, std::uint16_t damping = 1
     auto shares_round = [&](unsigned part) noexcept {
         const std::size_t b = std::max<std::size_t>(1, mfprio::detail::part_begin(n, parts, part));
         const std::size_t e = mfprio::detail::part_begin(n, parts, part + 1);
-        if (fill) detail::fill_level_fs_nan(c, part == 0 ? 0 : b, e);
         for (auto a = static_cast<std::uint32_t>(b); a < e; ++a)
             if (t.is_user(a)) f[a] = detail::share_ratio(t, a);
         std::size_t copying = 0;

@@ -37,7 +37,8 @@ namespace mfprio::fairshare {
 
 /// The linear fair-share over the whole tree: `shares_norm` and `usage_efctv` as classic
 /// (whole-machine product and classic effective usage), `fs_factor` = linear_factor of
-/// the association (or its fs parent for FairShare=parent), `has_level_fs = false`.
+/// the association (or its fs parent for FairShare=parent), `has_level_fs = false`
+/// (`level_fs` empty).
 /// `threads` as for `classic`.
 inline void linear(const tree& t, columns& c, unsigned threads = 1) {
     detail::classic_sweep(t, c, [](long double ue, double s, double* out, detail::pow2_writer&) noexcept {

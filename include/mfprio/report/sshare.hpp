@@ -266,8 +266,8 @@ inline bool listed(const std::vector<std::string>& list, std::string_view v) {
             case sshare_field::runmins: line.str(f, &tres_zero, last); break;
             case sshare_field::id: line.u64(f, a + 1, last); break;
             case sshare_field::levelfs:
-                if (t.is_use_parent(a) || std::isnan(c.level_fs[a])) line.str(f, nullptr, last);
-                else line.dbl(f, static_cast<double>(c.level_fs[a]), last);
+                if (t.is_use_parent(a) || std::isnan(c.level_fs_of(a))) line.str(f, nullptr, last);
+                else line.dbl(f, static_cast<double>(c.level_fs_of(a)), last);
                 break;
             case sshare_field::norms: line.dbl(f, c.shares_norm[a], last); break;
             case sshare_field::normu:
