@@ -7,10 +7,12 @@
 #include <mfprio/fairshare/classic.hpp>
 #include <mfprio/fairshare/fair_tree.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <string>
+#include <vector>
 
 using namespace mfprio::fairshare;
 
@@ -173,6 +175,79 @@ TEST_CASE("fairshare: classic factor is the C library's pow(2, y) with every com
         differ += detail::classic_factor(-static_cast<long double>(yk), 1.0, 1) != std::pow(two, yk);
     }
     CHECK(differ == 0);
+}
+
+namespace {
+
+/// A random tree (fixed seed): accounts `depth` levels deep along one chain, each level
+/// with its own sibling accounts and users; 1 in 10 shares is FairShare=parent, 1 in 12
+/// is 0, 1 in 8 usages is 0.
+tree random_tree(std::uint32_t seed, std::uint32_t depth) {
+    std::uint32_t state = seed;
+    const auto pick = [&state](std::uint32_t k) {
+        state = state * 1664525u + 1013904223u;
+        return (state >> 8) % k;
+    };
+    const auto shares = [&]() -> std::uint32_t {
+        const std::uint32_t r = pick(120);
+        if (r < 12) return use_parent;
+        if (r < 22) return 0;
+        return 1 + pick(100);
+    };
+    tree_builder b;
+    std::uint32_t chain = 0, n = 0;
+    for (std::uint32_t d = 0; d < depth; ++d) {
+        const std::uint32_t next = b.add_account(chain, "c" + std::to_string(d), d % 7 == 3 ? use_parent : 1 + pick(10));
+        for (std::uint32_t k = 0; k < 3; ++k) {
+            const std::uint32_t side = b.add_account(chain, "s" + std::to_string(n++), shares());
+            for (std::uint32_t u = 0; u < 4; ++u)
+                b.add_user(side, "u" + std::to_string(n++), shares(), pick(8) == 0 ? 0.0L : static_cast<long double>(pick(100000)));
+        }
+        for (std::uint32_t u = 0; u < 3; ++u)
+            b.add_user(next, "u" + std::to_string(n++), shares(), pick(8) == 0 ? 0.0L : static_cast<long double>(pick(100000)));
+        chain = next;
+    }
+    tree t = b.build();
+    t.aggregate_usage();
+    return t;
+}
+
+/// The classic columns composed association by association from the documented pieces
+/// (`classic_shares`, `classic_usage_efctv`, `classic_factor`, FairShare=parent copying the
+/// fs parent's factor), with none of the pass's sweeps.
+struct classic_by_parts {
+    std::vector<double> s, f;
+    std::vector<long double> ue;
+    classic_by_parts(const tree& t, std::uint16_t damping) : s(classic_shares(t)), f(t.size()), ue(t.size()) {
+        ue[0] = 1.0L;
+        f[0] = detail::classic_factor(1.0L, s[0], damping);
+        for (std::uint32_t a = 1; a < t.size(); ++a) {
+            ue[a] = classic_usage_efctv(t, a, ue[t.fs_parent[a]]);
+            f[a] = t.is_use_parent(a) ? f[t.fs_parent[a]] : detail::classic_factor(ue[a], s[a], damping);
+        }
+    }
+};
+
+} // namespace
+
+TEST_CASE("fairshare: classic's columns are the pieces composed one association at a time, shallow or deep") {
+    // 40 levels: the one-sweep path (it keeps the path's terms by depth, up to 63); 90
+    // levels: deeper than that, so the pass computes the shares first, its general way.
+    for (const std::uint32_t depth : {40u, 90u}) {
+        for (const std::uint16_t damping : {std::uint16_t{1}, std::uint16_t{3}}) {
+            CAPTURE(depth);
+            CAPTURE(damping);
+            const tree t = random_tree(depth * 7 + damping, depth);
+            REQUIRE(*std::max_element(t.depth.begin(), t.depth.end()) == depth + 1); // the chain's last users
+            const classic_by_parts ref(t, damping);
+            columns c;
+            classic(t, c, damping);
+            std::size_t differ = 0;
+            for (std::uint32_t a = 0; a < t.size(); ++a)
+                differ += c.shares_norm[a] != ref.s[a] || c.usage_efctv[a] != ref.ue[a] || c.fs_factor[a] != ref.f[a];
+            CHECK(differ == 0);
+        }
+    }
 }
 
 TEST_CASE("fairshare: classic FairShare=parent on users takes the account's factor") {
