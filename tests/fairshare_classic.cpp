@@ -213,12 +213,18 @@ tree random_tree(std::uint32_t seed, std::uint32_t depth) {
 }
 
 /// The classic columns composed association by association from the documented pieces
-/// (`classic_shares`, `classic_usage_efctv`, `classic_factor`, FairShare=parent copying the
-/// fs parent's factor), with none of the pass's sweeps.
+/// (each product walked up the parent links with `chain_product`, `classic_usage_efctv`,
+/// `classic_factor`, FairShare=parent copying the fs parent's shares and factor), with none
+/// of the pass's sweeps.
 struct classic_by_parts {
     std::vector<double> s, f;
     std::vector<long double> ue;
-    classic_by_parts(const tree& t, std::uint16_t damping) : s(classic_shares(t)), f(t.size()), ue(t.size()) {
+    classic_by_parts(const tree& t, std::uint16_t damping) : s(t.size()), f(t.size()), ue(t.size()) {
+        std::vector<double> terms(t.size());
+        detail::share_ratios(t, terms.data(), 0, t.size());
+        s[0] = 1.0;
+        for (std::uint32_t a = 1; a < t.size(); ++a)
+            s[a] = t.is_use_parent(a) ? s[t.fs_parent[a]] : detail::chain_product(t, terms.data(), a);
         ue[0] = 1.0L;
         f[0] = detail::classic_factor(1.0L, s[0], damping);
         for (std::uint32_t a = 1; a < t.size(); ++a) {
@@ -230,9 +236,9 @@ struct classic_by_parts {
 
 } // namespace
 
-TEST_CASE("fairshare: classic's columns are the pieces composed one association at a time, shallow or deep") {
-    // 40 levels: the one-sweep path (it keeps the path's terms by depth, up to 63); 90
-    // levels: deeper than that, so the pass computes the shares first, its general way.
+TEST_CASE("fairshare: classic's columns and classic_shares are the pieces composed one association at a time, shallow or deep") {
+    // 40 levels: the one-sweep paths (they keep the path's terms by depth, up to 63); 90
+    // levels: deeper than that, so the pass and `classic_shares` take their general ways.
     for (const std::uint32_t depth : {40u, 90u}) {
         for (const std::uint16_t damping : {std::uint16_t{1}, std::uint16_t{3}}) {
             CAPTURE(depth);
@@ -240,6 +246,7 @@ TEST_CASE("fairshare: classic's columns are the pieces composed one association 
             const tree t = random_tree(depth * 7 + damping, depth);
             REQUIRE(*std::max_element(t.depth.begin(), t.depth.end()) == depth + 1); // the chain's last users
             const classic_by_parts ref(t, damping);
+            CHECK(classic_shares(t) == ref.s);
             columns c;
             classic(t, c, damping);
             std::size_t differ = 0;

@@ -88,38 +88,23 @@ inline void classic_columns(const tree& t, columns& c) {
 
 namespace detail {
 
-/// The one-thread classic family's pass in one sweep, shares included, for a tree in
-/// depth-first order (every association right after its parent's subtree began, as lineage
-/// order puts it) no deeper than 63: the terms of the classic product up an association's
-/// chain are those of the associations on the current path, kept by depth, so the product
-/// multiplies the same terms in the same order as `chain_product` without walking the
-/// parent links or laying the terms out first. Returns false, having written partial
-/// columns, when the tree is not such a tree (a parent that is not the path's last
-/// association one level up, or a deeper association); `classic_sweep` then does
-/// everything its general way.
+/// The one-thread classic family's pass in one sweep, shares included (`share_path`), for
+/// a tree in depth-first order no deeper than 63. Returns false, having written partial
+/// columns, for another tree; `classic_sweep` then does everything its general way.
 template <class Factor>
 [[nodiscard]] bool classic_path_sweep(const tree& t, columns& c, Factor& factor) {
-    constexpr std::uint32_t max_depth = 64;
     const std::size_t n = t.size();
     long double* const ue = c.usage_efctv.data();
     double* const s = c.shares_norm.data();
     double* const f = c.fs_factor.data();
-    std::uint32_t node[max_depth]; // the current path: node[d] is its association at depth d
-    double term[max_depth];        // and term[d] that association's `share_ratio`
-    node[0] = 0;
-    term[0] = 1.0; // unused: the root has no term
+    share_path path;
     pow2_writer w;
     s[0] = 1.0;
     ue[0] = 1.0L;
     factor(ue[0], s[0], f, w);
+    double product = 0.0;
     for (std::uint32_t a = 1; a < n; ++a) {
-        const std::uint32_t d = t.depth[a];
-        if (d == 0 || d >= max_depth || t.parent[a] != node[d - 1]) return false;
-        const double r = share_ratio(t, a);
-        node[d] = a;
-        term[d] = r;
-        double product = r; // 1.0 x r, as `chain_product` starts
-        for (std::uint32_t k = d - 1; k != 0; --k) product *= term[k];
+        if (!path.enter(t, a, product)) return false;
         const std::uint32_t p = t.fs_parent[a];
         ue[a] = classic_usage_efctv(t, a, ue[p]);
         if (t.is_use_parent(a)) {

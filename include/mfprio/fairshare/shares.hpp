@@ -48,6 +48,35 @@ inline void share_ratios(const tree& t, double* r, std::size_t begin, std::size_
     return s;
 }
 
+/// The terms of the classic product along the current path of a depth-first sweep of the
+/// tree (lineage order is one): entering an association keeps its `share_ratio` at its
+/// depth, so its product multiplies the same terms, its own first and then its ancestors'
+/// upward, as `chain_product` does, without walking the parent links or laying the terms
+/// out first. Up to 63 levels; `enter` refuses a deeper association, and one whose parent
+/// is not the path's association one level up (a tree not in depth-first order).
+class share_path {
+public:
+    /// Makes association `a` (not the root) the path's last and sets `product` to its
+    /// classic product (meaningless for FairShare=parent, whose term is 1.0); false,
+    /// changing nothing, when it cannot be (see the class comment).
+    [[nodiscard]] bool enter(const tree& t, std::uint32_t a, double& product) noexcept {
+        const std::uint32_t d = t.depth[a];
+        if (d == 0 || d >= max_depth || t.parent[a] != node_[d - 1]) return false;
+        const double r = share_ratio(t, a);
+        node_[d] = a;
+        term_[d] = r;
+        double s = r; // 1.0 x its own term
+        for (std::uint32_t k = d - 1; k != 0; --k) s *= term_[k];
+        product = s;
+        return true;
+    }
+
+private:
+    static constexpr std::uint32_t max_depth = 64;
+    std::uint32_t node_[max_depth] = {}; // node_[d]: the path's association at depth d (the root at 0)
+    double term_[max_depth] = {};
+};
+
 } // namespace detail
 
 /// Classic normalized shares (Slurm's `_normalize_assoc_shares_traditional`):
@@ -65,17 +94,26 @@ inline void classic_shares(const tree& t, std::span<double> out) noexcept {
     MFPRIO_ASSERT(out.size() == t.size());
     const std::size_t n = t.size();
     if (n == 0) return;
-    // Each association's term first, in `out`; then each product in place, from the last
+    double* const r = out.data();
+    // In one sweep along the depth-first path (an fs parent, a proper ancestor, is final
+    // before its FairShare=parent children copy it), unless the tree is too deep or not in
+    // depth-first order.
+    detail::share_path path;
+    r[0] = 1.0;
+    std::uint32_t a = 1;
+    double product = 0.0;
+    for (; a < n && path.enter(t, a, product); ++a) r[a] = t.is_use_parent(a) ? r[t.fs_parent[a]] : product;
+    if (a == n) return;
+    // Else each association's term first, in `out`; then each product in place, from the last
     // association back (a product reads the terms of the association and its ancestors,
     // which come earlier and are still terms); then FairShare=parent copies, forward (an fs
     // parent is a proper ancestor, never FairShare=parent itself, and already final).
-    double* const r = out.data();
     detail::share_ratios(t, r, 0, n);
-    for (std::size_t a = n - 1; a >= 1; --a)
-        if (!t.is_use_parent(static_cast<std::uint32_t>(a))) r[a] = detail::chain_product(t, r, static_cast<std::uint32_t>(a));
+    for (std::size_t x = n - 1; x >= 1; --x)
+        if (!t.is_use_parent(static_cast<std::uint32_t>(x))) r[x] = detail::chain_product(t, r, static_cast<std::uint32_t>(x));
     r[0] = 1.0;
-    for (std::uint32_t a = 1; a < n; ++a)
-        if (t.is_use_parent(a)) r[a] = r[t.fs_parent[a]];
+    for (std::uint32_t x = 1; x < n; ++x)
+        if (t.is_use_parent(x)) r[x] = r[t.fs_parent[x]];
 }
 
 /// Classic normalized shares as a new vector (see the span overload).
