@@ -11,6 +11,7 @@
 /// recommendation); a live Slurm controller can lag by one PriorityCalcPeriod.
 
 #include <array>
+#include <atomic>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -119,6 +120,71 @@ template <class Factor>
     return true;
 }
 
+/// The classic family's pass on `parts` threads, shares included, for a tree in
+/// depth-first order no deeper than 63: the accounts' UE first, top-down on the calling
+/// thread (an account's UE needs its fs parent's, and accounts are few); then, split among
+/// the threads, each part's sweep along the depth-first path (`share_path`, started at the
+/// part's first association) with the users' UE (a user's fs parent is an account, now
+/// final) and the factors; FairShare=parent associations copy their fs parent's shares and
+/// factor last (an fs parent is never FairShare=parent itself, and may lie in another
+/// part). Returns false, having written partial columns, for another tree.
+template <class Factor>
+[[nodiscard]] bool classic_path_parts(const tree& t, columns& c, Factor& factor, unsigned parts) {
+    const std::size_t n = t.size();
+    long double* const ue = c.usage_efctv.data();
+    double* const s = c.shares_norm.data();
+    double* const f = c.fs_factor.data();
+    std::atomic<bool> failed{false};
+    std::array<std::size_t, 64> copies{};
+    s[0] = 1.0;
+    ue[0] = 1.0L;
+    auto accounts = [&](unsigned part) noexcept {
+        if (part != 0) return; // the helpers start meanwhile
+        for (std::uint32_t a = 1; a < n; ++a)
+            if (!t.is_user(a)) ue[a] = classic_usage_efctv(t, a, ue[t.fs_parent[a]]);
+    };
+    auto sweep = [&](unsigned part) noexcept {
+        const std::size_t begin = mfprio::detail::part_begin(n, parts, part);
+        const auto b = static_cast<std::uint32_t>(begin == 0 ? 1 : begin);
+        const auto e = static_cast<std::uint32_t>(mfprio::detail::part_begin(n, parts, part + 1));
+        share_path path;
+        pow2_writer w;
+        if (part == 0) factor(ue[0], s[0], f, w);
+        if (b >= e) return;
+        if (!path.start_at(t, b)) {
+            failed.store(true, std::memory_order_relaxed);
+            return;
+        }
+        std::size_t copying = 0;
+        double product = 0.0;
+        for (std::uint32_t a = b; a < e; ++a) {
+            if (!path.enter(t, a, product)) {
+                failed.store(true, std::memory_order_relaxed);
+                return;
+            }
+            if (t.is_user(a)) ue[a] = classic_usage_efctv(t, a, ue[t.fs_parent[a]]);
+            if (t.is_use_parent(a)) {
+                ++copying;
+            } else {
+                s[a] = product;
+                factor(ue[a], product, f + a, w);
+            }
+        }
+        copies[part] = copying;
+    };
+    mfprio::detail::parallel_rounds(parts, accounts, [] {}, sweep);
+    if (failed.load(std::memory_order_relaxed)) return false;
+    std::size_t copying = 0;
+    for (unsigned part = 0; part < parts; ++part) copying += copies[part];
+    for (std::uint32_t a = 1; a < n && copying != 0; ++a)
+        if (t.is_use_parent(a)) {
+            s[a] = s[t.fs_parent[a]];
+            f[a] = f[t.fs_parent[a]];
+            --copying;
+        }
+    return true;
+}
+
 /// The classic family's pass: `shares_norm` (classic product), `usage_efctv` (root 1.0) and
 /// `fs_factor` = factor(UE, S) of the association, or of its fs parent for
 /// FairShare=parent (copied: the parent comes earlier, same inputs, same value). Slurm
@@ -168,6 +234,7 @@ void classic_sweep(const tree& t, columns& c, Factor factor, unsigned threads = 
         }
         return;
     }
+    if (classic_path_parts(t, c, factor, parts)) return;
     auto range = [n, parts](unsigned part) {
         const std::size_t b = mfprio::detail::part_begin(n, parts, part);
         const std::size_t e = mfprio::detail::part_begin(n, parts, part + 1);
