@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <span>
 #include <utility>
 
 #include <mfprio/core/assert.hpp>
@@ -88,6 +89,22 @@ inline void classic_columns(const tree& t, columns& c) {
 }
 
 namespace detail {
+
+/// After a pass on several threads whose parts counted `copies` FairShare=parent
+/// associations: each copies its fs parent's shares and, with `factors`, its factor (an fs
+/// parent is never FairShare=parent itself, so its values are final). Stops after the last.
+inline void copy_from_fs_parents(const tree& t, columns& c, std::span<const std::size_t> copies, bool factors) noexcept {
+    std::size_t copying = 0;
+    for (const std::size_t k : copies) copying += k;
+    double* const s = c.shares_norm.data();
+    double* const f = c.fs_factor.data();
+    for (std::uint32_t a = 1; a < t.size() && copying != 0; ++a)
+        if (t.is_use_parent(a)) {
+            s[a] = s[t.fs_parent[a]];
+            if (factors) f[a] = f[t.fs_parent[a]];
+            --copying;
+        }
+}
 
 /// The one-thread classic family's pass in one sweep, shares included (`share_path`), for
 /// a tree in depth-first order no deeper than 63. Returns false, having written partial
@@ -174,14 +191,7 @@ template <class Factor>
     };
     mfprio::detail::parallel_rounds(parts, accounts, [] {}, sweep);
     if (failed.load(std::memory_order_relaxed)) return false;
-    std::size_t copying = 0;
-    for (unsigned part = 0; part < parts; ++part) copying += copies[part];
-    for (std::uint32_t a = 1; a < n && copying != 0; ++a)
-        if (t.is_use_parent(a)) {
-            s[a] = s[t.fs_parent[a]];
-            f[a] = f[t.fs_parent[a]];
-            --copying;
-        }
+    copy_from_fs_parents(t, c, {copies.data(), parts}, true);
     return true;
 }
 
@@ -278,14 +288,7 @@ void classic_sweep(const tree& t, columns& c, Factor factor, unsigned threads = 
         }
     };
     mfprio::detail::parallel_rounds(parts, shares_round, [] {}, factors_round);
-    std::size_t copying = 0;
-    for (unsigned part = 0; part < parts; ++part) copying += copies[part];
-    for (std::uint32_t a = 1; a < n && copying != 0; ++a)
-        if (t.is_use_parent(a)) {
-            s[a] = s[t.fs_parent[a]];
-            f[a] = f[t.fs_parent[a]];
-            --copying;
-        }
+    copy_from_fs_parents(t, c, {copies.data(), parts}, true);
 }
 
 } // namespace detail

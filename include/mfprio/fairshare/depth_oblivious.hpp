@@ -208,13 +208,7 @@ inline void depth_oblivious(const tree& t, columns& c, std::uint16_t damping = 1
     parent_ids.reserve(accounts_and_root); // no allocation (and no exception) between the rounds
     prepared.reserve(accounts_and_root);
     auto accounts = [&]() noexcept {
-        std::size_t copying = 0;
-        for (unsigned part = 0; part < parts; ++part) copying += copies[part];
-        for (std::uint32_t a = 1; a < n && copying != 0; ++a)
-            if (t.is_use_parent(a)) {
-                s[a] = s[t.fs_parent[a]];
-                --copying;
-            }
+        detail::copy_from_fs_parents(t, c, {copies.data(), parts}, false);
         ue[0] = 1.0L;
         f[0] = detail::classic_factor(ue[0], s[0], damping);
         detail::pow2_writer accounts_writer; // flushed when it goes: the users read these factors
