@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <string>
+#include <vector>
 
 using namespace mfprio::fairshare;
 
@@ -206,4 +207,25 @@ TEST_CASE("fairshare: shares with FairShare=parent and zero level shares") {
     std::vector<double> col(t.size(), -1.0);
     classic_shares(t, col);
     CHECK(col == c);
+}
+
+TEST_CASE("fairshare: classic shares of a tree in parent-before-child order that is not depth-first") {
+    // A `tree` filled by hand (its contract is parent-before-child order, not lineage
+    // order): root, p (depth 1), y under p, x (depth 1, another branch), then a under y.
+    // a's parent y was seen before x, so the last association seen at each depth is not
+    // a's chain; the product must still be a's own chain: a, y, p.
+    //   root: level 4; p 3, x 1 | p's children: y 2 of level 5 | y's children: a 7 of level 8
+    tree t;
+    t.parent = {none, 0, 1, 0, 2};
+    t.fs_parent = {none, 0, 1, 0, 2};
+    t.depth = {0, 1, 2, 1, 3};
+    t.shares_raw = {mfprio::no_val32, 3, 2, 1, 7};
+    t.level_shares = {mfprio::no_val32, 4, 5, 4, 8};
+    t.user = {0, 0, 0, 0, 1};
+    const std::vector<double> s = classic_shares(t);
+    CHECK(s[0] == 1.0);
+    CHECK(s[1] == 3.0 / 4.0);
+    CHECK(s[2] == 1.0 * (2.0 / 5.0) * (3.0 / 4.0));
+    CHECK(s[3] == 1.0 / 4.0);
+    CHECK(s[4] == 1.0 * (7.0 / 8.0) * (2.0 / 5.0) * (3.0 / 4.0)); // not x's 1/4 in place of p's 3/4
 }

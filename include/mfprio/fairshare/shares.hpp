@@ -52,17 +52,22 @@ inline void share_ratios(const tree& t, double* r, std::size_t begin, std::size_
 /// tree (lineage order is one): entering an association keeps its `share_ratio` at its
 /// depth, so its product multiplies the same terms, its own first and then its ancestors'
 /// upward, as `chain_product` does, without walking the parent links or laying the terms
-/// out first. Up to 63 levels; `enter` refuses a deeper association, and one whose parent
-/// is not the path's association one level up (a tree not in depth-first order).
+/// out first. Up to 63 levels; `enter` refuses a deeper association, and one whose
+/// ancestors are not the path's (a tree not in depth-first order).
 class share_path {
 public:
     /// Makes association `a` (not the root) the path's last and sets `product` to its
     /// classic product (meaningless for FairShare=parent, whose term is 1.0); false,
     /// changing nothing, when it cannot be (see the class comment).
     [[nodiscard]] bool enter(const tree& t, std::uint32_t a, double& product) noexcept {
+        // node_[0 .. depth_] is the chain of the association entered last, each entry the
+        // parent of the next; a's ancestors are node_[0 .. d-1] exactly when d - 1 is within
+        // it and node_[d - 1] is a's parent. (The parent check alone would accept a child
+        // whose parent was entered before a shallower association from another branch.)
         const std::uint32_t d = t.depth[a];
-        if (d == 0 || d >= max_depth || t.parent[a] != node_[d - 1]) return false;
+        if (d == 0 || d >= max_depth || d > depth_ + 1 || t.parent[a] != node_[d - 1]) return false;
         const double r = share_ratio(t, a);
+        depth_ = d;
         node_[d] = a;
         term_[d] = r;
         double s = r; // 1.0 x its own term
@@ -80,6 +85,7 @@ public:
             node_[t.depth[x]] = x;
             term_[t.depth[x]] = share_ratio(t, x);
         }
+        depth_ = t.depth[a] - 1;
         return true;
     }
 
@@ -87,6 +93,7 @@ private:
     static constexpr std::uint32_t max_depth = 64;
     std::uint32_t node_[max_depth] = {}; // node_[d]: the path's association at depth d (the root at 0)
     double term_[max_depth] = {};
+    std::uint32_t depth_ = 0; // the depth of the association entered last (0: the root)
 };
 
 } // namespace detail
