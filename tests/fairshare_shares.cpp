@@ -213,7 +213,9 @@ TEST_CASE("fairshare: classic shares of a tree in parent-before-child order that
     // A `tree` filled by hand (its contract is parent-before-child order, not lineage
     // order): root, p (depth 1), y under p, x (depth 1, another branch), then a under y.
     // a's parent y was seen before x, so the last association seen at each depth is not
-    // a's chain; the product must still be a's own chain: a, y, p.
+    // a's chain; the product must still be a's own chain: a, y, p. Expected values:
+    // reference slurm.md 3.1's classic rule (the product of shares_raw / level_shares from
+    // the association up to the root's child, its own term first) with this tree's shares.
     //   root: level 4; p 3, x 1 | p's children: y 2 of level 5 | y's children: a 7 of level 8
     tree t;
     t.parent = {none, 0, 1, 0, 2};

@@ -15,7 +15,6 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 #include <limits>
 #include <span>
 #include <utility>
@@ -201,15 +200,17 @@ template <class Factor>
 /// never computes the root's own factor (no job charges the root association itself);
 /// mfprio gives it the formula's value. No allocation once the columns have the tree's size.
 ///
-/// With `threads` > 1 (and a tree big enough to be worth it) the same values come from
-/// two rounds of threads: first every association's shares, split among the threads, and
-/// the accounts' UE, top-down on the first thread after its part
+/// A tree in depth-first order no deeper than 63 (every tree `tree_builder` makes, up to
+/// that depth) takes `classic_path_sweep`, or with several threads `classic_path_parts`:
+/// the shares in the same sweep. Other trees take the general way below: the shares first
+/// (`classic_shares`), then UE and F in one sweep; with `threads` > 1 (and a tree big
+/// enough to be worth it) two rounds of threads: first every association's shares, split
+/// among the threads, and the accounts' UE, top-down on the first thread after its part
 /// (an account's UE needs its fs parent's, and the accounts are few); then the users' UE
 /// (a user's fs parent is an account, now final) and every factor, split among the
 /// threads. FairShare=parent associations copy their fs parent's shares and factor last
-/// (an fs parent is never FairShare=parent itself). Each value is computed by the same
-/// function from the same inputs as in the one-thread sweep, so the columns are
-/// bit-identical.
+/// (an fs parent is never FairShare=parent itself). Every way computes each value by the
+/// same function from the same inputs, so the columns are bit-identical.
 ///
 /// `factor(ue, s, out, w)` writes the factor of UE and S to `*out`, possibly through the
 /// `pow2_writer` w (at its next flush: the sweep flushes before it copies a factor, and
@@ -296,8 +297,8 @@ void classic_sweep(const tree& t, columns& c, Factor factor, unsigned threads = 
 /// Slurm's classic fair-share over the whole tree (`PriorityFlags=NO_FAIR_TREE`): fills
 /// `shares_norm` (classic product), `usage_efctv` (root 1.0, as Slurm's init sets it) and
 /// `fs_factor` for every association (sshare prints the factor for users only), and sets
-/// `has_level_fs = false` (`level_fs` empty: `columns::level_fs_of` gives NaN). `damping` is FairShareDampeningFactor
-/// (at least 1, Slurm's default 1). O(size x depth) for the shares, O(size) for the rest.
+/// `has_level_fs = false` (`level_fs` empty: `columns::level_fs_of` gives NaN). `damping`
+/// is FairShareDampeningFactor (at least 1, Slurm's default 1). O(size x depth) for the shares, O(size) for the rest.
 ///
 /// `threads` > 1 shares the pass among that many threads (started for the pass and joined
 /// before it returns) when the tree is big enough; the columns are bit-identical to one

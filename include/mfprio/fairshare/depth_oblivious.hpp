@@ -138,9 +138,9 @@ inline void depth_oblivious_child(const tree& t, std::uint32_t p, std::uint32_t 
 /// Slurm's DEPTH_OBLIVIOUS fair-share over the whole tree, steady state: fills
 /// `shares_norm` (classic product), `usage_efctv` (root 1.0) and `fs_factor` (classic
 /// F = 2^(-UE/S/d), incl. the FairShare=parent rule) for every association, and sets
-/// `has_level_fs = false` (`level_fs` empty). `damping` is FairShareDampeningFactor (at least 1). Linear in
-/// the tree size (plus the classic shares' O(depth) per association); allocates nothing
-/// once the columns have the tree's size.
+/// `has_level_fs = false` (`level_fs` empty). `damping` is FairShareDampeningFactor (at
+/// least 1). Linear in the tree size (plus the classic shares' O(depth) per association);
+/// allocates nothing once the columns have the tree's size.
 ///
 /// `threads` > 1 shares the pass among that many threads (started for the pass and joined
 /// before it returns) when the tree is big enough: every association's shares and UN split
