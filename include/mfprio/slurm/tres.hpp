@@ -8,6 +8,11 @@
 #include <cstdint>
 #include <span>
 #include <string_view>
+#include <type_traits>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include <mfprio/core/assert.hpp>
 #include <mfprio/core/factor.hpp>
@@ -211,6 +216,14 @@ struct tres_factor {
         const tres_table& table = c.tres_requests;
         const std::size_t rows = table.rows();
         const std::size_t parts = c.partitions.size();
+#if defined(__SSE2__)
+        if constexpr (N % 2 == 0) {
+            if (!std::is_constant_evaluated() && rows != 0) {
+                block_dense_pairs(jobs, table, parts, out, divisor, nonzero);
+                return;
+            }
+        }
+#endif
         std::size_t offset[N];       // where the job's row starts (row 0 for a job without one: masked)
         std::uint64_t has_row[N];
         std::size_t pair[N];         // the job's partition x count
@@ -248,6 +261,54 @@ struct tres_factor {
         for (std::size_t i = 0; i < N; ++i) out[i] = sum[i];
     }
 
+#if defined(__SSE2__)
+    /// `block_dense` two jobs at a time with SSE2, for a table with rows: per pair of jobs,
+    /// for each weighted TRES in id order, the two counts (0 for a job without a row, or a
+    /// TRES without a column) over the two laid-out divisors, masked where the total is 0,
+    /// times the weight, added to the two sums: `block_dense`'s operations in the same order
+    /// in each lane, so the same bits.
+    template <class J, std::size_t N>
+    void block_dense_pairs(std::span<const J, N> jobs, const tres_table& table, std::size_t parts,
+                           std::span<double, N> out, const double* divisor,
+                           const std::uint64_t* nonzero) const noexcept {
+        const std::size_t rows = table.rows();
+        const std::size_t stride = table.stride;
+        const double* const counts = table.counts.data();
+        std::uint32_t column[max_weighted]; // 0 for a TRES without a column (masked)
+        __m128d has_column[max_weighted];
+        __m128d weight[max_weighted];
+        for (std::uint32_t k = 0; k < count; ++k) {
+            const std::uint32_t col = table.column_of(entries[k].id);
+            column[k] = col == tres_table::no_column ? 0u : col;
+            has_column[k] = _mm_castsi128_pd(_mm_set1_epi64x(col == tres_table::no_column ? 0 : -1));
+            weight[k] = _mm_set1_pd(entries[k].weight);
+        }
+        for (std::size_t i = 0; i < N; i += 2) {
+            const auto r0 = static_cast<std::size_t>(job_traits<J>::tres_row(jobs[i]));
+            const auto r1 = static_cast<std::size_t>(job_traits<J>::tres_row(jobs[i + 1]));
+            const auto p0 = static_cast<std::size_t>(job_traits<J>::partition(jobs[i]));
+            const auto p1 = static_cast<std::size_t>(job_traits<J>::partition(jobs[i + 1]));
+            const double* const row0 = counts + (r0 < rows ? r0 * stride : 0);
+            const double* const row1 = counts + (r1 < rows ? r1 * stride : 0);
+            const __m128i has_row = _mm_set_epi64x(r1 < rows ? -1 : 0, r0 < rows ? -1 : 0);
+            const double* const d0 = divisor + (p0 < parts ? p0 : parts) * count;
+            const double* const d1 = divisor + (p1 < parts ? p1 : parts) * count;
+            const std::uint64_t* const n0 = nonzero + (d0 - divisor);
+            const std::uint64_t* const n1 = nonzero + (d1 - divisor);
+            __m128d sum = _mm_setzero_pd();
+            for (std::uint32_t k = 0; k < count; ++k) {
+                const __m128d v = _mm_and_pd(_mm_and_pd(_mm_castsi128_pd(has_row), has_column[k]),
+                                             _mm_loadh_pd(_mm_load_sd(row0 + column[k]), row1 + column[k]));
+                const __m128d d = _mm_loadh_pd(_mm_load_sd(d0 + k), d1 + k);
+                const __m128i keep = _mm_unpacklo_epi64(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(n0 + k)),
+                                                        _mm_loadl_epi64(reinterpret_cast<const __m128i*>(n1 + k)));
+                const __m128d f = _mm_and_pd(_mm_castsi128_pd(keep), _mm_div_pd(v, d));
+                sum = _mm_add_pd(sum, _mm_mul_pd(f, weight[k]));
+            }
+            _mm_storeu_pd(out.data() + i, sum);
+        }
+    }
+#endif
     /// `block` for any job and table: for each weighted TRES in id order, the job's count v
     /// and its partition's total t are gathered job by job; then (v, t) becomes (0, 1) where
     /// either is 0, so that v / t gives Slurm's 0 there; then each job's sum gets v / t times
