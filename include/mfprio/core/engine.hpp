@@ -253,12 +253,12 @@ private:
         for (std::size_t base = 0; base < full; base += block_size) {
             const std::span<const J, block_size> block(jobs.data() + base, block_size);
             fill_hooked(block, c, plan.states, enabled, factors, std::index_sequence_for<Terms...>{});
-            const bool after_next = base + 2 * block_size < full;
+            // The records of the block after next, one cache line per job at most: by the time
+            // that block is reached they are in cache. Near the end, the records of this block
+            // instead (in cache already): no test job by job.
+            const J* const ahead = jobs.data() + (base + 2 * block_size < full ? base + 2 * block_size : base);
             for (std::size_t i = 0; i < block_size; ++i) {
-                // The records of the block after next, one cache line per job at most: by the
-                // time that block is reached they are in cache.
-                if (!std::is_constant_evaluated() && after_next && i % detail::prefetch_step<J> == 0)
-                    detail::prefetch(&jobs[base + 2 * block_size + i]);
+                if (!std::is_constant_evaluated() && i % detail::prefetch_step<J> == 0) detail::prefetch(ahead + i);
                 double sum = 0.0;
                 add_terms(block[i], c, factors, weights, enabled, i, sum, std::index_sequence_for<Terms...>{});
                 fn(base + i, block[i], sum);
