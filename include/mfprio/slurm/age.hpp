@@ -6,8 +6,10 @@
 #include <cstdint>
 #include <span>
 #include <string_view>
+#include <type_traits>
 
 #include <mfprio/core/job.hpp>
+#include <mfprio/core/sse2.hpp>
 #include <mfprio/slurm/context.hpp>
 
 namespace mfprio::slurm {
@@ -30,31 +32,52 @@ struct age_factor {
     /// branch: the difference is capped at PriorityMaxAge before dividing (max_age/max_age is
     /// exactly 1, Slurm's value past the maximum), and PriorityMaxAge=0 divides 1 by 1.
     [[nodiscard]] constexpr double of(std::int64_t accrue, std::int64_t now) const noexcept {
-        const std::uint32_t diff = now > accrue ? static_cast<std::uint32_t>(now - accrue) : 0u;
-        const std::uint32_t capped = diff < max_age ? diff : max_age;
         const std::uint32_t limit = max_age == 0 ? 1u : max_age;
-        const double f = static_cast<double>(max_age == 0 ? 1u : capped) / static_cast<double>(limit);
+        const double f = static_cast<double>(numerator(accrue, now)) / static_cast<double>(limit);
         return accrue == 0 ? 0.0 : f;
     }
 
     /// The factor of each job of a block into `out`, exactly as the call operator: the integer
-    /// work job by job, then one division per job by the loop-invariant PriorityMaxAge, which
-    /// the compiler vectorizes.
+    /// work job by job, then one division per job by the loop-invariant PriorityMaxAge, two
+    /// at a time (SSE2, or the compiler's vectorization of the scalar path elsewhere).
     template <class J, std::size_t N>
         requires has_accrue_time<J> && (N != std::dynamic_extent)
     constexpr void block(std::span<const J, N> jobs, const context& c, std::span<double, N> out) const noexcept {
         const double d = static_cast<double>(max_age == 0 ? 1u : max_age);
         const std::int64_t now = c.now;
+#if defined(__SSE2__)
+        // Two jobs at a time: the same integer work, the two numerators converted and
+        // divided together, the same bits.
+        if constexpr (N % 2 == 0) {
+            if (!std::is_constant_evaluated()) {
+                const __m128d divisor = _mm_set1_pd(d);
+                for (std::size_t i = 0; i < N; i += 2) {
+                    const auto a0 = static_cast<std::int64_t>(job_traits<J>::accrue_time(jobs[i]));
+                    const auto a1 = static_cast<std::int64_t>(job_traits<J>::accrue_time(jobs[i + 1]));
+                    const __m128d num = mfprio::detail::u32_pair_to_double(numerator(a0, now), numerator(a1, now));
+                    _mm_storeu_pd(out.data() + i,
+                                  _mm_and_pd(mfprio::detail::mask_pair(a0 != 0, a1 != 0), _mm_div_pd(num, divisor)));
+                }
+                return;
+            }
+        }
+#endif
         double num[N];
         std::uint64_t accruing[N];
         for (std::size_t i = 0; i < N; ++i) {
             const auto accrue = static_cast<std::int64_t>(job_traits<J>::accrue_time(jobs[i]));
-            const std::uint32_t diff = now > accrue ? static_cast<std::uint32_t>(now - accrue) : 0u;
-            const std::uint32_t capped = diff < max_age ? diff : max_age;
-            num[i] = static_cast<double>(max_age == 0 ? 1u : capped);
+            num[i] = static_cast<double>(numerator(accrue, now));
             accruing[i] = detail::mask_if(accrue != 0);
         }
         for (std::size_t i = 0; i < N; ++i) out[i] = detail::keep_if(accruing[i], num[i] / d);
+    }
+
+private:
+    /// The numerator of `of`: the uint32 difference capped at PriorityMaxAge (1 when that is 0).
+    [[nodiscard]] constexpr std::uint32_t numerator(std::int64_t accrue, std::int64_t now) const noexcept {
+        const std::uint32_t diff = now > accrue ? static_cast<std::uint32_t>(now - accrue) : 0u;
+        const std::uint32_t capped = diff < max_age ? diff : max_age;
+        return max_age == 0 ? 1u : capped;
     }
 };
 

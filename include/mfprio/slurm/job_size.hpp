@@ -7,8 +7,10 @@
 #include <cstdint>
 #include <span>
 #include <string_view>
+#include <type_traits>
 
 #include <mfprio/core/job.hpp>
+#include <mfprio/core/sse2.hpp>
 #include <mfprio/slurm/context.hpp>
 
 namespace mfprio::slurm {
@@ -71,8 +73,9 @@ struct job_size_factor {
 
     /// The factor of each job of a block into `out`, exactly as the call operator. Favouring
     /// large or small jobs: the integer work job by job, then (a + b) / 2 with a = n'/N and
-    /// b = c'/C, two divisions by loop-invariant totals that the compiler vectorizes (a alone
-    /// for a job with no CPU count). SMALL_RELATIVE_TO_TIME: the call operator, job by job.
+    /// b = c'/C, two divisions by loop-invariant totals, two jobs at a time (SSE2, or the
+    /// compiler's vectorization of the scalar path elsewhere; a alone for a job with no CPU
+    /// count). SMALL_RELATIVE_TO_TIME: the call operator, job by job.
     template <class J, std::size_t N>
         requires has_min_nodes<J> && has_cpus<J> && has_time_limit<J> && has_partition<J> && (N != std::dynamic_extent)
     constexpr void block(std::span<const J, N> jobs, const context& c, std::span<double, N> out) const noexcept {
@@ -84,6 +87,14 @@ struct job_size_factor {
         }
         const double dn = static_cast<double>(nodes_total);
         const double dc = static_cast<double>(cpus_total);
+#if defined(__SSE2__)
+        if constexpr (N % 2 == 0) {
+            if (!std::is_constant_evaluated()) {
+                block_pairs(jobs, nodes_total, cpus_total, out);
+                return;
+            }
+        }
+#endif
         double nodes[N];
         double cpus[N];
         std::uint64_t has_cpus[N];
@@ -113,6 +124,46 @@ struct job_size_factor {
             out[i] = js > 1.0 ? 1.0 : js; // never below 0 (nor NaN) in these two modes
         }
     }
+
+private:
+#if defined(__SSE2__)
+    /// `block` favouring large or small jobs, two jobs at a time with SSE2: the same integer
+    /// work and the same operations per lane ((a + b) / 2 as a multiplication by 0.5, which
+    /// gives the same value; a alone for a job without a CPU count; min(1, js), which is
+    /// `js > 1 ? 1 : js`), so the scalar path's values bit for bit.
+    template <class J, std::size_t N>
+    void block_pairs(std::span<const J, N> jobs, std::uint32_t nodes_total, std::uint32_t cpus_total,
+                     std::span<double, N> out) const noexcept {
+        const __m128d dn = _mm_set1_pd(static_cast<double>(nodes_total));
+        const __m128d dc = _mm_set1_pd(static_cast<double>(cpus_total));
+        const __m128d half = _mm_set1_pd(0.5);
+        const __m128d one = _mm_set1_pd(1.0);
+        for (std::size_t i = 0; i < N; i += 2) {
+            const auto n0 = static_cast<std::uint32_t>(job_traits<J>::min_nodes(jobs[i]));
+            const auto n1 = static_cast<std::uint32_t>(job_traits<J>::min_nodes(jobs[i + 1]));
+            const auto c0 = static_cast<std::uint32_t>(job_traits<J>::cpus(jobs[i]));
+            const auto c1 = static_cast<std::uint32_t>(job_traits<J>::cpus(jobs[i + 1]));
+            __m128d nodes;
+            __m128d cpus;
+            if (favor_small) {
+                // N - n (0 when n >= N) and C - c in uint32 (wrapping, as Slurm).
+                nodes = mfprio::detail::u32_pair_to_double(nodes_total > n0 ? nodes_total - n0 : 0u,
+                                                           nodes_total > n1 ? nodes_total - n1 : 0u);
+                cpus = mfprio::detail::u32_pair_to_double(cpus_total - c0, cpus_total - c1);
+            } else {
+                nodes = mfprio::detail::u32_pair_to_double(n0, n1);
+                cpus = mfprio::detail::u32_pair_to_double(c0, c1);
+            }
+            const __m128d a = _mm_div_pd(nodes, dn);
+            const __m128d both = _mm_mul_pd(_mm_add_pd(a, _mm_div_pd(cpus, dc)), half);
+            const __m128d has_cpus = mfprio::detail::mask_pair(c0 != 0, c1 != 0);
+            const __m128d js = _mm_or_pd(_mm_and_pd(has_cpus, both), _mm_andnot_pd(has_cpus, a));
+            _mm_storeu_pd(out.data() + i, _mm_min_pd(one, js));
+        }
+    }
+#endif
+
+public:
 };
 
 } // namespace mfprio::slurm
