@@ -18,6 +18,7 @@
 
 namespace {
 namespace ms = mfprio::slurm;
+using ms::tres_weight_entry;
 constexpr std::size_t n = mfprio::block_size;
 constexpr std::int64_t now = 1'700'000'000;
 
@@ -95,12 +96,15 @@ void check_paths(const F& f, const std::array<double, n>& scalar) {
     }
 }
 
-constexpr ms::tres_factor tres_weights() {
+/// The first `m` of six weighted TRES: two have no column in the request table and no
+/// total (billing, and id 9), energy has a column but no total. 1 to 4 weighted TRES take
+/// the SSE2 path's unrolled forms, 5 and 6 its general loop.
+constexpr ms::tres_factor tres_weights(std::uint32_t m = 4) {
+    constexpr tres_weight_entry all[6] = {{ms::tres_id::cpu, 1000.0}, {ms::tres_id::mem, -20.0 / 1024.0},
+                                         {ms::tres_id::energy, 7.0},  {ms::tres_id::node, 3000.0},
+                                         {ms::tres_id::billing, 5.0}, {9, 11.0}};
     ms::tres_factor t{};
-    t.add(ms::tres_id::cpu, 1000.0);
-    t.add(ms::tres_id::mem, -20.0 / 1024.0);
-    t.add(ms::tres_id::energy, 7.0); // no partition has a total: 0
-    t.add(ms::tres_id::node, 3000.0);
+    for (std::uint32_t k = 0; k < m; ++k) t.add(all[k].id, all[k].weight);
     return t;
 }
 } // namespace
@@ -128,10 +132,16 @@ TEST_CASE("slurm block paths: job size favouring large and small, scalar and SSE
 }
 
 TEST_CASE("slurm block paths: the TRES factor's dense path, scalar and SSE2, gives the call operator's bits") {
-    constexpr ms::tres_factor normalized = tres_weights();
-    static_assert(normalized.prepare(make_context()).usable);
-    constexpr auto s = block_of(normalized);
-    check_paths(normalized, s);
-    // job 1 (row 1, partition 1): 37/256 x 1000 + 1536.5/1048576 x (-20/1024) + 1/2 x 3000
-    CHECK(s[1] == 37.0 / 256.0 * 1000.0 + 1536.5 / 1048576.0 * (-20.0 / 1024.0) + 1.0 / 2.0 * 3000.0);
+    constexpr std::array<std::array<double, n>, 6> scalar{block_of(tres_weights(1)), block_of(tres_weights(2)),
+                                                         block_of(tres_weights(3)), block_of(tres_weights(4)),
+                                                         block_of(tres_weights(5)), block_of(tres_weights(6))};
+    for (std::uint32_t m = 1; m <= 6; ++m) {
+        CAPTURE(m);
+        const ms::tres_factor t = tres_weights(m);
+        REQUIRE(t.prepare(make_context()).usable);
+        check_paths(t, scalar[m - 1]);
+    }
+    // job 1 (row 1, partition 1), four weighted TRES: 37/256 x 1000 + 1536.5/1048576 x
+    // (-20/1024) + 0 (no energy total) + 1/2 x 3000
+    CHECK(scalar[3][1] == 37.0 / 256.0 * 1000.0 + 1536.5 / 1048576.0 * (-20.0 / 1024.0) + 1.0 / 2.0 * 3000.0);
 }

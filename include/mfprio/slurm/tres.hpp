@@ -10,13 +10,10 @@
 #include <string_view>
 #include <type_traits>
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
-
 #include <mfprio/core/assert.hpp>
 #include <mfprio/core/factor.hpp>
 #include <mfprio/core/job.hpp>
+#include <mfprio/core/sse2.hpp>
 #include <mfprio/slurm/context.hpp>
 
 namespace mfprio::slurm {
@@ -262,22 +259,36 @@ struct tres_factor {
     }
 
 #if defined(__SSE2__)
-    /// `block_dense` two jobs at a time with SSE2, for a table with rows: per pair of jobs,
-    /// for each weighted TRES in id order, the two counts (0 for a job without a row, or a
-    /// TRES without a column) over the two laid-out divisors, masked where the total is 0,
-    /// times the weight, added to the two sums: `block_dense`'s operations in the same order
-    /// in each lane, so the same bits.
+    /// `block_dense` two jobs at a time with SSE2: per pair of jobs, for each weighted TRES in
+    /// id order, the two counts (0 for a job without a row, or a TRES without a column) over
+    /// the two laid-out divisors, masked where the total is 0, times the weight, added to the
+    /// two sums: `block_dense`'s operations in the same order in each lane, so the same bits.
+    /// Up to 4 weighted TRES, their number is a template argument (the loop over them
+    /// unrolled, their columns, masks and weights in registers).
     template <class J, std::size_t N>
     void block_dense_pairs(std::span<const J, N> jobs, const tres_table& table, std::size_t parts,
                            std::span<double, N> out, const double* divisor,
                            const std::uint64_t* nonzero) const noexcept {
+        switch (count) {
+        case 1: return dense_pairs<1>(jobs, table, parts, out, divisor, nonzero);
+        case 2: return dense_pairs<2>(jobs, table, parts, out, divisor, nonzero);
+        case 3: return dense_pairs<3>(jobs, table, parts, out, divisor, nonzero);
+        case 4: return dense_pairs<4>(jobs, table, parts, out, divisor, nonzero);
+        default: return dense_pairs<0>(jobs, table, parts, out, divisor, nonzero);
+        }
+    }
+    /// `block_dense_pairs` for `K` weighted TRES (0: `count`, read at run time).
+    template <std::uint32_t K, class J, std::size_t N>
+    void dense_pairs(std::span<const J, N> jobs, const tres_table& table, std::size_t parts,
+                     std::span<double, N> out, const double* divisor, const std::uint64_t* nonzero) const noexcept {
+        const std::uint32_t weighted = K != 0 ? K : count;
         const std::size_t rows = table.rows();
         const std::size_t stride = table.stride;
         const double* const counts = table.counts.data();
-        std::uint32_t column[max_weighted]; // 0 for a TRES without a column (masked)
-        __m128d has_column[max_weighted];
-        __m128d weight[max_weighted];
-        for (std::uint32_t k = 0; k < count; ++k) {
+        std::uint32_t column[K != 0 ? K : max_weighted]; // 0 for a TRES without a column (masked)
+        __m128d has_column[K != 0 ? K : max_weighted];
+        __m128d weight[K != 0 ? K : max_weighted];
+        for (std::uint32_t k = 0; k < weighted; ++k) {
             const std::uint32_t col = table.column_of(entries[k].id);
             column[k] = col == tres_table::no_column ? 0u : col;
             has_column[k] = _mm_castsi128_pd(_mm_set1_epi64x(col == tres_table::no_column ? 0 : -1));
@@ -290,18 +301,17 @@ struct tres_factor {
             const auto p1 = static_cast<std::size_t>(job_traits<J>::partition(jobs[i + 1]));
             const double* const row0 = counts + (r0 < rows ? r0 * stride : 0);
             const double* const row1 = counts + (r1 < rows ? r1 * stride : 0);
-            const __m128i has_row = _mm_set_epi64x(r1 < rows ? -1 : 0, r0 < rows ? -1 : 0);
-            const double* const d0 = divisor + (p0 < parts ? p0 : parts) * count;
-            const double* const d1 = divisor + (p1 < parts ? p1 : parts) * count;
-            const std::uint64_t* const n0 = nonzero + (d0 - divisor);
-            const std::uint64_t* const n1 = nonzero + (d1 - divisor);
+            const __m128d has_row = mfprio::detail::mask_pair(r0 < rows, r1 < rows);
+            const std::size_t q0 = (p0 < parts ? p0 : parts) * weighted;
+            const std::size_t q1 = (p1 < parts ? p1 : parts) * weighted;
             __m128d sum = _mm_setzero_pd();
-            for (std::uint32_t k = 0; k < count; ++k) {
-                const __m128d v = _mm_and_pd(_mm_and_pd(_mm_castsi128_pd(has_row), has_column[k]),
+            for (std::uint32_t k = 0; k < weighted; ++k) {
+                const __m128d v = _mm_and_pd(_mm_and_pd(has_row, has_column[k]),
                                              _mm_loadh_pd(_mm_load_sd(row0 + column[k]), row1 + column[k]));
-                const __m128d d = _mm_loadh_pd(_mm_load_sd(d0 + k), d1 + k);
-                const __m128i keep = _mm_unpacklo_epi64(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(n0 + k)),
-                                                        _mm_loadl_epi64(reinterpret_cast<const __m128i*>(n1 + k)));
+                const __m128d d = _mm_loadh_pd(_mm_load_sd(divisor + q0 + k), divisor + q1 + k);
+                const __m128i keep = _mm_unpacklo_epi64(
+                    _mm_loadl_epi64(reinterpret_cast<const __m128i*>(nonzero + q0 + k)),
+                    _mm_loadl_epi64(reinterpret_cast<const __m128i*>(nonzero + q1 + k)));
                 const __m128d f = _mm_and_pd(_mm_castsi128_pd(keep), _mm_div_pd(v, d));
                 sum = _mm_add_pd(sum, _mm_mul_pd(f, weight[k]));
             }
