@@ -244,12 +244,35 @@ private:
     template <class J, class Ctx, class Fn>
     constexpr std::size_t for_each_block(const batch_plan<J, Ctx>& plan, std::span<const J> jobs, const Ctx& c,
                                          Fn&& fn) const noexcept {
-        constexpr std::size_t rows = hook_row<J, Ctx>(term_count);
         const std::size_t full = jobs.size() - jobs.size() % block_size;
         if (full == 0) return 0;
+        // With every term on (the usual case; a term whose weight is a compile-time 0 is left
+        // out anyway), the terms are not tested job by job.
+        bool all_on = true;
+        std::apply([&](const Terms&... t) noexcept {
+            std::size_t k = 0;
+            ((all_on = all_on && (plan.enabled[k] || (is_fixed_weight_v<typename Terms::weight_type> && t.disabled())),
+              ++k),
+             ...);
+        }, terms_);
+        if (all_on) blocks<true>(plan, jobs.first(full), c, fn);
+        else blocks<false>(plan, jobs.first(full), c, fn);
+        return full;
+    }
+
+    /// `for_each_block` over `jobs`, whole blocks only; `AllOn`: every term is on.
+    template <bool AllOn, class J, class Ctx, class Fn>
+    constexpr void blocks(const batch_plan<J, Ctx>& plan, std::span<const J> jobs, const Ctx& c, Fn& fn) const noexcept {
+        constexpr std::size_t rows = hook_row<J, Ctx>(term_count);
+        const std::size_t full = jobs.size();
         const double* const weights = plan.weights.data();
         const bool* const enabled = plan.enabled.data();
         double factors[rows == 0 ? 1 : rows][block_size];
+        // A term that is off leaves its row unset and never reads it; zeroed all the same when
+        // some term is off, since compilers cannot tell that no unset row is read.
+        if constexpr (!AllOn)
+            for (auto& row : factors)
+                for (double& f : row) f = 0.0;
         for (std::size_t base = 0; base < full; base += block_size) {
             const std::span<const J, block_size> block(jobs.data() + base, block_size);
             fill_hooked(block, c, plan.states, enabled, factors, std::index_sequence_for<Terms...>{});
@@ -260,11 +283,10 @@ private:
             for (std::size_t i = 0; i < block_size; ++i) {
                 if (!std::is_constant_evaluated() && i % detail::prefetch_step<J> == 0) detail::prefetch(ahead + i);
                 double sum = 0.0;
-                add_terms(block[i], c, factors, weights, enabled, i, sum, std::index_sequence_for<Terms...>{});
+                add_terms<AllOn>(block[i], c, factors, weights, enabled, i, sum, std::index_sequence_for<Terms...>{});
                 fn(base + i, block[i], sum);
             }
         }
-        return full;
     }
 
     /// Whether term `t`, of weight `w`, adds nothing to any sum in context `c` because its
@@ -301,7 +323,7 @@ private:
     /// Adds every enabled term's contribution for job `j` (index `i` of its block) to `sum`:
     /// factor x weight, then sum + that, as `score` does (two statements: nothing to fuse
     /// into a multiply-add).
-    template <class J, class Ctx, std::size_t... I>
+    template <bool AllOn, class J, class Ctx, std::size_t... I>
     constexpr void add_terms(const J& j, const Ctx& c, const double (*factors)[block_size], const double* weights,
                              const bool* enabled, std::size_t i, double& sum, std::index_sequence<I...>) const noexcept {
         (
@@ -311,11 +333,11 @@ private:
                 double w = 0.0;
                 if constexpr (is_fixed_weight_v<W>) {
                     if (t.disabled()) return;
-                    if constexpr (idle_aware_factor<typename std::remove_cvref_t<decltype(t)>::factor_type, Ctx>)
+                    if constexpr (!AllOn && idle_aware_factor<typename std::remove_cvref_t<decltype(t)>::factor_type, Ctx>)
                         if (!enabled[I]) return;
                     w = W{}.as_double();
                 } else {
-                    if (!enabled[I]) return;
+                    if (!AllOn && !enabled[I]) return;
                     w = weights[I];
                 }
                 double f = 0.0;
