@@ -162,8 +162,6 @@ private:
         }
     }
 #endif
-
-public:
 };
 
 } // namespace mfprio::slurm
