@@ -30,7 +30,7 @@ bool same_bits(double a, double b) {
 }
 
 /// Arguments of every kind: uniform over the classic factor's usual range and over the
-/// whole normal range, tiny ones, ones next to the table's points k/256, random bit patterns.
+/// whole normal range, tiny ones, ones next to the table's points k/1024, random bit patterns.
 std::vector<double> arguments(std::size_t n, std::uint64_t seed) {
     std::mt19937_64 g(seed);
     std::uniform_real_distribution<double> usual(-64.0, 64.0), wide(-1200.0, 1010.0), unit(-1.0, 1.0);
@@ -43,7 +43,7 @@ std::vector<double> arguments(std::size_t n, std::uint64_t seed) {
         case 1: y = wide(g); break;
         case 2: y = unit(g) * std::ldexp(1.0, -static_cast<int>(g() % 60)); break;
         case 3: y = std::bit_cast<double>(g()); break;
-        default: y = std::round(usual(g) * 256.0) / 256.0 + unit(g) * std::ldexp(1.0, -static_cast<int>(g() % 50)); break;
+        default: y = std::round(usual(g) * 1024.0) / 1024.0 + unit(g) * std::ldexp(1.0, -static_cast<int>(g() % 50)); break;
         }
         ys.push_back(y);
     }
@@ -52,19 +52,20 @@ std::vector<double> arguments(std::size_t n, std::uint64_t seed) {
 
 } // namespace
 
-TEST_CASE("pow2: the table holds 2^(j/256) to double-double precision") {
+TEST_CASE("pow2: the table holds 2^(j/1024) to double-double precision") {
     // exp2l (64-bit mantissa) checks every entry to about 2^-63; the entries themselves are
-    // products of the 8 roots, good to about 2^-100.
-    for (std::size_t j = 0; j < 256; ++j) {
+    // products of the 10 roots, good to about 2^-100.
+    REQUIRE(d::pow2_table::values.size() == 1024);
+    for (std::size_t j = 0; j < 1024; ++j) {
         const auto& e = d::pow2_table::values[j];
-        const long double exact = exp2l(static_cast<long double>(j) / 256.0L);
+        const long double exact = exp2l(static_cast<long double>(j) / 1024.0L);
         const long double got = static_cast<long double>(e.hi) + static_cast<long double>(e.lo);
         CHECK(std::fabs(got - exact) <= exact * 0x1p-61L);
         CHECK(std::fabs(e.lo) <= std::ldexp(0.5, std::ilogb(e.hi) - 52)); // normalized pair
     }
     CHECK(d::pow2_table::values[0].hi == 1.0);
     CHECK(d::pow2_table::values[0].lo == 0.0);
-    CHECK(d::pow2_table::values[128].hi == 0x1.6a09e667f3bcdp+0); // sqrt(2) rounded
+    CHECK(d::pow2_table::values[512].hi == 0x1.6a09e667f3bcdp+0); // sqrt(2) rounded
 }
 
 TEST_CASE("pow2: the same bits as the C library's pow for every kind of argument") {
@@ -89,9 +90,26 @@ TEST_CASE("pow2: the same bits as the C library's pow for every kind of argument
     CHECK(differ == 0);
 #if MFPRIO_POW2_SHORTCUT
     // The shortcut must carry most arguments: a fifth are random bit patterns (half of
-    // them out of its range), and 1/16 to 1/8 of the rest lie near a midpoint.
+    // them out of its range), and 1/32 to 3/32 of the rest lie near a midpoint.
     CHECK(sure >= ys.size() * 7 / 10);
 #endif
+}
+
+TEST_CASE("pow2: pow2_nearest is unsure only of the arguments within 1/64 ulp of a midpoint") {
+    // For |y| <= 64 the band is 1/64 ulp on each side of a midpoint: 1/32 of uniform
+    // arguments (the 256-entry table of earlier versions needed 1/32 on each side, 1/16).
+    std::mt19937_64 g(11);
+    std::uniform_real_distribution<double> usual(-64.0, 64.0);
+    const std::size_t n = 200000;
+    std::size_t unsure = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        bool s = false;
+        (void)d::pow2_nearest(usual(g), s);
+        unsure += s ? 0 : 1;
+    }
+    INFO("unsure: " << unsure << " of " << n);
+    CHECK(unsure >= n / 40); // about n / 32
+    CHECK(unsure <= n / 26);
 }
 
 TEST_CASE("pow2: special and boundary arguments") {

@@ -11,13 +11,14 @@
 /// than 0.0131 ulp away from the midpoint between two doubles, pow returns the correctly
 /// rounded value: the nearest double.
 ///
-/// `pow2` computes 2^y to about 2^-59 (table of 2^(j/256) as double-double, degree-5
-/// polynomial on |r| <= 1/512), rounds it, and keeps the result unless it lies within 1/32
-/// ulp of a midpoint (error budget: 0.0131 for pow, 0.0126 at most for this approximation,
-/// the rest margin); for |y| > 64, where pow's bound grows to 0.5434 ulp at y = -1021,
-/// within 1/16. There, for NaN, and for results that would be subnormal or overflow, it
-/// calls pow itself: about 7% of the reference tree's arguments. Below -1100 the result is
-/// 0, pow's too. `tests/fairshare_pow2.cpp` compares the two over hundreds of thousands of
+/// `pow2` computes 2^y to within 0.0014 ulp (a table of 2^(j/1024) as double-doubles, a
+/// degree-5 polynomial on |r| <= 1/2048; the bound is worked out in `pow2_nearest`), rounds
+/// it, and keeps the result unless it lies within 1/64 ulp of a midpoint (0.0131 for pow,
+/// 0.0014 for this approximation, 0.0011 margin); for |y| > 64, where pow's bound grows to
+/// 0.5434 ulp at y = -1021, within 3/64. There, for NaN, and for results that would be
+/// subnormal or overflow, it calls pow itself: about 3.5% of the reference tree's arguments
+/// (6.5% with the 256-entry table and 1/32 band of earlier versions, whose calls took a
+/// fifth of the classic pass). Below -1100 the result is 0, pow's too. `tests/fairshare_pow2.cpp` compares the two over hundreds of thousands of
 /// arguments of every kind (uniform, near the table's points, tiny, random bit patterns).
 ///
 /// The shortcut assumes round-to-nearest, double arithmetic without excess precision, and
@@ -85,27 +86,28 @@ struct dd {
     return {hi, tail - (hi - p.hi)};
 }
 
-/// 2^(2^b / 256) for b = 0..7, as double-doubles (the nearest double, then the nearest
+/// 2^(2^b / 1024) for b = 0..9, as double-doubles (the nearest double, then the nearest
 /// double to the rest; computed to 60 decimal digits).
-inline constexpr dd roots[8] = {
+inline constexpr dd roots[10] = {
+    {0x1.002c605e2e8cfp+0, -0x1.d7c96f201bb2fp-55}, {0x1.0058c86da1c0ap+0, -0x1.5e00e62d6b30dp-56},
     {0x1.00b1afa5abcbfp+0, -0x1.4f6b2a7609f71p-55}, {0x1.0163da9fb3335p+0, 0x1.b61299ab8cdb7p-54},
     {0x1.02c9a3e778061p+0, -0x1.19083535b085dp-56}, {0x1.059b0d3158574p+0, 0x1.d73e2a475b465p-55},
     {0x1.0b5586cf9890fp+0, 0x1.8a62e4adc610bp-54},  {0x1.172b83c7d517bp+0, -0x1.19041b9d78a76p-55},
     {0x1.306fe0a31b715p+0, 0x1.6f46ad23182e4p-55},  {0x1.6a09e667f3bcdp+0, -0x1.bdd3413b26456p-54}};
 
-/// 2^(j / 256) for j = 0..255: the product of the roots of j's bits.
-[[nodiscard]] constexpr std::array<dd, 256> make() noexcept {
-    std::array<dd, 256> t{};
-    for (std::size_t j = 0; j < 256; ++j) {
+/// 2^(j / 1024) for j = 0..1023: the product of the roots of j's bits (16 KiB).
+[[nodiscard]] constexpr std::array<dd, 1024> make() noexcept {
+    std::array<dd, 1024> t{};
+    for (std::size_t j = 0; j < 1024; ++j) {
         dd v{1.0, 0.0};
-        for (std::size_t b = 0; b < 8; ++b)
+        for (std::size_t b = 0; b < 10; ++b)
             if (((j >> b) & 1u) != 0) v = product(v, roots[b]);
         t[j] = v;
     }
     return t;
 }
 
-inline constexpr std::array<dd, 256> values = make();
+inline constexpr std::array<dd, 1024> values = make();
 
 } // namespace pow2_table
 
@@ -117,31 +119,37 @@ inline constexpr std::array<dd, 256> values = make();
     const bool in_range = (y >= -1021.0) & (y <= 1000.0); // false for NaN
     const bool zero = y < -1100.0;
     const double x = in_range ? y : 0.0; // a branch, rarely mispredicted (a mask costs more)
-    // x = k / 256 + r, |r| <= 1/512 (k = x * 256 rounded, the shifter's trick; r exact).
+    // x = k / 1024 + r, |r| <= 1/2048 (k = x * 1024 rounded, the shifter's trick; r exact).
     constexpr double shifter = 0x1.8p52;
-    const double shifted = x * 256.0 + shifter;
+    const double shifted = x * 1024.0 + shifter;
     const auto k = static_cast<std::int64_t>(std::bit_cast<std::uint64_t>(shifted) - std::bit_cast<std::uint64_t>(shifter));
-    const double r = x - (shifted - shifter) * (1.0 / 256.0);
-    // 2^r - 1 = e^p - 1, p = r ln 2, to degree 5 (the next term is below 2^-66).
+    const double r = x - (shifted - shifter) * (1.0 / 1024.0);
+    // 2^r - 1 = e^p - 1, p = r ln 2 (|p| < 2^-11.5), to degree 5 (the next term is below
+    // 2^-78). Errors: p, ln 2 rounded (2^-66.3) and the product rounded (2^-65); q rounded
+    // (2^-65), the rest below 2^-75: q is within 2^-63.7 of e^(r ln 2) - 1.
     const double p = r * 0x1.62e42fefa39efp-1;
     const double p2 = p * p;
     const double q = p + p2 * ((0.5 + p * (1.0 / 6.0)) + p2 * (1.0 / 24.0 + p * (1.0 / 120.0)));
-    // 2^(j/256) (1 + q), rounded, with the rounding's remainder exact (Fast2Sum).
-    const pow2_table::dd t = pow2_table::values[static_cast<std::size_t>(k & 255)];
+    // 2^(j/1024) (1 + q) = t_hi + (t_hi q + t_lo), rounded, with the rounding's remainder
+    // exact (Fast2Sum). Errors in s: t_hi times q's (2^-62.7 for t_hi < 2, 2^-63.7 for the
+    // t_hi = 1 of results below 1), t_hi q and s rounded (2^-64 each: |s| < 2^-10.4), t_lo q
+    // left out (2^-64.4): below 2^-61.6 in all, 2^-62.5 for results below 1, so at most
+    // 0.0014 of the gap below.
+    const pow2_table::dd t = pow2_table::values[static_cast<std::size_t>(k & 1023)];
     const double s = t.hi * q + t.lo;
     const double hi = t.hi + s;
     const double rest = s - (hi - t.hi);
-    // The gap between the doubles around hi, which lies in [0.9986, 1.9973]: 2^-52 above 1,
+    // The gap between the doubles around hi, which lies in [0.9996, 1.9997]: 2^-52 above 1,
     // 2^-53 below; hi = 1.0 takes the smaller (its gap below), which can only make the
     // test stricter.
     const double gap = 0x1p-52 - 0x1p-53 * static_cast<double>(hi <= 1.0);
     // How far from a midpoint 2^y must be: pow's error beyond 0.5 ulp (0.0131 for |y| <= 64,
-    // 0.0434 up to 1021) plus this approximation's (0.0126), with margin: 1/32 of the gap,
-    // or 1/16 beyond 64.
-    const double limit = (15.0 / 32.0 - 1.0 / 32.0 * static_cast<double>(std::fabs(x) > 64.0)) * gap;
+    // 0.0434 up to 1021) plus this approximation's (0.0014), with margin: 1/64 of the gap,
+    // or 3/64 beyond 64.
+    const double limit = (31.0 / 64.0 - 2.0 / 64.0 * static_cast<double>(std::fabs(x) > 64.0)) * gap;
     sure = (in_range & (std::fabs(rest) <= limit)) | zero;
-    // x 2^(k >> 8): exact, the result is normal for -1021 <= x <= 1000.
-    const double v = hi * std::bit_cast<double>(static_cast<std::uint64_t>((k >> 8) + 1023) << 52);
+    // x 2^(k >> 10): exact, the result is normal for -1021 <= x <= 1000.
+    const double v = hi * std::bit_cast<double>(static_cast<std::uint64_t>((k >> 10) + 1023) << 52);
     return std::bit_cast<double>(std::bit_cast<std::uint64_t>(v) & (static_cast<std::uint64_t>(zero) - 1)); // no branch
 }
 
@@ -154,16 +162,16 @@ inline constexpr std::array<dd, 256> values = make();
     const __m128d zero = _mm_cmplt_pd(y, _mm_set1_pd(-1100.0));
     const __m128d x = _mm_and_pd(y, in_range); // +0.0 out of range
     const __m128d shifter = _mm_set1_pd(0x1.8p52);
-    const __m128d shifted = _mm_add_pd(_mm_mul_pd(x, _mm_set1_pd(256.0)), shifter);
+    const __m128d shifted = _mm_add_pd(_mm_mul_pd(x, _mm_set1_pd(1024.0)), shifter);
     const __m128i k = _mm_sub_epi64(_mm_castpd_si128(shifted), _mm_castpd_si128(shifter));
-    const __m128d r = _mm_sub_pd(x, _mm_mul_pd(_mm_sub_pd(shifted, shifter), _mm_set1_pd(1.0 / 256.0)));
+    const __m128d r = _mm_sub_pd(x, _mm_mul_pd(_mm_sub_pd(shifted, shifter), _mm_set1_pd(1.0 / 1024.0)));
     const __m128d p = _mm_mul_pd(r, _mm_set1_pd(0x1.62e42fefa39efp-1));
     const __m128d p2 = _mm_mul_pd(p, p);
     const __m128d inner = _mm_add_pd(_mm_add_pd(_mm_set1_pd(0.5), _mm_mul_pd(p, _mm_set1_pd(1.0 / 6.0))),
                                      _mm_mul_pd(p2, _mm_add_pd(_mm_set1_pd(1.0 / 24.0), _mm_mul_pd(p, _mm_set1_pd(1.0 / 120.0)))));
     const __m128d q = _mm_add_pd(p, _mm_mul_pd(p2, inner));
     // The two table entries, each {hi, lo}, regrouped as {hi0, hi1} and {lo0, lo1}.
-    const __m128i j = _mm_and_si128(k, _mm_set1_epi64x(255));
+    const __m128i j = _mm_and_si128(k, _mm_set1_epi64x(1023));
     const auto j0 = static_cast<std::size_t>(_mm_cvtsi128_si32(j));
     const auto j1 = static_cast<std::size_t>(_mm_cvtsi128_si32(_mm_srli_si128(j, 8)));
     const __m128d t0 = _mm_loadu_pd(&pow2_table::values[j0].hi);
@@ -176,12 +184,12 @@ inline constexpr std::array<dd, 256> values = make();
     const __m128d magnitude = _mm_castsi128_pd(_mm_set1_epi64x(0x7fffffffffffffff));
     const __m128d gap = _mm_sub_pd(_mm_set1_pd(0x1p-52), _mm_and_pd(_mm_cmple_pd(hi, _mm_set1_pd(1.0)), _mm_set1_pd(0x1p-53)));
     const __m128d wide = _mm_cmpgt_pd(_mm_and_pd(x, magnitude), _mm_set1_pd(64.0));
-    const __m128d limit = _mm_mul_pd(_mm_sub_pd(_mm_set1_pd(15.0 / 32.0), _mm_and_pd(wide, _mm_set1_pd(1.0 / 32.0))), gap);
+    const __m128d limit = _mm_mul_pd(_mm_sub_pd(_mm_set1_pd(31.0 / 64.0), _mm_and_pd(wide, _mm_set1_pd(2.0 / 64.0))), gap);
     const __m128d ok = _mm_or_pd(_mm_and_pd(in_range, _mm_cmple_pd(_mm_and_pd(rest, magnitude), limit)), zero);
     sure = _mm_movemask_pd(ok);
-    // 2^(k >> 8) as bits: (k >> 8) + 1023 = (k + 1023 x 256) >> 8 with a logical shift, as
-    // k + 1023 x 256 > 0 for every k here (x >= -1021).
-    const __m128i e = _mm_slli_epi64(_mm_srli_epi64(_mm_add_epi64(k, _mm_set1_epi64x(1023 * 256)), 8), 52);
+    // 2^(k >> 10) as bits: (k >> 10) + 1023 = (k + 1023 x 1024) >> 10 with a logical shift,
+    // as k + 1023 x 1024 > 0 for every k here (x >= -1021).
+    const __m128i e = _mm_slli_epi64(_mm_srli_epi64(_mm_add_epi64(k, _mm_set1_epi64x(1023 * 1024)), 10), 52);
     return _mm_andnot_pd(zero, _mm_mul_pd(hi, _mm_castsi128_pd(e)));
 }
 #endif
