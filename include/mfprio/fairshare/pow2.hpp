@@ -230,8 +230,7 @@ public:
     /// Writes the queued results.
     void flush() noexcept {
 #if MFPRIO_POW2_SHORTCUT
-        std::size_t unsure[capacity];
-        std::size_t left = 0;
+        std::uint64_t unsure = 0; // bit k: the k-th result is pow's to compute
         std::size_t k = 0;
 #if defined(__SSE2__)
         for (; k + 2 <= count_; k += 2) {
@@ -239,19 +238,18 @@ public:
             const __m128d v = pow2_nearest2(_mm_loadu_pd(args_ + k), sure);
             _mm_storel_pd(outs_[k], v);
             _mm_storeh_pd(outs_[k + 1], v);
-            unsure[left] = k;
-            left += static_cast<std::size_t>(~sure & 1);
-            unsure[left] = k + 1;
-            left += static_cast<std::size_t>((~sure >> 1) & 1);
+            unsure |= static_cast<std::uint64_t>(~sure & 3) << k;
         }
 #endif
         for (; k < count_; ++k) {
             bool sure = false;
             *outs_[k] = pow2_nearest(args_[k], sure);
-            unsure[left] = k;
-            left += sure ? 0u : 1u;
+            unsure |= static_cast<std::uint64_t>(!sure) << k;
         }
-        for (std::size_t i = 0; i < left; ++i) *outs_[unsure[i]] = libm_pow2(args_[unsure[i]]);
+        for (; unsure != 0; unsure &= unsure - 1) {
+            const auto i = static_cast<std::size_t>(std::countr_zero(unsure));
+            *outs_[i] = libm_pow2(args_[i]);
+        }
 #else
         for (std::size_t k = 0; k < count_; ++k) *outs_[k] = libm_pow2(args_[k]);
 #endif
