@@ -160,19 +160,48 @@ inline void depth_oblivious(const tree& t, columns& c, std::uint16_t damping = 1
     double* const s = c.shares_norm.data();
     double* const f = c.fs_factor.data();
     if (parts <= 1) {
-        classic_shares(t, c.shares_norm);
+        s[0] = 1.0;
         ue[0] = 1.0L;
         f[0] = detail::classic_factor(ue[0], s[0], damping);
         detail::pow2_writer w;
         // Top-down, one fs parent at a time (every fs parent precedes its children in lineage
-        // order, so its UE and F are final when its turn comes). First its children's UN (kept
-        // in their UE entries) and their sum, once per parent, accumulated in long double in
-        // children-list order as Slurm does; then the children's UE and F.
+        // order, so its UE, S and F are final when its turn comes). First its children's
+        // shares and UN (kept in their UE entries) and the UN's sum, once per parent,
+        // accumulated in long double in children-list order as Slurm does; then the
+        // children's UE and F.
+        double chain[64]; // the terms of the classic product from p up, while p is shallow
         for (std::uint32_t p = 0; p < n; ++p) {
             const auto children = t.children_of(p);
             if (children.empty()) continue;
-            for (const std::uint32_t ch : children) ue[ch] = usage_norm(t, ch);
-            const detail::depth_oblivious_parent parent(ue[p], s[p], detail::children_un_sum(t, p, ue));
+            std::size_t terms = 0;
+            bool cached = true;
+            for (std::uint32_t x = p; x != 0 && cached; x = t.parent[x]) {
+                if (terms == std::size(chain)) cached = false;
+                else chain[terms++] = detail::share_ratio(t, x);
+            }
+            // The children's classic shares (`classic_shares`: the child's term, then its
+            // ancestors' upward, the same multiplications in the same order; a child whose
+            // direct parent is not p, below FairShare=parent accounts, or a p too deep, walks
+            // up the links) and UN, summed as they are computed (the additions of
+            // `children_un_sum`).
+            long double sum = 0.0L;
+            for (const std::uint32_t ch : children) {
+                if (t.is_use_parent(ch)) {
+                    s[ch] = s[p]; // p is its fs parent, final already
+                } else if (cached && t.parent[ch] == p) {
+                    double v = detail::share_ratio(t, ch);
+                    for (std::size_t k = 0; k < terms; ++k) v *= chain[k];
+                    s[ch] = v;
+                } else {
+                    double v = detail::share_ratio(t, ch);
+                    for (std::uint32_t x = t.parent[ch]; x != 0; x = t.parent[x]) v *= detail::share_ratio(t, x);
+                    s[ch] = v;
+                }
+                const long double un = usage_norm(t, ch);
+                ue[ch] = un;
+                sum += t.is_use_parent(ch) ? 0.0L : un;
+            }
+            const detail::depth_oblivious_parent parent(ue[p], s[p], sum);
             for (const std::uint32_t ch : children) detail::depth_oblivious_child(t, p, ch, parent, ue, s, f, damping, w);
         }
         return;
