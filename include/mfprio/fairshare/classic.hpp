@@ -81,7 +81,7 @@ inline void classic_columns(const tree& t, columns& c) {
 /// from the sweeps, passing UE_parent through the stack (a long double store and reload
 /// per association); the classic pass in `bench/fairshare_bench` took 6% longer.
 [[nodiscard, gnu::always_inline]] inline long double classic_usage_efctv(const tree& t, std::uint32_t a,
-                                                     long double ue_parent) noexcept {
+                                                                         long double ue_parent) noexcept {
     MFPRIO_ASSERT(a != 0 && a < t.size());
     const long double un = usage_norm(t, a);
     if (t.fs_parent[a] == 0) return un;
