@@ -3,13 +3,10 @@
 /// pow(2.0, y) with the C library's bits, mostly without calling it.
 ///
 /// Slurm's classic factor is glibc's `pow(2.0, y)`, and mfprio must return the same double.
-/// glibc's pow (2.28 on; musl's is the same code; earlier glibc's was correctly rounded) is
-/// not correctly rounded, but its error is bounded: its source gives 0.509 ulp for the final
-/// exp step (0.511 without FMA) plus the log step's relative error, 1.5 x 2^-68 at most,
-/// amplified by |y log x|. For x = 2 and |y| <= 64 that is at most
-/// 0.511 + 64 ln 2 x 1.5 x 2^-68 x 2^53 < 0.5131 ulp. So wherever the exact 2^y lies more
-/// than 0.0131 ulp away from the midpoint between two doubles, pow returns the correctly
-/// rounded value: the nearest double.
+/// glibc's pow is within 0.511 ulp plus |y ln x| x 1.5 x 2^-15 ulp of the exact value
+/// (`core/exact.hpp`). For x = 2 and |y| <= 64 that is at most 0.5131 ulp: wherever the
+/// exact 2^y lies more than 0.0131 ulp away from the midpoint between two doubles, pow
+/// returns the correctly rounded value, the nearest double.
 ///
 /// `pow2` computes 2^y to within 0.0014 ulp (a table of 2^(j/1024) as double-doubles, a
 /// degree-5 polynomial on |r| <= 1/2048; the bound is worked out in `pow2_nearest`), rounds
@@ -23,15 +20,16 @@
 /// patterns).
 ///
 /// The shortcut assumes round-to-nearest, double arithmetic without excess precision, and
-/// glibc's (or musl's) pow: elsewhere, and with MFPRIO_POW2_LIBM defined, every argument
-/// goes to pow.
+/// glibc's (or musl's) pow (`MFPRIO_POW_SHORTCUTS`): elsewhere, and with MFPRIO_POW_LIBM or
+/// MFPRIO_POW2_LIBM defined, every argument goes to pow.
 
 #include <array>
 #include <bit>
-#include <cfloat>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+
+#include <mfprio/core/exact.hpp>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -50,9 +48,7 @@ namespace mfprio::fairshare::detail {
     return std::pow(base, y);
 }
 
-// glibc, or another Linux C library but Android's (musl has glibc's pow).
-#if !defined(MFPRIO_POW2_LIBM) && (defined(__GLIBC__) || (defined(__linux__) && !defined(__ANDROID__))) && \
-    FLT_EVAL_METHOD == 0 && !defined(__FAST_MATH__)
+#if MFPRIO_POW_SHORTCUTS && !defined(MFPRIO_POW2_LIBM)
 #define MFPRIO_POW2_SHORTCUT 1
 #else
 #define MFPRIO_POW2_SHORTCUT 0
@@ -60,24 +56,8 @@ namespace mfprio::fairshare::detail {
 
 namespace pow2_table {
 
-/// A double-double: the value hi + lo, |lo| <= ulp(hi) / 2.
-struct dd {
-    double hi;
-    double lo;
-};
-
-/// a x b exactly, as hi + lo (Dekker's product: no FMA needed, constexpr).
-[[nodiscard]] constexpr dd exact_product(double a, double b) noexcept {
-    constexpr double split = 134217729.0; // 2^27 + 1
-    const double p = a * b;
-    const double sa = split * a;
-    const double a_hi = sa - (sa - a);
-    const double a_lo = a - a_hi;
-    const double sb = split * b;
-    const double b_hi = sb - (sb - b);
-    const double b_lo = b - b_hi;
-    return {p, ((a_hi * b_hi - p) + a_hi * b_lo + a_lo * b_hi) + a_lo * b_lo};
-}
+using ::mfprio::detail::dd;
+using ::mfprio::detail::exact_product;
 
 /// The double-double product of two double-doubles (relative error about 2^-104).
 [[nodiscard]] constexpr dd product(dd a, dd b) noexcept {

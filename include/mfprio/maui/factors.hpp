@@ -12,10 +12,12 @@
 /// such pass. A start in the future gives a queue time of 0.
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <string_view>
 
+#include <mfprio/core/exact.hpp>
 #include <mfprio/core/job.hpp>
 #include <mfprio/maui/context.hpp>
 #include <mfprio/maui/model.hpp>
@@ -176,10 +178,60 @@ struct bypass {
 
 // ---------------------------------------------------------------- TARG
 
+namespace detail {
+/// 1 / d^2 rounded to the nearest double, and whether that is certainly what the C
+/// library's pow(d, -2.0) returns (`sure`; see `core/exact.hpp`). Computed for
+/// 2^-20 <= d <= 2^20; elsewhere, NaN included, and wherever MFPRIO_POW_SHORTCUTS is 0,
+/// `sure` is false.
+///
+/// d^2 = H + L exactly (Dekker). q = 1/H rounded, and q H = 1 - r exactly up to the last
+/// subtraction's rounding (2^-105: 1 - (q H)'s high part is exact, |r| < 2^-52). Then
+/// 1/(H + L) = q (1 + r + ...) (1 - L/H + ...) = q + q (r - L q) + e, with e, the
+/// second-order terms (below 3 x 2^-104 q) and the roundings of c (below 3 x 2^-105 q)
+/// together under 2^-101 q, which is 2^-48 of the gap between doubles near q (at least
+/// 2^-53 q). z = q + c rounded, and its remainder exact (Fast2Sum, |c| < 2^-50 q): the
+/// exact value lies within 2^-48 of a gap of z + rest. The gap is ulp(z), or half of it
+/// when z is a power of 2 (the gap below; the smaller one, which only makes the test
+/// stricter). pow's bound here (|-2 ln d| <= 27.8) is 0.511 + 27.8 x 1.5 x 2^-15 < 0.5123
+/// ulp, so z is pow's value wherever the exact value lies more than 0.0123 of a gap from
+/// a midpoint; `sure` asks for 1/64 (0.0156).
+/// Whether the value z + rest, |rest| at most half the gap between z and its neighbour on
+/// rest's side, lies more than 1/64 of that gap away from the midpoint, z being normal and
+/// above 2^-970. The gap is ulp(z), or half of it when z is a power of 2 (the gap below: the
+/// smaller one, which only makes the test stricter above).
+[[nodiscard]] inline bool clear_of_midpoint(double z, double rest) noexcept {
+    const std::uint64_t bits = std::bit_cast<std::uint64_t>(z);
+    const double power = std::bit_cast<double>(bits & 0x7ff0000000000000u); // 2^exponent
+    const bool at_power = (bits & 0x000fffffffffffffu) == 0;
+    const double gap = power * (at_power ? 0x1p-53 : 0x1p-52);
+    return std::fabs(rest) <= (31.0 / 64.0) * gap;
+}
+
+[[nodiscard]] inline double inverse_square_nearest(double d, bool& sure) noexcept {
+    const bool in_range = (d >= 0x1p-20) & (d <= 0x1p20); // false for NaN
+    const double x = in_range ? d : 1.0;
+    const ::mfprio::detail::dd square = ::mfprio::detail::exact_product(x, x);
+    const double q = 1.0 / square.hi;
+    const ::mfprio::detail::dd unit = ::mfprio::detail::exact_product(q, square.hi);
+    const double r = (1.0 - unit.hi) - unit.lo;
+    const double c = q * (r - square.lo * q);
+    const double z = q + c;
+    const double rest = c - (z - q);
+    sure = MFPRIO_POW_SHORTCUTS && (in_range & clear_of_midpoint(z, rest));
+    return z;
+}
+} // namespace detail
+
 /// `pow(d, -2)`, the power of TARGETXFACTOR and of Maui 3.3's TARGETQUEUETIME: one function
 /// for the call operators and the components' block hooks (which call it with the same
 /// arguments, or reuse its value for d = 0.0001, the ceiling, computed once per batch).
-[[nodiscard]] inline double target_power(double d) noexcept { return std::pow(d, -2.0); }
+/// The nearest double to 1/d^2 where that is certainly pow's value (`core/exact.hpp`: all
+/// but about 1 in 32 arguments between 2^-20 and 2^20), pow itself elsewhere.
+[[nodiscard]] inline double target_power(double d) noexcept {
+    bool sure = false;
+    const double v = detail::inverse_square_nearest(d, sure);
+    return sure ? v : std::pow(d, -2.0);
+}
 /// `pow(1000, e)`, the power of Moab's TARGETQUEUETIME (exactly 1000 for e = 1).
 [[nodiscard]] inline double thousand_power(double e) noexcept { return std::pow(1000.0, e); }
 
