@@ -30,6 +30,8 @@
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
+
+#include <mfprio/core/sse2.hpp>
 #endif
 
 namespace mfprio::maui {
@@ -533,8 +535,9 @@ struct fs_component : detail::fs_base {
 };
 
 /// RES: NODE, PROC, MEM, SWAP, DISK, PS, PE, WALLTIME, UPROC and UJOB. Its block hook
-/// tabulates each user's UPROC and UJOB terms once per batch and computes the processor
-/// equivalents without a branch on the job's requests.
+/// tabulates each user's UPROC and UJOB terms once per batch, computes the processor
+/// equivalents without a branch on the job's requests, and (SSE2) the other eight subterms
+/// two at a time.
 struct res_component : detail::res_base {
     struct prepared {
         std::array<detail::prepared_subterm, size> sub{};
@@ -572,6 +575,24 @@ struct res_component : detail::res_base {
         const resources& r = c.cluster;
         const bool pe_on = r.procs > 0;
         const bool has_mem = r.mem > 0, has_disk = r.disk > 0, has_swap = r.swap > 0;
+#if defined(__SSE2__)
+        // Subterms 2k and 2k + 1's bounds, weights and masks (all ones where the weight is not 0).
+        __m128d hi[4], lo[4], w[4], on[4];
+        for (std::size_t k = 0; k < 4; ++k) {
+            const detail::prepared_subterm& a = p.sub[2 * k];
+            const detail::prepared_subterm& b = p.sub[2 * k + 1];
+            hi[k] = _mm_set_pd(b.bounds.hi, a.bounds.hi);
+            lo[k] = _mm_set_pd(b.bounds.lo, a.bounds.lo);
+            w[k] = _mm_set_pd(b.w, a.w);
+            on[k] = ::mfprio::detail::mask_pair(a.w != 0, b.w != 0);
+        }
+        // cap_bounds in each lane: min_pd(hi, x) is hi < x ? hi : x, max_pd(lo, y) is
+        // lo > y ? lo : y, NaN included.
+        const auto pair_term = [&](std::size_t k, double f0, double f1) noexcept {
+            const __m128d capped = _mm_max_pd(lo[k], _mm_min_pd(hi[k], _mm_set_pd(f1, f0)));
+            return _mm_and_pd(_mm_mul_pd(w[k], capped), on[k]);
+        };
+#endif
         for (std::size_t i = 0; i < N; ++i) {
             const J& j = jobs[i];
             const double procs = static_cast<double>(T::procs(j));
@@ -591,6 +612,19 @@ struct res_component : detail::res_base {
             const double ps = procs * wclimit;
             const double* user = p.user_terms + 2 * detail::row_of(static_cast<std::size_t>(T::user(j)), p.users);
             double total = 0.0;
+#if defined(__SSE2__)
+            // The eight job subterms two at a time, in order: each lane w x cap(f), or +0.0
+            // where w is 0 (a mask: w x cap(f) would be +-0.0 or NaN), then added one by one.
+            const __m128d terms[4] = {
+                pair_term(0, static_cast<double>(T::nodes(j)), procs),
+                pair_term(1, static_cast<double>(T::mem_mb(j)), static_cast<double>(T::swap_mb(j))),
+                pair_term(2, static_cast<double>(T::disk_mb(j)), ps),
+                pair_term(3, pe, wclimit)};
+            for (const __m128d t : terms) {
+                total = total + _mm_cvtsd_f64(t);
+                total = total + _mm_cvtsd_f64(_mm_unpackhi_pd(t, t));
+            }
+#else
             total = total + p.sub[0].term(static_cast<double>(T::nodes(j)));
             total = total + p.sub[1].term(procs);
             total = total + p.sub[2].term(static_cast<double>(T::mem_mb(j)));
@@ -599,6 +633,7 @@ struct res_component : detail::res_base {
             total = total + p.sub[5].term(ps);
             total = total + p.sub[6].term(pe);
             total = total + p.sub[7].term(wclimit);
+#endif
             total = total + user[0];
             total = total + user[1];
             out[i] = p.limit(total);
