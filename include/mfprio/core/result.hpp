@@ -12,7 +12,10 @@
 namespace mfprio {
 
 /// How a priority came about. Anything but `computed` is worth showing to an administrator.
-enum class priority_status : std::uint8_t {
+/// 32 bits wide, not 8: a store of a one-byte type may alias any object, so an engine
+/// writing results through one would reload its context's tables after each job's store.
+/// `priority_value` is 8 bytes either way.
+enum class priority_status : std::uint32_t {
     computed,  ///< the weighted sum, truncated
     floored,   ///< the sum was below 1 and was raised to 1 (0 is reserved for held jobs)
     clamped,   ///< the sum exceeded 2^32-1 and was reduced to 4294967295 (Slurm logs an error)

@@ -31,8 +31,9 @@
 namespace mfprio::flux {
 
 /// How a Flux priority came about. Anything but `computed` is worth showing to an
-/// administrator.
-enum class priority_status : std::uint8_t {
+/// administrator. 32 bits wide, as `mfprio::priority_status` is (`core/result.hpp`: a
+/// one-byte store may alias any object).
+enum class priority_status : std::uint32_t {
     computed,      ///< the rounded sum (or the urgency, for flux-core's default plugin)
     held_urgency,  ///< urgency 0 (HOLD): priority 0, no factor evaluated
     expedited,     ///< urgency 31 (EXPEDITE): priority 4294967295, no factor evaluated

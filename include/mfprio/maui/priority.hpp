@@ -38,8 +38,9 @@ namespace mfprio::maui {
 
 // ---------------------------------------------------------------- result policy
 
-/// How a Maui priority came about.
-enum class priority_status : std::uint8_t {
+/// How a Maui priority came about. 32 bits wide, as `mfprio::priority_status` is
+/// (`core/result.hpp`: a one-byte store may alias any object).
+enum class priority_status : std::uint32_t {
     computed,          ///< the weighted sum, truncated
     floored,           ///< the sum was below 1 and was raised to 1 (negatives not enabled)
     ceiling,           ///< the sum exceeded MAX_PRIO_VAL (1e9) and was lowered to it
