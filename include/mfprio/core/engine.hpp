@@ -247,11 +247,14 @@ private:
         const std::size_t full = jobs.size() - jobs.size() % block_size;
         if (full == 0) return 0;
         // With every term on (the usual case; a term whose weight is a compile-time 0 is left
-        // out anyway), the terms are not tested job by job.
+        // out anyway), the terms are not tested job by job. A term that is off but has a
+        // block hook does not prevent it: its row of factors holds +0.0 (never filled), and
+        // its weight (0, or finite: `idle`) times +0.0 adds +-0.0, which changes no sum.
         bool all_on = true;
         std::apply([&](const Terms&... t) noexcept {
             std::size_t k = 0;
-            ((all_on = all_on && (plan.enabled[k] || (is_fixed_weight_v<typename Terms::weight_type> && t.disabled())),
+            ((all_on = all_on && (plan.enabled[k] || hooked<J, Ctx>[k] ||
+                                  (is_fixed_weight_v<typename Terms::weight_type> && t.disabled())),
               ++k),
              ...);
         }, terms_);
@@ -260,7 +263,8 @@ private:
         return full;
     }
 
-    /// `for_each_block` over `jobs`, whole blocks only; `AllOn`: every term is on.
+    /// `for_each_block` over `jobs`, whole blocks only; `AllOn`: every term is on, or off
+    /// with a block hook (its row then holds +0.0).
     template <bool AllOn, class J, class Ctx, class Fn>
     constexpr void blocks(const batch_plan<J, Ctx>& plan, std::span<const J> jobs, const Ctx& c, Fn& fn) const noexcept {
         constexpr std::size_t rows = hook_row<J, Ctx>(term_count);
@@ -268,9 +272,12 @@ private:
         const double* const weights = plan.weights.data();
         const bool* const enabled = plan.enabled.data();
         double factors[rows == 0 ? 1 : rows][block_size];
-        // A term that is off leaves its row unset and never reads it; zeroed all the same when
-        // some term is off, since compilers cannot tell that no unset row is read.
-        if constexpr (!AllOn)
+        // A term that is off leaves its row unset: read as +0.0 when `AllOn` (see
+        // `for_each_block`), never read otherwise but zeroed all the same, since compilers
+        // cannot tell that no unset row is read. With every term on, every row is filled.
+        bool some_off = false;
+        for (std::size_t k = 0; k < term_count; ++k) some_off = some_off || !enabled[k];
+        if (!AllOn || some_off)
             for (auto& row : factors)
                 for (double& f : row) f = 0.0;
         for (std::size_t base = 0; base < full; base += block_size) {

@@ -643,7 +643,15 @@ struct res_component : detail::res_base {
 };
 
 /// USAGE: CONSUMED, EXECUTIONTIME, REMAINING and PERCENT (the run priority of running jobs).
-struct usage_component : detail::usage_base {};
+/// Its block hook is the call operator job by job; it lets `engine::batch` treat the term,
+/// which is off in Maui's start priority, as a row of +0.0 rather than test it job by job.
+struct usage_component : detail::usage_base {
+    template <class J, std::size_t N>
+        requires applies<J, context> && (N != std::dynamic_extent)
+    constexpr void block(std::span<const J, N> jobs, const context& c, std::span<double, N> out) const noexcept {
+        for (std::size_t i = 0; i < N; ++i) out[i] = (*this)(jobs[i], c);
+    }
+};
 
 /// (`::mfprio::component` is the core template; `maui::component` names the seven of them.)
 /// Maui's engine: seven component terms in Maui's order with runtime signed weights.
