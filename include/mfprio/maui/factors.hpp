@@ -179,6 +179,18 @@ struct bypass {
 // ---------------------------------------------------------------- TARG
 
 namespace detail {
+/// Whether the value z + rest, |rest| at most half the gap between z and its neighbour on
+/// rest's side, lies more than 1/64 of that gap away from the midpoint, z being normal and
+/// above 2^-970. The gap is ulp(z), or half of it when z is a power of 2 (the gap below: the
+/// smaller one, which only makes the test stricter above).
+[[nodiscard]] inline bool clear_of_midpoint(double z, double rest) noexcept {
+    const std::uint64_t bits = std::bit_cast<std::uint64_t>(z);
+    const double power = std::bit_cast<double>(bits & 0x7ff0000000000000u); // 2^exponent
+    const bool at_power = (bits & 0x000fffffffffffffu) == 0;
+    const double gap = power * (at_power ? 0x1p-53 : 0x1p-52);
+    return std::fabs(rest) <= (31.0 / 64.0) * gap;
+}
+
 /// 1 / d^2 rounded to the nearest double, and whether that is certainly what the C
 /// library's pow(d, -2.0) returns (`sure`; see `core/exact.hpp`). Computed for
 /// 2^-20 <= d <= 2^20; elsewhere, NaN included, and wherever MFPRIO_POW_SHORTCUTS is 0,
@@ -195,18 +207,6 @@ namespace detail {
 /// stricter). pow's bound here (|-2 ln d| <= 27.8) is 0.511 + 27.8 x 1.5 x 2^-15 < 0.5123
 /// ulp, so z is pow's value wherever the exact value lies more than 0.0123 of a gap from
 /// a midpoint; `sure` asks for 1/64 (0.0156).
-/// Whether the value z + rest, |rest| at most half the gap between z and its neighbour on
-/// rest's side, lies more than 1/64 of that gap away from the midpoint, z being normal and
-/// above 2^-970. The gap is ulp(z), or half of it when z is a power of 2 (the gap below: the
-/// smaller one, which only makes the test stricter above).
-[[nodiscard]] inline bool clear_of_midpoint(double z, double rest) noexcept {
-    const std::uint64_t bits = std::bit_cast<std::uint64_t>(z);
-    const double power = std::bit_cast<double>(bits & 0x7ff0000000000000u); // 2^exponent
-    const bool at_power = (bits & 0x000fffffffffffffu) == 0;
-    const double gap = power * (at_power ? 0x1p-53 : 0x1p-52);
-    return std::fabs(rest) <= (31.0 / 64.0) * gap;
-}
-
 [[nodiscard]] inline double inverse_square_nearest(double d, bool& sure) noexcept {
     const bool in_range = (d >= 0x1p-20) & (d <= 0x1p20); // false for NaN
     const double x = in_range ? d : 1.0;
@@ -220,6 +220,9 @@ namespace detail {
     sure = MFPRIO_POW_SHORTCUTS && (in_range & clear_of_midpoint(z, rest));
     return z;
 }
+
+/// pow(d, -2.0) from the C library: `target_power` where its shortcut is unsure.
+[[nodiscard]] inline double libm_target_power(double d) noexcept { return std::pow(d, -2.0); }
 } // namespace detail
 
 /// `pow(d, -2)`, the power of TARGETXFACTOR and of Maui 3.3's TARGETQUEUETIME: one function
@@ -230,7 +233,7 @@ namespace detail {
 [[nodiscard]] inline double target_power(double d) noexcept {
     bool sure = false;
     const double v = detail::inverse_square_nearest(d, sure);
-    return sure ? v : std::pow(d, -2.0);
+    return sure ? v : detail::libm_target_power(d);
 }
 /// `pow(1000, e)`, the power of Moab's TARGETQUEUETIME (exactly 1000 for e = 1).
 [[nodiscard]] inline double thousand_power(double e) noexcept { return std::pow(1000.0, e); }

@@ -368,7 +368,7 @@ struct targ_component : detail::targ_base {
                 bool sure = false;
                 const double v = detail::inverse_square_nearest(d, sure);
                 double f = has ? v : 0.0;
-                if (has && !sure) [[unlikely]] f = target_power(d);
+                if (has && !sure) [[unlikely]] f = detail::libm_target_power(d);
                 total = total + p.sub[1].term(f);
             }
             out[i] = p.limit(total);
