@@ -3,7 +3,10 @@
 // in constant evaluation it takes the scalar path that other targets use. Both must give
 // each job's call-operator value (reference slurm.md 1.1) bit for bit; this file computes the
 // scalar path's block at compile time and compares the two, job by job, so that a target
-// without SSE2 is held to the same values as the one the suite runs on.
+// without SSE2 is held to the same values as the one the suite runs on. The TRES factor's
+// dense path also has an AVX path (four jobs at a time, `core/avx.hpp`), taken at run time
+// where the processor has AVX: it is compared too, and the SSE2 path with AVX turned off.
+#include <mfprio/core/avx.hpp>
 #include <mfprio/slurm/age.hpp>
 #include <mfprio/slurm/job_size.hpp>
 #include <mfprio/slurm/tres.hpp>
@@ -145,3 +148,39 @@ TEST_CASE("slurm block paths: the TRES factor's dense path, scalar and SSE2, giv
     // (-20/1024) + 0 (no energy total) + 1/2 x 3000
     CHECK(scalar[3][1] == 37.0 / 256.0 * 1000.0 + 1536.5 / 1048576.0 * (-20.0 / 1024.0) + 1.0 / 2.0 * 3000.0);
 }
+
+#if MFPRIO_AVX_DISPATCH
+namespace {
+/// Sets `mfprio::detail::avx_override` for a scope.
+struct avx_mode {
+    int saved = mfprio::detail::avx_override;
+    explicit avx_mode(int mode) { mfprio::detail::avx_override = mode; }
+    ~avx_mode() { mfprio::detail::avx_override = saved; }
+    avx_mode(const avx_mode&) = delete;
+    avx_mode& operator=(const avx_mode&) = delete;
+};
+} // namespace
+
+TEST_CASE("slurm block paths: the TRES factor's dense path, AVX (where the processor has it) and SSE2, gives the call "
+          "operator's bits") {
+    constexpr std::array<std::array<double, n>, 6> scalar{block_of(tres_weights(1)), block_of(tres_weights(2)),
+                                                         block_of(tres_weights(3)), block_of(tres_weights(4)),
+                                                         block_of(tres_weights(5)), block_of(tres_weights(6))};
+    __builtin_cpu_init();
+    const bool cpu_avx = __builtin_cpu_supports("avx") != 0;
+    MESSAGE("this processor ", cpu_avx ? "has" : "lacks", " AVX: the AVX path is ", cpu_avx ? "" : "not ", "tested here");
+    for (const int mode : {0, -1, 1}) {
+        CAPTURE(mode);
+        const avx_mode scope(mode);
+        for (std::uint32_t m = 1; m <= 6; ++m) {
+            CAPTURE(m);
+            const ms::tres_factor t = tres_weights(m);
+            const auto d = t.prepare(make_context());
+            REQUIRE(d.usable);
+            // AVX is taken exactly where the processor has it and it is not turned off.
+            CHECK(d.avx == (cpu_avx && mode != 0));
+            check_paths(t, scalar[m - 1]);
+        }
+    }
+}
+#endif

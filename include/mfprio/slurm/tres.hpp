@@ -11,6 +11,7 @@
 #include <type_traits>
 
 #include <mfprio/core/assert.hpp>
+#include <mfprio/core/avx.hpp>
 #include <mfprio/core/factor.hpp>
 #include <mfprio/core/job.hpp>
 #include <mfprio/core/sse2.hpp>
@@ -153,6 +154,7 @@ struct tres_factor {
     /// no total is NaN.
     struct dense_totals {
         bool usable = false;
+        bool avx = false; ///< the block takes the AVX path (`core/avx.hpp`), four jobs at a time
         double divisor[dense_limit];
         std::uint64_t nonzero[dense_limit];
     };
@@ -174,6 +176,9 @@ struct tres_factor {
             }
         }
         d.usable = !nan;
+#if MFPRIO_AVX_DISPATCH
+        if (!std::is_constant_evaluated()) d.avx = mfprio::detail::avx_enabled();
+#endif
         return d;
     }
 
@@ -191,6 +196,14 @@ struct tres_factor {
                          std::span<double, N> out) const noexcept {
         if constexpr (has_tres_row<J>) {
             if (d.usable) {
+#if MFPRIO_AVX_DISPATCH
+                if constexpr (N % 4 == 0) {
+                    if (d.avx && c.tres_requests.rows() != 0) {
+                        block_dense_quads(jobs, c.tres_requests, c.partitions.size(), out, d.divisor, d.nonzero);
+                        return;
+                    }
+                }
+#endif
                 block_dense(jobs, c, out, d.divisor, d.nonzero);
                 return;
             }
@@ -316,6 +329,69 @@ struct tres_factor {
                 sum = _mm_add_pd(sum, _mm_mul_pd(f, weight[k]));
             }
             _mm_storeu_pd(out.data() + i, sum);
+        }
+    }
+#endif
+#if MFPRIO_AVX_DISPATCH
+    /// `block_dense_pairs` four jobs at a time in 256-bit registers (taken when the processor
+    /// has AVX: `core/avx.hpp`): the same operations in the same order in each lane, so the
+    /// same bits.
+    template <class J, std::size_t N>
+    void block_dense_quads(std::span<const J, N> jobs, const tres_table& table, std::size_t parts,
+                           std::span<double, N> out, const double* divisor,
+                           const std::uint64_t* nonzero) const noexcept {
+        switch (count) {
+        case 1: return dense_quads<1>(jobs, table, parts, out, divisor, nonzero);
+        case 2: return dense_quads<2>(jobs, table, parts, out, divisor, nonzero);
+        case 3: return dense_quads<3>(jobs, table, parts, out, divisor, nonzero);
+        case 4: return dense_quads<4>(jobs, table, parts, out, divisor, nonzero);
+        default: return dense_quads<0>(jobs, table, parts, out, divisor, nonzero);
+        }
+    }
+    /// `block_dense_quads` for `K` weighted TRES (0: `count`, read at run time).
+    template <std::uint32_t K, class J, std::size_t N>
+    MFPRIO_TARGET_AVX void dense_quads(std::span<const J, N> jobs, const tres_table& table, std::size_t parts,
+                                       std::span<double, N> out, const double* divisor,
+                                       const std::uint64_t* nonzero) const noexcept {
+        const std::uint32_t weighted = K != 0 ? K : count;
+        const std::size_t rows = table.rows();
+        const std::size_t stride = table.stride;
+        const double* const counts = table.counts.data();
+        std::uint32_t column[K != 0 ? K : max_weighted]; // 0 for a TRES without a column (masked)
+        __m256d has_column[K != 0 ? K : max_weighted];
+        __m256d weight[K != 0 ? K : max_weighted];
+        for (std::uint32_t k = 0; k < weighted; ++k) {
+            const std::uint32_t col = table.column_of(entries[k].id);
+            column[k] = col == tres_table::no_column ? 0u : col;
+            has_column[k] = _mm256_castsi256_pd(_mm256_set1_epi64x(col == tres_table::no_column ? 0 : -1));
+            weight[k] = _mm256_set1_pd(entries[k].weight);
+        }
+        for (std::size_t i = 0; i < N; i += 4) {
+            const double* row[4];
+            std::size_t q[4];
+            bool in[4];
+            for (std::size_t l = 0; l < 4; ++l) {
+                const auto r = static_cast<std::size_t>(job_traits<J>::tres_row(jobs[i + l]));
+                const auto p = static_cast<std::size_t>(job_traits<J>::partition(jobs[i + l]));
+                in[l] = r < rows;
+                row[l] = counts + (in[l] ? r * stride : 0);
+                q[l] = (p < parts ? p : parts) * weighted;
+            }
+            const __m256d has_row = mfprio::detail::mask_quad(in[0], in[1], in[2], in[3]);
+            __m256d sum = _mm256_setzero_pd();
+            for (std::uint32_t k = 0; k < weighted; ++k) {
+                const std::uint32_t col = column[k];
+                const __m256d v = _mm256_and_pd(
+                    _mm256_and_pd(has_row, has_column[k]),
+                    mfprio::detail::load_quad(row[0] + col, row[1] + col, row[2] + col, row[3] + col));
+                const __m256d d = mfprio::detail::load_quad(divisor + q[0] + k, divisor + q[1] + k,
+                                                            divisor + q[2] + k, divisor + q[3] + k);
+                const __m256d keep = mfprio::detail::load_mask_quad(nonzero + q[0] + k, nonzero + q[1] + k,
+                                                                    nonzero + q[2] + k, nonzero + q[3] + k);
+                const __m256d f = _mm256_and_pd(keep, _mm256_div_pd(v, d));
+                sum = _mm256_add_pd(sum, _mm256_mul_pd(f, weight[k]));
+            }
+            _mm256_storeu_pd(out.data() + i, sum);
         }
     }
 #endif
