@@ -335,7 +335,7 @@ private:
     /// The hooked factors of a block: one row per term whose factor has a block hook (left
     /// unset for a term that is off, whose row is never read).
     template <class J, class Ctx, class States, std::size_t... I>
-    constexpr void fill_hooked(std::span<const J, block_size> block, const Ctx& c, const States& states,
+    [[gnu::always_inline]] constexpr void fill_hooked(std::span<const J, block_size> block, const Ctx& c, const States& states,
                                const bool* enabled, double (*factors)[block_size],
                                std::index_sequence<I...>) const noexcept {
         (

@@ -47,16 +47,17 @@ struct age_factor {
         const std::int64_t now = c.now;
 #if defined(__SSE2__)
         // Two jobs at a time: the same integer work, the two numerators converted and
-        // divided together, the same bits.
+        // divided together, the same bits. A job that does not accrue gets the numerator 0
+        // instead of a mask: 0 / d is +0.0 (d >= 1), the masked value of the other paths.
         if constexpr (N % 2 == 0) {
             if (!std::is_constant_evaluated()) {
                 const __m128d divisor = _mm_set1_pd(d);
                 for (std::size_t i = 0; i < N; i += 2) {
                     const auto a0 = static_cast<std::int64_t>(job_traits<J>::accrue_time(jobs[i]));
                     const auto a1 = static_cast<std::int64_t>(job_traits<J>::accrue_time(jobs[i + 1]));
-                    const __m128d num = mfprio::detail::u32_pair_to_double(numerator(a0, now), numerator(a1, now));
-                    _mm_storeu_pd(out.data() + i,
-                                  _mm_and_pd(mfprio::detail::mask_pair(a0 != 0, a1 != 0), _mm_div_pd(num, divisor)));
+                    const std::uint32_t n0 = a0 != 0 ? numerator(a0, now) : 0u;
+                    const std::uint32_t n1 = a1 != 0 ? numerator(a1, now) : 0u;
+                    _mm_storeu_pd(out.data() + i, _mm_div_pd(mfprio::detail::u32_pair_to_double(n0, n1), divisor));
                 }
                 return;
             }

@@ -156,7 +156,9 @@ private:
             }
             const __m128d a = _mm_div_pd(nodes, dn);
             const __m128d both = _mm_mul_pd(_mm_add_pd(a, _mm_div_pd(cpus, dc)), half);
-            const __m128d has_cpus = mfprio::detail::mask_pair(c0 != 0, c1 != 0);
+            // Favouring large jobs the CPU counts are in `cpus` already: c != 0 is c' != 0.
+            const __m128d has_cpus = favor_small ? mfprio::detail::mask_pair(c0 != 0, c1 != 0)
+                                                 : _mm_cmpneq_pd(cpus, _mm_setzero_pd());
             const __m128d js = _mm_or_pd(_mm_and_pd(has_cpus, both), _mm_andnot_pd(has_cpus, a));
             _mm_storeu_pd(out.data() + i, _mm_min_pd(one, js));
         }
