@@ -354,6 +354,25 @@ private:
             ...);
     }
 
+    /// Term I's weight as a double in `w`, or false when the term adds nothing to any sum and
+    /// is skipped: a compile-time weight of 0; with `AllOn` false, a term that is off
+    /// (`enabled`, which `AllOn` callers need not give).
+    template <bool AllOn, std::size_t I, class Ctx>
+    constexpr bool weight_of(const double* weights, const bool* enabled, double& w) const noexcept {
+        const auto& t = std::get<I>(terms_);
+        using T = std::remove_cvref_t<decltype(t)>;
+        if constexpr (is_fixed_weight_v<typename T::weight_type>) {
+            if (t.disabled()) return false;
+            if constexpr (!AllOn && idle_aware_factor<typename T::factor_type, Ctx>)
+                if (!enabled[I]) return false;
+            w = typename T::weight_type{}.as_double();
+        } else {
+            if (!AllOn && !enabled[I]) return false;
+            w = weights[I];
+        }
+        return true;
+    }
+
     /// Adds every enabled term's contribution for job `j` (index `i` of its block) to `sum`:
     /// factor x weight, then sum + that, as `score` does (two statements: nothing to fuse
     /// into a multiply-add).
@@ -363,17 +382,8 @@ private:
         (
             [&] {
                 const auto& t = std::get<I>(terms_);
-                using W = typename std::remove_cvref_t<decltype(t)>::weight_type;
                 double w = 0.0;
-                if constexpr (is_fixed_weight_v<W>) {
-                    if (t.disabled()) return;
-                    if constexpr (!AllOn && idle_aware_factor<typename std::remove_cvref_t<decltype(t)>::factor_type, Ctx>)
-                        if (!enabled[I]) return;
-                    w = W{}.as_double();
-                } else {
-                    if (!AllOn && !enabled[I]) return;
-                    w = weights[I];
-                }
+                if (!weight_of<AllOn, I, Ctx>(weights, enabled, w)) return;
                 double f = 0.0;
                 if constexpr (hooked<J, Ctx>[I]) f = factors[hook_row<J, Ctx>(I)][i];
                 else f = t.factor(j, c);
@@ -393,14 +403,8 @@ private:
         (
             [&] {
                 const auto& t = std::get<I>(terms_);
-                using W = typename std::remove_cvref_t<decltype(t)>::weight_type;
                 double w = 0.0;
-                if constexpr (is_fixed_weight_v<W>) {
-                    if (t.disabled()) return;
-                    w = W{}.as_double();
-                } else {
-                    w = weights[I];
-                }
+                if (!weight_of<true, I, Ctx>(weights, nullptr, w)) return;
                 __m128d f;
                 if constexpr (hooked<J, Ctx>[I]) f = _mm_loadu_pd(factors[hook_row<J, Ctx>(I)] + i);
                 else f = _mm_set_pd(t.factor(block[i + 1], c), t.factor(block[i], c));
