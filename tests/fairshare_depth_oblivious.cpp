@@ -5,11 +5,18 @@
 
 #include <mfprio/fairshare/depth_oblivious.hpp>
 
+#include <bit>
+#include <cfloat>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
+#include <limits>
+#include <random>
 #include <string>
 #include <utility>
+#include <vector>
 
 using namespace mfprio::fairshare;
 
@@ -138,4 +145,278 @@ TEST_CASE("fairshare: depth-oblivious is linear in the tree size (200,000 users 
     CHECK(c.fs_factor[2] == doctest::Approx(0.5));
     CHECK(c.fs_factor[n + 1] == doctest::Approx(0.5));
     CHECK(static_cast<double>(c.usage_efctv[n / 2]) == doctest::Approx(1.0 / n));
+}
+
+namespace {
+
+/// A long double from its 64-bit significand (explicit leading bit included) and its
+/// unbiased exponent: significand x 2^(exponent - 63).
+long double from_bits(std::uint64_t significand, int exponent) {
+    return std::ldexp(static_cast<long double>(significand), exponent - 63);
+}
+
+/// The low 64 bits of a long double's encoding (x87: the significand).
+std::uint64_t significand_of(long double v) {
+    std::uint64_t m = 0;
+    std::memcpy(&m, &v, sizeof m);
+    return m;
+}
+
+bool same_bits(double a, double b) { return std::bit_cast<std::uint64_t>(a) == std::bit_cast<std::uint64_t>(b); }
+bool same_bits(long double a, long double b) {
+    return significand_of(a) == significand_of(b) && std::signbit(a) == std::signbit(b) && std::ilogb(a) == std::ilogb(b);
+}
+
+/// pow from the C library for sure (volatile: no compiler rewrites pow(2, y) into exp2).
+double real_pow(double x, double y) {
+    volatile double base = x;
+    volatile double exponent = y;
+    return std::pow(base, exponent);
+}
+
+/// Slurm's DEPTH_OBLIVIOUS pass written out literally from the reference (slurm.md 3.1 for
+/// the classic shares, 3.2 and 3.2.2 for UE and F), with real log and pow calls, every
+/// association on its own (the sibling sum recomputed for each, as Slurm does): what
+/// `depth_oblivious` must give bit for bit. `powers` counts the associations whose exponent k
+/// is not 1.
+columns slurm_depth_oblivious(const tree& t, std::uint16_t damping, std::size_t& powers) {
+    const std::size_t n = t.size();
+    columns c;
+    c.shares_norm.assign(n, 0.0);
+    c.usage_efctv.assign(n, 0.0L);
+    c.fs_factor.assign(n, 0.0);
+    std::vector<long double> un(n, 0.0L);
+    const long double root_usage = t.usage_raw[0];
+    for (std::uint32_t a = 0; a < n; ++a) {
+        const long double v = root_usage == 0.0L ? 0.0L : t.usage_raw[a] / root_usage;
+        un[a] = v > 1.0L ? 1.0L : v;
+    }
+    c.shares_norm[0] = 1.0;
+    for (std::uint32_t a = 1; a < n; ++a) {
+        if (t.shares_raw[a] == use_parent) {
+            c.shares_norm[a] = c.shares_norm[t.fs_parent[a]];
+            continue;
+        }
+        double product = 1.0;
+        for (std::uint32_t x = a; x != 0; x = t.parent[x]) {
+            if (t.shares_raw[x] == use_parent) continue;
+            if (t.level_shares[x] == 0) {
+                product = 0.0;
+                break;
+            }
+            product *= static_cast<double>(t.shares_raw[x]) / static_cast<double>(t.level_shares[x]);
+        }
+        c.shares_norm[a] = product;
+    }
+    auto factor = [&](long double ue, double s) {
+        if (s <= 0.0) return 0.0;
+        return real_pow(2.0, static_cast<double>(-((ue / static_cast<long double>(s)) / static_cast<long double>(damping))));
+    };
+    c.usage_efctv[0] = 1.0L;
+    c.fs_factor[0] = factor(1.0L, 1.0);
+    for (std::uint32_t a = 1; a < n; ++a) {
+        const std::uint32_t p = t.fs_parent[a];
+        const double s = c.shares_norm[a];
+        long double ue = un[a];
+        if (p == 0) {
+            ue = un[a];
+        } else if (t.shares_raw[a] == use_parent) {
+            ue = c.usage_efctv[p];
+        } else {
+            const long double parent_ue = c.usage_efctv[p];
+            const double parent_s = c.shares_norm[p];
+            if (s != 0.0 && parent_s != 0.0 && parent_ue != 0.0L && un[a] != 0.0L) {
+                long double sibling_un = 0.0L;
+                for (const std::uint32_t x : t.children_of(p))
+                    if (t.shares_raw[x] != use_parent) sibling_un += un[x];
+                const long double r_p = parent_ue / static_cast<long double>(parent_s);
+                const long double r_s = sibling_un / static_cast<long double>(parent_s);
+                const long double r_l = (un[a] / static_cast<long double>(s)) / r_s;
+                double k = 1.0;
+                if (r_p != 0.0L && r_l != 0.0L &&
+                    std::log(static_cast<double>(r_p)) * std::log(static_cast<double>(r_l)) < 0.0)
+                    k = 1.0 / (1.0 + real_pow(5.0 * std::log(static_cast<double>(r_p)), 2.0));
+                if (k != 1.0) ++powers;
+                ue = r_p * real_pow(static_cast<double>(r_l), k) * static_cast<long double>(s);
+            }
+        }
+        c.usage_efctv[a] = ue;
+        c.fs_factor[a] = t.shares_raw[a] == use_parent ? c.fs_factor[p] : factor(ue, s);
+    }
+    return c;
+}
+
+/// Accounts under the root, sub-accounts under some, users under both, with more users under
+/// an account than one batch (64) holds, and accounts with a single user (r_l = 1). Usage
+/// spans 12 orders of magnitude, so that the accounts' usage ratios lie on both sides of 1.
+/// About 1 in 12 shares is FairShare=parent, 1 in 15 is 0, 1 in 10 usages is 0.
+tree random_tree(std::uint32_t seed, std::uint32_t accounts, std::uint32_t max_users) {
+    std::mt19937_64 rng(seed);
+    const auto pick = [&](std::uint32_t k) { return static_cast<std::uint32_t>(rng() % k); };
+    const auto shares = [&]() -> std::uint32_t {
+        const std::uint32_t r = pick(60);
+        if (r < 5) return use_parent;
+        if (r < 9) return 0;
+        return 1 + pick(100);
+    };
+    const auto usage = [&]() -> long double {
+        if (pick(10) == 0) return 0.0L;
+        const long double mantissa = static_cast<long double>(1 + pick(1u << 30));
+        return std::ldexp(mantissa, static_cast<int>(pick(40)));
+    };
+    tree_builder b;
+    std::uint32_t serial = 0;
+    const auto users = [&](std::uint32_t acct, std::uint32_t count) {
+        for (std::uint32_t k = 0; k < count; ++k) {
+            std::string u = std::to_string(serial++);
+            u.insert(u.begin(), 'u');
+            const std::uint32_t sh = shares();
+            b.add_user(acct, std::move(u), sh, usage());
+        }
+    };
+    for (std::uint32_t i = 0; i < accounts; ++i) {
+        std::string name = std::to_string(i);
+        name.insert(name.begin(), 'a');
+        const auto a = b.add_account(0, name, i % 7 == 3 ? use_parent : 1 + pick(100));
+        users(a, pick(max_users));
+        const std::uint32_t subs = pick(4);
+        for (std::uint32_t j = 0; j < subs; ++j) {
+            std::string sub = name + "s" + std::to_string(j);
+            const auto s = b.add_account(a, std::move(sub), j == 2 ? use_parent : shares());
+            users(s, j == 1 ? 1 : pick(max_users));
+        }
+    }
+    return b.build();
+}
+
+} // namespace
+
+TEST_CASE("fairshare: nearest_double_clear tells a long double 9 ulp from every midpoint") {
+    using mfprio::fairshare::detail::nearest_double_clear;
+    using mfprio::fairshare::detail::quotient_shortcuts;
+    // Its double is always the long double rounded.
+    const long double third = 1.0L / 3.0L;
+    double d = 0.0;
+    (void)nearest_double_clear(third, d);
+    CHECK(same_bits(d, static_cast<double>(third)));
+    if constexpr (!quotient_shortcuts) {
+        CHECK_FALSE(nearest_double_clear(third, d));
+        return;
+    }
+    // With s the 53 leading bits of the significand, the low 11 bits L place v between the
+    // double s and the next one; the midpoint is at L = 0x400. Clear: |L - 0x400| >= 9.
+    const std::uint64_t base = 0xb504f333f9de6000u; // sqrt(2)/2's leading bits, L = 0
+    for (const int e : {0, 1, -1, 7, -500, 800}) {
+        CAPTURE(e);
+        for (std::uint64_t L = 0x3f0; L <= 0x410; ++L) {
+            CAPTURE(L);
+            const long double v = from_bits(base | L, e);
+            CHECK(nearest_double_clear(v, d) == (L <= 0x3f7 || L >= 0x409));
+            CHECK(same_bits(d, static_cast<double>(v)));
+            const long double w = -v;
+            CHECK(nearest_double_clear(w, d) == (L <= 0x3f7 || L >= 0x409));
+        }
+        // Far from the midpoint, right next to the double below or above: clear.
+        CHECK(nearest_double_clear(from_bits(base | 0x001, e), d));
+        CHECK(nearest_double_clear(from_bits(base | 0x7ff, e), d));
+        CHECK(nearest_double_clear(from_bits(base, e), d));
+    }
+    // Rounding to a power of 2 (from either side), or outside 2^-900 .. 2^901: refused.
+    CHECK_FALSE(nearest_double_clear(from_bits(0x8000000000000001u, 0), d));
+    CHECK_FALSE(nearest_double_clear(from_bits(0xffffffffffffff01u, 0), d));
+    CHECK_FALSE(nearest_double_clear(1.0L, d));
+    CHECK(nearest_double_clear(from_bits(base | 0x100, -900), d));
+    CHECK_FALSE(nearest_double_clear(from_bits(base | 0x100, -901), d));
+    CHECK(nearest_double_clear(from_bits(base | 0x100, 900), d));
+    CHECK_FALSE(nearest_double_clear(from_bits(base | 0x100, 901), d));
+    CHECK_FALSE(nearest_double_clear(0.0L, d));
+    CHECK_FALSE(nearest_double_clear(std::numeric_limits<long double>::infinity(), d));
+    CHECK_FALSE(nearest_double_clear(std::numeric_limits<long double>::quiet_NaN(), d));
+    // Random significands: when clear, every long double within 8 ulp rounds to the same double.
+    std::mt19937_64 g(77);
+    std::size_t clear = 0;
+    constexpr std::size_t trials = 20000;
+    for (std::size_t i = 0; i < trials; ++i) {
+        const std::uint64_t significand = g() | 0x8000000000000000u;
+        const long double v = from_bits(significand, static_cast<int>(g() % 1700) - 850);
+        if (!nearest_double_clear(v, d)) continue;
+        ++clear;
+        long double up = v, down = v;
+        for (int k = 0; k < 8; ++k) {
+            up = std::nextafter(up, std::numeric_limits<long double>::infinity());
+            down = std::nextafter(down, -std::numeric_limits<long double>::infinity());
+        }
+        REQUIRE(same_bits(static_cast<double>(up), d));
+        REQUIRE(same_bits(static_cast<double>(down), d));
+    }
+    CHECK(clear > trials * 98 / 100); // 17 of 2048 refused
+}
+
+TEST_CASE("fairshare: depth-oblivious quotient shortcuts give Slurm's doubles") {
+    // The two replaced divisions (`depth_oblivious_children`), over random operands and
+    // operands that put Slurm's result near a midpoint between two doubles: where the shortcut
+    // is clear it gives exactly what the divisions give.
+    using mfprio::fairshare::detail::nearest_double_clear;
+    std::mt19937_64 g(4242);
+    std::uniform_real_distribution<double> unit(0.0, 1.0);
+    std::size_t taken = 0, refused = 0;
+    for (std::size_t i = 0; i < 200000; ++i) {
+        // (One draw a statement: the order of a call's arguments is unspecified.)
+        const std::uint64_t un_bits = g() | 0x8000000000000000u;
+        const long double un = from_bits(un_bits, -1 - static_cast<int>(g() % 30));
+        const double s_unit = unit(g);
+        const double s = s_unit * std::ldexp(1.0, -static_cast<int>(g() % 20)) + 1e-300;
+        const std::uint64_t r_s_bits = g() | 0x8000000000000000u;
+        const long double r_s = from_bits(r_s_bits, static_cast<int>(g() % 40) - 20);
+        const long double r_l = (un / static_cast<long double>(s)) / r_s; // Slurm's
+        double x = 0.0;
+        if (nearest_double_clear(un / (static_cast<long double>(s) * r_s), x)) {
+            ++taken;
+            REQUIRE(same_bits(x, static_cast<double>(r_l)));
+        } else {
+            ++refused;
+        }
+        // The factor's exponent: -(double)((t S) / S) against -(double)t.
+        const std::uint64_t t_bits = g() | 0x8000000000000000u;
+        const long double tt = from_bits(t_bits, static_cast<int>(g() % 40) - 20);
+        const long double ue = tt * static_cast<long double>(s);
+        if (nearest_double_clear(tt, x)) {
+            ++taken;
+            REQUIRE(same_bits(-x, static_cast<double>(-(ue / static_cast<long double>(s)))));
+        } else {
+            ++refused;
+        }
+    }
+    if constexpr (mfprio::fairshare::detail::quotient_shortcuts) CHECK(refused < (taken + refused) / 50);
+    else CHECK(taken == 0);
+}
+
+TEST_CASE("fairshare: depth-oblivious pass equals Slurm's formula, literally evaluated, bit for bit") {
+    for (const std::uint32_t seed : {1u, 2u, 3u}) {
+        const tree t = random_tree(seed, 30, 400);
+        for (const std::uint16_t damping : {std::uint16_t{1}, std::uint16_t{3}}) {
+            CAPTURE(seed);
+            CAPTURE(damping);
+            columns c;
+            depth_oblivious(t, c, damping);
+            std::size_t powers = 0;
+            const columns want = slurm_depth_oblivious(t, damping, powers);
+            std::size_t wrong = 0;
+            for (std::uint32_t a = 0; a < t.size(); ++a) {
+                const bool ok = same_bits(c.shares_norm[a], want.shares_norm[a]) &&
+                                same_bits(c.usage_efctv[a], want.usage_efctv[a]) &&
+                                same_bits(c.fs_factor[a], want.fs_factor[a]);
+                if (!ok && wrong++ < 5) {
+                    CAPTURE(a);
+                    CHECK(c.shares_norm[a] == want.shares_norm[a]);
+                    CHECK(static_cast<double>(c.usage_efctv[a]) == static_cast<double>(want.usage_efctv[a]));
+                    CHECK(c.fs_factor[a] == want.fs_factor[a]);
+                    CHECK(ok);
+                }
+            }
+            CHECK(wrong == 0);
+            CHECK(t.size() > 5000);
+            CHECK(powers > 1000);
+        }
+    }
 }
