@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -333,45 +334,63 @@ struct targ_component : detail::targ_base {
         const bool min_needs_qos = c.opts.xf_min_wclimit_needs_qos;
         const double xf_min = c.opts.xf_min_wclimit;
         const bool qt_on = p.sub[0].w != 0, xf_on = p.sub[1].w != 0;
-        for (std::size_t i = 0; i < N; ++i) {
-            const J& j = jobs[i];
-            bool has_qos = false;
-            const credential& q = detail::credential_or<cred_kind::qos>(j, c, p.none, has_qos);
-            // The two divisions, QUEUETIME over QTTARGET and XFACTOR's, in one (`divide_pair`).
-            const double queued = static_cast<double>(effective_queue_duration(j, c));
-            const double wclimit = static_cast<double>(T::wclimit(j));
-            const double denominator = !min_needs_qos || has_qos ? std::max(xf_min, wclimit) : wclimit;
-            const auto [to_target, quotient] =
-                detail::divide_pair(queued, q.qt_target, doc ? queued : queued + wclimit, denominator);
-            double total = 0.0;
-            if (qt_on) {
-                const bool has = q.qt_target > 0;
-                double f = 0.0;
-                if (maui33) {
-                    const double eff_qtime = static_cast<double>(effective_queue_start(j, c));
-                    const double d = std::max(0.0001, q.qt_target - eff_qtime);
-                    f = has ? p.ceiling : 0.0;
-                    if (has && d != 0.0001) [[unlikely]] f = target_power(d);
-                } else {
-                    const double e = std::min(1.0, to_target);
-                    f = has ? p.thousand : 0.0;
-                    if (has && e != 1.0) f = thousand_power(e);
+        // In three loops: first each job's TARGETQUEUETIME term and TARGETXFACTOR's base d,
+        // with a bit for the jobs whose QOS has an XFTARGET; then 1/d^2 for those jobs only,
+        // one after the other (a third of this workload's jobs: computing it for every job, or
+        // branching job by job on a bit that is as good as random, cost more); then each job's
+        // total, its two terms added in order from 0.0, and the cap.
+        static_assert(N <= 64 || N % 64 == 0, "TARG's block takes its jobs 64 at a time");
+        constexpr std::size_t batch = N < 64 ? N : 64;
+        for (std::size_t first = 0; first < N; first += batch) {
+            double qt_term[batch];
+            double d[batch];
+            double xf_f[batch];
+            std::uint64_t targets = 0; // bit i: job first + i's QOS has an XFTARGET
+            for (std::size_t i = 0; i < batch; ++i) {
+                const J& j = jobs[first + i];
+                bool has_qos = false;
+                const credential& q = detail::credential_or<cred_kind::qos>(j, c, p.none, has_qos);
+                // The two divisions, QUEUETIME over QTTARGET and XFACTOR's, in one (`divide_pair`).
+                const double queued = static_cast<double>(effective_queue_duration(j, c));
+                const double wclimit = static_cast<double>(T::wclimit(j));
+                const double denominator = !min_needs_qos || has_qos ? std::max(xf_min, wclimit) : wclimit;
+                const auto [to_target, quotient] =
+                    detail::divide_pair(queued, q.qt_target, doc ? queued : queued + wclimit, denominator);
+                qt_term[i] = 0.0;
+                if (qt_on) {
+                    const bool has = q.qt_target > 0;
+                    double f = 0.0;
+                    if (maui33) {
+                        const double eff_qtime = static_cast<double>(effective_queue_start(j, c));
+                        const double dq = std::max(0.0001, q.qt_target - eff_qtime);
+                        f = has ? p.ceiling : 0.0;
+                        if (has && dq != 0.0001) [[unlikely]] f = target_power(dq);
+                    } else {
+                        const double e = std::min(1.0, to_target);
+                        f = has ? p.thousand : 0.0;
+                        if (has && e != 1.0) f = thousand_power(e);
+                    }
+                    qt_term[i] = p.sub[0].term(f);
                 }
-                total = total + p.sub[0].term(f);
-            }
-            if (xf_on) {
-                const bool has = q.xf_target > 0;
                 const double ratio = doc ? 1.0 + quotient : quotient;
                 const double xf = denominator > 0 ? ratio : 0.0;
-                // Computed for every job (no branch); pow where the shortcut is unsure.
-                const double d = std::max(0.0001, q.xf_target - xf);
-                bool sure = false;
-                const double v = detail::inverse_square_nearest(d, sure);
-                double f = has ? v : 0.0;
-                if (has && !sure) [[unlikely]] f = detail::libm_target_power(d);
-                total = total + p.sub[1].term(f);
+                d[i] = std::max(0.0001, q.xf_target - xf);
+                xf_f[i] = 0.0;
+                targets |= static_cast<std::uint64_t>(xf_on & (q.xf_target > 0)) << i;
             }
-            out[i] = p.limit(total);
+            // pow(d, -2) where the shortcut is unsure.
+            for (; targets != 0; targets &= targets - 1) {
+                const auto i = static_cast<std::size_t>(std::countr_zero(targets));
+                bool sure = false;
+                const double v = detail::inverse_square_nearest(d[i], sure);
+                xf_f[i] = sure ? v : detail::libm_target_power(d[i]);
+            }
+            for (std::size_t i = 0; i < batch; ++i) {
+                double total = 0.0;
+                if (qt_on) total = total + qt_term[i];
+                if (xf_on) total = total + p.sub[1].term(xf_f[i]);
+                out[first + i] = p.limit(total);
+            }
         }
     }
 };
