@@ -193,10 +193,10 @@ options random_options(std::mt19937_64& rng, int round) {
     return o;
 }
 
-/// Component C's block hook (prepared once, then block by block) against its call operator.
-template <class Component, class J>
+/// Component C's block hook (prepared once, then block by block, blocks of `n` jobs) against
+/// its call operator.
+template <std::size_t n = mfprio::block_size, class Component, class J>
 std::size_t check_hook(const Component& comp, std::span<const J> jobs, const context& c, int round) {
-    constexpr std::size_t n = mfprio::block_size;
     std::size_t checked = 0;
     double out[n];
     const auto compare = [&](std::size_t base) {
@@ -232,6 +232,13 @@ void check_all_hooks(const weights& wt, const options& o, std::span<const J> job
     checked += check_hook(detail::build_component<fs_component>(wt, s, component::fs), jobs, c, round);
     checked += check_hook(detail::build_component<res_component>(wt, s, component::res), jobs, c, round);
     CHECK(checked == 6 * (jobs.size() / mfprio::block_size) * mfprio::block_size);
+    // Blocks of another size than the engine's: TARG's hook takes its jobs 64 at a time (a
+    // bit mask each), so a block of 100 is a full 64 and a part of 36.
+    constexpr std::size_t odd_size = 100;
+    CHECK(check_hook<odd_size>(detail::build_component<targ_component>(wt, s, component::targ), jobs, c, round) ==
+          jobs.size() / odd_size * odd_size);
+    CHECK(check_hook<odd_size>(detail::build_component<res_component>(wt, s, component::res), jobs, c, round) ==
+          jobs.size() / odd_size * odd_size);
 }
 
 } // namespace

@@ -339,14 +339,14 @@ struct targ_component : detail::targ_base {
         // one after the other (a third of this workload's jobs: computing it for every job, or
         // branching job by job on a bit that is as good as random, cost more); then each job's
         // total, its two terms added in order from 0.0, and the cap.
-        static_assert(N <= 64 || N % 64 == 0, "TARG's block takes its jobs 64 at a time");
-        constexpr std::size_t batch = N < 64 ? N : 64;
+        constexpr std::size_t batch = N < 64 ? N : 64; // jobs a bit mask holds
         for (std::size_t first = 0; first < N; first += batch) {
+            const std::size_t m = N - first < batch ? N - first : batch;
             double qt_term[batch];
             double d[batch];
             double xf_f[batch];
             std::uint64_t targets = 0; // bit i: job first + i's QOS has an XFTARGET
-            for (std::size_t i = 0; i < batch; ++i) {
+            for (std::size_t i = 0; i < m; ++i) {
                 const J& j = jobs[first + i];
                 bool has_qos = false;
                 const credential& q = detail::credential_or<cred_kind::qos>(j, c, p.none, has_qos);
@@ -385,7 +385,7 @@ struct targ_component : detail::targ_base {
                 const double v = detail::inverse_square_nearest(d[i], sure);
                 xf_f[i] = sure ? v : detail::libm_target_power(d[i]);
             }
-            for (std::size_t i = 0; i < batch; ++i) {
+            for (std::size_t i = 0; i < m; ++i) {
                 double total = 0.0;
                 if (qt_on) total = total + qt_term[i];
                 if (xf_on) total = total + p.sub[1].term(xf_f[i]);
