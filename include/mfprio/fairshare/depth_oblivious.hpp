@@ -65,7 +65,12 @@ struct depth_oblivious_parent {
         r_s = sibling_un / static_cast<long double>(parent_s);
         if (r_p != 0.0L) {
             ln_p = std::log(static_cast<double>(r_p));
-            k_cross = 1.0 / (1.0 + std::pow(5.0 * ln_p, 2.0));
+            // Slurm's pow(5 * log(ratio_p), 2) as gcc and clang compile it from -O1 on: a
+            // multiplication (rounded once), not a call to pow, which differs by one ulp for
+            // about 1 in 1,200 arguments (glibc 2.36). Written out, so that an unoptimized
+            // build gives the same k.
+            const double y = 5.0 * ln_p;
+            k_cross = 1.0 / (1.0 + y * y);
         }
     }
 
@@ -89,20 +94,24 @@ struct depth_oblivious_parent {
 };
 
 /// The sum of the UN held in `ue` of p's children that are not FairShare=parent, in
-/// long double in children-list order, as Slurm sums them. A FairShare=parent child adds
-/// +0.0 instead of being skipped: the same sum (it starts at +0.0, so it is never -0.0).
-/// Not inlined: inside the passes gcc 12 keeps the sum on the stack, a store and a reload
-/// for every child, where alone it keeps it in a register.
+/// long double in children-list order, as Slurm sums them, and in `accounts` whether any of
+/// them is an account. A FairShare=parent child adds +0.0 instead of being skipped: the same
+/// sum (it starts at +0.0, so it is never -0.0). Not inlined: inside the passes gcc 12 keeps
+/// the sum on the stack, a store and a reload for every child, where alone it keeps it in a
+/// register.
 [[nodiscard]]
 #if defined(__GNUC__) || defined(__clang__)
 __attribute__((noinline))
 #endif
-inline long double children_un_sum(const tree& t, std::uint32_t p, const long double* ue) noexcept {
+inline long double children_un_sum(const tree& t, std::uint32_t p, const long double* ue, bool& accounts) noexcept {
     long double sum = 0.0L;
+    bool users = true; // every child so far is a user
     for (const std::uint32_t ch : t.children_of(p)) {
         const long double un = ue[ch];
         sum += t.is_use_parent(ch) ? 0.0L : un;
+        users &= t.is_user(ch);
     }
+    accounts = !users;
     return sum;
 }
 
@@ -118,11 +127,9 @@ inline long double children_un_sum(const tree& t, std::uint32_t p, const long do
 
 namespace detail {
 
-/// The children of fs parent `p` whose UE and F `depth_oblivious` sets from `parent` (the
-/// parent's prepared values): all of them, or the accounts only (`users` false) or the users
-/// only (`users` true), in children-list order. A FairShare=parent child copies the fs
-/// parent's UE (except under the root, where UE stays UN) and F; any other child's entry
-/// in `ue` holds its UN on entry.
+/// Sets the UE and F of child `ch` of fs parent `p` from `parent` (the parent's prepared
+/// values). A FairShare=parent child copies the fs parent's UE (except under the root, where
+/// UE stays UN) and F; any other child's entry in `ue` holds its UN on entry.
 inline void depth_oblivious_child(const tree& t, std::uint32_t p, std::uint32_t ch,
                                   const depth_oblivious_parent& parent, long double* ue, const double* s, double* f,
                                   std::uint16_t damping, pow2_writer& w) noexcept {
@@ -173,8 +180,15 @@ inline constexpr bool quotient_shortcuts = false;
     return range & !power & (std::fabs(r) <= binade * 0x3f7p-63); // 1015 x 2^-63
 }
 
-/// `depth_oblivious_child` for every child of fs parent `p` (not the root; `parent` not
-/// `zero`), the same values, in batches of 64 children:
+/// Which children of an fs parent a call sets: all of them (the one-thread pass), or the
+/// accounts only or the users only (the several-thread pass sets the accounts on the calling
+/// thread, then the users split among the threads). The others are left as they are, their
+/// entries not even read.
+enum class children_kind : std::uint8_t { all, accounts, users };
+
+/// `depth_oblivious_child` for every child of fs parent `p` in `children` (not the root;
+/// `parent` not `zero`) of the `kind` asked for, the same values, in batches of 64 children
+/// (a batch's children of the other kind skipped; `children` may be any part of p's list):
 /// 1. each child's r_l rounded to double (x) and whether its UE takes the power (no branch
 ///    on that: it is as good as random, and a mispredicted branch behind two long double
 ///    divisions held up every child after it); FairShare=parent children and those with no
@@ -198,9 +212,14 @@ inline constexpr bool quotient_shortcuts = false;
 ///   damping 1), the exponent is -(double)t. |t| in [2^-901, 2^901] and S a double keep t S
 ///   and UE / S normal.
 /// One thread's pass on the reference tree: 3.5 -> 3.0 ms.
-inline void depth_oblivious_children(const tree& t, std::uint32_t p, std::span<const std::uint32_t> children,
-                                     const depth_oblivious_parent& parent, long double* ue, const double* s, double* f,
-                                     std::uint16_t damping, pow2_writer& w) noexcept {
+///
+/// Always inlined (as is `depth_oblivious_list`): gcc 12 called the template out of line, and
+/// the one-thread pass on the reference tree took 4.3 instead of 3.0 ms.
+template <children_kind kind = children_kind::all>
+[[gnu::always_inline]] inline void
+depth_oblivious_children(const tree& t, std::uint32_t p, std::span<const std::uint32_t> children,
+                         const depth_oblivious_parent& parent, long double* ue, const double* s, double* f,
+                         std::uint16_t damping, pow2_writer& w) noexcept {
     MFPRIO_ASSERT(p != 0 && !parent.zero);
     constexpr std::size_t batch = 64;
     double xs[batch]; // x
@@ -216,9 +235,16 @@ inline void depth_oblivious_children(const tree& t, std::uint32_t p, std::span<c
         const std::size_t m = std::min(batch, children.size() - first);
         const std::uint32_t* const ch = children.data() + first;
         std::uint64_t special = 0; // bit i: child i is left to depth_oblivious_child
-        std::uint64_t powers = 0;  // bit i: child i takes the power
+        [[maybe_unused]] std::uint64_t skipped = 0; // bit i: child i is not of the kind asked for
+        std::uint64_t powers = 0;                    // bit i: child i takes the power
         for (std::size_t i = 0; i < m; ++i) {
             const std::uint32_t c = ch[i];
+            if constexpr (kind != children_kind::all) {
+                if (t.is_user(c) != (kind == children_kind::users)) {
+                    skipped |= std::uint64_t{1} << i;
+                    continue;
+                }
+            }
             const long double un = ue[c];
             const double sc = s[c];
             if (t.is_use_parent(c) || sc == 0.0 || un == 0.0L) {
@@ -244,6 +270,8 @@ inline void depth_oblivious_children(const tree& t, std::uint32_t p, std::span<c
         }
         for (std::size_t i = 0; i < m; ++i) {
             const std::uint32_t c = ch[i];
+            if constexpr (kind != children_kind::all)
+                if (((skipped >> i) & 1u) != 0) continue;
             if (((special >> i) & 1u) != 0) {
                 depth_oblivious_child(t, p, c, parent, ue, s, f, damping, w);
                 continue;
@@ -261,6 +289,23 @@ inline void depth_oblivious_children(const tree& t, std::uint32_t p, std::span<c
     }
 }
 
+/// The children in `children` (p's list or any part of it) of the `kind` asked for, from
+/// `parent`, p's prepared values: `depth_oblivious_children` unless p is the root or
+/// `parent` is `zero`, where each child is set on its own (`depth_oblivious_child`).
+template <children_kind kind = children_kind::all>
+[[gnu::always_inline]] inline void
+depth_oblivious_list(const tree& t, std::uint32_t p, std::span<const std::uint32_t> children,
+                     const depth_oblivious_parent& parent, long double* ue, const double* s, double* f,
+                     std::uint16_t damping, pow2_writer& w) noexcept {
+    if (p != 0 && !parent.zero) {
+        depth_oblivious_children<kind>(t, p, children, parent, ue, s, f, damping, w);
+        return;
+    }
+    for (const std::uint32_t ch : children)
+        if (kind == children_kind::all || t.is_user(ch) == (kind == children_kind::users))
+            depth_oblivious_child(t, p, ch, parent, ue, s, f, damping, w);
+}
+
 } // namespace detail
 
 /// Slurm's DEPTH_OBLIVIOUS fair-share over the whole tree, steady state: fills
@@ -274,12 +319,12 @@ inline void depth_oblivious_children(const tree& t, std::uint32_t p, std::span<c
 /// before it returns) when the tree is big enough: every association's shares and UN split
 /// among the threads; then, on this thread, each fs parent's children sum and prepared
 /// values and its account children's UE and F, top-down; then the users' UE and F (a
-/// user's fs parent is an account, now final), the children lists split among the threads.
-/// The same values as one thread, so the columns are bit-identical (one thread takes
-/// `depth_oblivious_children` for the children of accounts: the same values, some by other
-/// operations, see there; `tests/fairshare_threads.cpp` compares the two ways);
-/// it allocates the prepared values of the fs parents (one entry per association that has
-/// children).
+/// user's fs parent is an account, now final), the flattened children lists split among the
+/// threads (a part may begin or end inside a parent's list). Both ways set an fs parent's
+/// children with `depth_oblivious_list`, the several-thread way its accounts and its users
+/// apart: the same values, so the columns are bit-identical (`tests/fairshare_threads.cpp`
+/// compares the two ways). It allocates the prepared values of the fs parents (one entry per
+/// association that has children).
 inline void depth_oblivious(const tree& t, columns& c, std::uint16_t damping = 1, unsigned threads = 1) {
     MFPRIO_ASSERT(damping >= 1);
     const std::size_t n = t.size();
@@ -332,10 +377,7 @@ inline void depth_oblivious(const tree& t, columns& c, std::uint16_t damping = 1
                 sum += t.is_use_parent(ch) ? 0.0L : un;
             }
             const detail::depth_oblivious_parent parent(ue[p], s[p], sum);
-            if (p == 0 || parent.zero)
-                for (const std::uint32_t ch : children) detail::depth_oblivious_child(t, p, ch, parent, ue, s, f, damping, w);
-            else
-                detail::depth_oblivious_children(t, p, children, parent, ue, s, f, damping, w);
+            detail::depth_oblivious_list(t, p, children, parent, ue, s, f, damping, w);
         }
         return;
     }
@@ -377,11 +419,14 @@ inline void depth_oblivious(const tree& t, columns& c, std::uint16_t damping = 1
         for (std::uint32_t p = 0; p < n; ++p) {
             const auto children = t.children_of(p);
             if (children.empty()) continue;
+            bool accounts_below = false; // (most lists hold users only)
+            // A const local passed on, not the vector's entry: see users_round.
+            const detail::depth_oblivious_parent parent(ue[p], s[p], detail::children_un_sum(t, p, ue, accounts_below));
             parent_ids.push_back(p);
-            prepared.emplace_back(ue[p], s[p], detail::children_un_sum(t, p, ue));
-            for (const std::uint32_t ch : children)
-                if (!t.is_user(ch))
-                    detail::depth_oblivious_child(t, p, ch, prepared.back(), ue, s, f, damping, accounts_writer);
+            prepared.push_back(parent);
+            if (accounts_below)
+                detail::depth_oblivious_list<detail::children_kind::accounts>(t, p, children, parent, ue, s, f, damping,
+                                                                             accounts_writer);
         }
     };
 
@@ -392,18 +437,27 @@ inline void depth_oblivious(const tree& t, columns& c, std::uint16_t damping = 1
         const std::size_t b = mfprio::detail::part_begin(listed, parts, part);
         const std::size_t e = mfprio::detail::part_begin(listed, parts, part + 1);
         if (b == e) return;
-        // The fs parent whose list holds position b, and its prepared values.
-        auto p = static_cast<std::uint32_t>(
-            std::upper_bound(t.child_begin.begin(), t.child_begin.begin() + static_cast<std::ptrdiff_t>(n) + 1, b) -
-            t.child_begin.begin() - 1);
-        std::size_t k = static_cast<std::size_t>(std::lower_bound(parent_ids.begin(), parent_ids.end(), p) -
-                                                 parent_ids.begin());
-        detail::pow2_writer w;
-        for (std::size_t i = b; i < e; ++i) {
-            while (i >= t.child_begin[p + 1]) ++p;
-            while (parent_ids[k] != p) ++k;
-            const std::uint32_t ch = t.children[i];
-            if (t.is_user(ch)) detail::depth_oblivious_child(t, p, ch, prepared[k], ue, s, f, damping, w);
+        // The fs parent whose list holds position b: the last in parent_ids (the parents with a
+        // non-empty list, in order, so their lists follow one another) whose list starts at or
+        // before b. Then each parent's part of [b, e) in turn, the first and the last possibly
+        // part of a list only.
+        auto k = static_cast<std::size_t>(std::upper_bound(parent_ids.begin(), parent_ids.end(), b,
+                                                           [&](std::size_t at, std::uint32_t id) {
+                                                               return at < t.child_begin[id];
+                                                           }) -
+                                          parent_ids.begin() - 1);
+        detail::pow2_writer w; // flushed when it goes, before the round ends
+        for (std::size_t i = b; i < e; ++k) {
+            const std::uint32_t p = parent_ids[k];
+            const std::size_t end = std::min<std::size_t>(e, t.child_begin[p + 1]);
+            // A const copy of the prepared values, which no store can change: the vector's
+            // entry might be changed by the batches' stores of long doubles and doubles as far
+            // as the compiler knows, and given it this round took 1.7 instead of 1.1 ms a part
+            // on the reference tree (two parts).
+            const detail::depth_oblivious_parent parent = prepared[k];
+            detail::depth_oblivious_list<detail::children_kind::users>(t, p, {t.children.data() + i, end - i}, parent,
+                                                                      ue, s, f, damping, w);
+            i = end;
         }
     };
     mfprio::detail::parallel_rounds(parts, shares_round, accounts, users_round);
