@@ -22,8 +22,10 @@
 /// here each fs parent's sum is computed once, so the pass is linear in the tree size (the
 /// sum is the same long double accumulation in children-list order, so the values agree).
 ///
-/// Types follow Slurm on x86-64: the ratios and the sum are long double; ln and pow are C's
-/// double functions, so their arguments are rounded to double and k is computed in double.
+/// Types follow Slurm on Linux (`priority_multifactor.c`, the branch that is not FreeBSD's):
+/// the ratios, the sum and k are long double, the sign test and k use `logl` and k's square
+/// `powl(y, 2)` (a multiplication, as gcc and clang compile it); r_l^k is C's double `pow`,
+/// so r_l and k are rounded to double for it.
 
 #include <algorithm>
 #include <array>
@@ -55,8 +57,8 @@ struct depth_oblivious_parent {
     bool zero = true;   ///< P.S or P.UE is 0: every child gets UE = UN
     long double r_p = 0.0L;
     long double r_s = 0.0L;
-    double ln_p = 0.0;
-    double k_cross = 1.0; ///< 1 / (1 + (5 ln r_p)^2)
+    double ln_p = 0.0;    ///< logl(r_p), rounded to double (only its sign is used)
+    double k_cross = 1.0; ///< 1 / (1 + (5 logl r_p)^2) in long double, rounded to double for pow
 
     depth_oblivious_parent(long double parent_ue, double parent_s, long double sibling_un) noexcept {
         if (parent_s == 0.0 || parent_ue == 0.0L) return;
@@ -64,23 +66,27 @@ struct depth_oblivious_parent {
         r_p = parent_ue / static_cast<long double>(parent_s);
         r_s = sibling_un / static_cast<long double>(parent_s);
         if (r_p != 0.0L) {
-            ln_p = std::log(static_cast<double>(r_p));
-            // Slurm's pow(5 * log(ratio_p), 2) as gcc and clang compile it from -O1 on: a
-            // multiplication (rounded once), not a call to pow, which differs by one ulp for
-            // about 1 in 1,200 arguments (glibc 2.36). Written out, so that an unoptimized
-            // build gives the same k.
-            const double y = 5.0 * ln_p;
-            k_cross = 1.0 / (1.0 + y * y);
+            // Slurm on Linux: k = 1 / (1 + powl(f * logl(ratio_p), 2)) with f = 5, all long
+            // double; powl(y, 2) as gcc and clang compile it from -O1 on, a multiplication
+            // (written out, so that an unoptimized build gives the same k). The double pow that
+            // takes k rounds it to double. A nonzero logl rounds to a nonzero double of the same
+            // sign (|logl r_p| >= 2^-64 for r_p != 1).
+            const long double ln = std::log(r_p);
+            ln_p = static_cast<double>(ln);
+            const long double y = 5.0L * ln;
+            k_cross = static_cast<double>(1.0L / (1.0L + y * y));
         }
     }
 
     /// UE of a child with normalized usage `un` and normalized shares `s`.
     ///
     /// Two library calls of Slurm's formula are replaced by what they are known to return:
-    /// - only the sign of ln(r_l) matters (ln r_p · ln r_l < 0), and with x = (double)r_l
-    ///   that sign is the sign of x - 1 for x > 0 (log(1) is 0; for x != 1 the true value is
-    ///   at least 1.1e-16 away from 0, so a log within one ulp keeps its sign; x = 0 gives
-    ///   -inf), while x < 0 or NaN gives NaN and the test fails;
+    /// - only the sign of logl(r_l) matters (logl r_p · logl r_l < 0), and that is the sign of
+    ///   r_l - 1 (logl(1) is 0; for r_l != 1 the true value is at least 2^-64 away from 0, so
+    ///   a logl within one ulp keeps its sign; r_l = 0 gives -inf), while r_l < 0 or NaN gives
+    ///   NaN and the test fails. The test here takes x = (double)r_l and the sign of x - 1: it
+    ///   differs from r_l - 1's only where x is 1.0, and there pow(x, k) is x, the value of
+    ///   the other branch, so UE is the same;
     /// - pow(x, 1.0) is x: an exact result, which glibc's pow (error < 0.55 ulp) and
     ///   fdlibm's (it tests y == 1) both return.
     [[nodiscard]] long double usage_efctv(long double un, double s) const noexcept {
