@@ -19,6 +19,8 @@
 #include <utility>
 #include <vector>
 
+#include "fairshare_fixture.hpp"
+
 using namespace mfprio::fairshare;
 
 namespace {
@@ -295,17 +297,6 @@ tree random_tree(std::uint32_t seed, std::uint32_t accounts, std::uint32_t max_u
     return b.build();
 }
 
-/// Whether position `at` of the flattened children lists lies strictly inside an fs parent's
-/// list, between two users: a part of the several-thread pass that starts there takes the
-/// end of one list and the part before it the start.
-bool inside_a_list(const tree& t, std::size_t at) {
-    if (at == 0 || at >= t.child_begin[t.size()]) return false;
-    for (std::uint32_t p = 0; p < t.size(); ++p)
-        if (t.child_begin[p] < at && at < t.child_begin[p + 1])
-            return t.is_user(t.children[at - 1]) && t.is_user(t.children[at]);
-    return false;
-}
-
 } // namespace
 
 TEST_CASE("fairshare: nearest_double_clear tells a long double 9 ulp from every midpoint") {
@@ -442,7 +433,7 @@ TEST_CASE("fairshare: depth-oblivious pass equals Slurm's formula, literally eva
             CAPTURE(threads);
             REQUIRE(mfprio::detail::parts_for(t.size(), threads, 8192) == threads);
             for (unsigned part = 1; part < threads; ++part)
-                CHECK(inside_a_list(t, mfprio::detail::part_begin(listed, threads, part)));
+                CHECK(fairshare_test::inside_a_list(t, mfprio::detail::part_begin(listed, threads, part)));
         }
         for (const std::uint16_t damping : {std::uint16_t{1}, std::uint16_t{3}}) {
             CAPTURE(damping);

@@ -21,6 +21,8 @@
 #include <string>
 #include <vector>
 
+#include "fairshare_fixture.hpp"
+
 using namespace mfprio::fairshare;
 
 namespace {
@@ -65,16 +67,6 @@ tree big_tree(std::uint32_t seed, std::uint32_t users_per_account, std::uint32_t
 bool same(long double x, long double y) { return x == y || (std::isnan(x) && std::isnan(y)); }
 bool same(double x, double y) { return x == y || (std::isnan(x) && std::isnan(y)); }
 
-/// Whether position `at` of the flattened children lists lies strictly inside an fs parent's
-/// list, between two users (the depth-oblivious pass cuts the lists among the threads).
-bool inside_a_list(const tree& t, std::size_t at) {
-    if (at == 0 || at >= t.child_begin[t.size()]) return false;
-    for (std::uint32_t p = 0; p < t.size(); ++p)
-        if (t.child_begin[p] < at && at < t.child_begin[p + 1])
-            return t.is_user(t.children[at - 1]) && t.is_user(t.children[at]);
-    return false;
-}
-
 /// The first association whose columns differ between `a` and `b`, or the tree's size.
 std::size_t first_difference(const columns& a, const columns& b) {
     if (a.level_fs.size() != b.level_fs.size()) return 0;
@@ -99,7 +91,7 @@ TEST_CASE("fairshare: classic, linear and depth-oblivious on several threads giv
         // users set partly by one thread, partly by the next.
         for (const unsigned parts : {2u, 3u})
             for (unsigned part = 1; part < parts; ++part)
-                CHECK(inside_a_list(t, mfprio::detail::part_begin(t.child_begin[t.size()], parts, part)));
+                CHECK(fairshare_test::inside_a_list(t, mfprio::detail::part_begin(t.child_begin[t.size()], parts, part)));
         for (const algorithm algo : {algorithm::classic, algorithm::linear, algorithm::depth_oblivious})
             for (const std::uint16_t damping : {std::uint16_t{1}, std::uint16_t{3}}) {
                 if (algo == algorithm::linear && damping != 1) continue; // linear has no damping
