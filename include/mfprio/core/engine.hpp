@@ -333,11 +333,14 @@ private:
     }
 
     /// The hooked factors of a block: one row per term whose factor has a block hook (left
-    /// unset for a term that is off, whose row is never read).
+    /// unset for a term that is off, whose row is never read). Always inlined: gcc 12 left it
+    /// out of line for compile-time weights (inlined for runtime ones), a call per block and
+    /// the tables reloaded.
     template <class J, class Ctx, class States, std::size_t... I>
-    [[gnu::always_inline]] constexpr void fill_hooked(std::span<const J, block_size> block, const Ctx& c, const States& states,
-                               const bool* enabled, double (*factors)[block_size],
-                               std::index_sequence<I...>) const noexcept {
+    [[gnu::always_inline]] constexpr void fill_hooked(std::span<const J, block_size> block, const Ctx& c,
+                                                      const States& states, const bool* enabled,
+                                                      double (*factors)[block_size],
+                                                      std::index_sequence<I...>) const noexcept {
         (
             [&] {
                 if constexpr (hooked<J, Ctx>[I]) {
