@@ -9,8 +9,8 @@
 /// nothing can be contracted either.
 ///
 /// Available with gcc and clang on x86-64 (`MFPRIO_AVX_DISPATCH` is 1 there). Define
-/// `MFPRIO_NO_AVX` to leave the AVX paths out. At run time `detail::avx_override` chooses
-/// (tests run both ways): -1 as the processor allows, 0 never, 1 whenever the processor allows.
+/// `MFPRIO_NO_AVX` to leave the AVX paths out. At run time `detail::avx_override = 0` turns
+/// them off (the tests run both ways); any other value leaves the choice to the processor.
 
 #if defined(__x86_64__) && defined(__SSE2__) && (defined(__GNUC__) || defined(__clang__)) && !defined(MFPRIO_NO_AVX)
 #define MFPRIO_AVX_DISPATCH 1
@@ -28,9 +28,8 @@
 
 namespace mfprio::detail {
 
-/// -1: take the AVX paths when the processor has AVX (the default); 0: never; 1: the same as
-/// -1 (a processor without AVX never takes them). Read when a batch is prepared; set it before
-/// preparing, from one thread (tests compare both paths).
+/// 0: never take the AVX paths; anything else (the default, -1): take them when the processor
+/// has AVX. Read when a batch is prepared; set it before preparing, from one thread.
 inline int avx_override = -1;
 
 /// Whether the AVX block paths are taken: the processor and the OS support AVX (gcc's and
