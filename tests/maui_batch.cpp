@@ -304,6 +304,82 @@ TEST_CASE("Maui batch: zero weights skip infinite and NaN factors") {
     }
 }
 
+TEST_CASE("Maui batch: TARG's powers at their thresholds, and Maui 3.3's form near the epoch") {
+    // TARG's hook computes a power only past a threshold: Moab's 1000^min(1, queued / QTTARGET)
+    // below the target (at or past it the value is 1000^1, known), TARGETXFACTOR's and Maui
+    // 3.3's max(0.0001, t - x)^-2 where t - x exceeds 0.0001. Here jobs sit on both sides of
+    // each threshold and on it: queued equal to QTTARGET, one second under and over; XFACTOR
+    // within 0.0001 of XFTARGET; and, for Maui 3.3's form (QTTARGET minus an epoch time),
+    // queue starts near the epoch, where QTTARGET - EffQTime is positive.
+    world w(4242, 10, 100);
+    auto& qos = w.tables[index(cred_kind::qos)];
+    for (std::size_t i = 0; i < qos.size(); ++i) {
+        qos[i].qt_target = i % 3 == 0 ? 0.0 : 3600.0 * static_cast<double>(i);
+        qos[i].xf_target = i % 2 == 0 ? 0.0 : 1.5 + static_cast<double>(i);
+    }
+    std::mt19937_64 rng(11);
+    for (std::size_t k = 0; k < w.jobs.size(); ++k) {
+        job& j = w.jobs[k];
+        j.eligible_time = j.policy_blocked_time = j.blocked_time = 0;
+        const std::uint32_t q = static_cast<std::uint32_t>(k % (qos.size() + 1)); // qos.size(): none
+        j.qos = q;
+        const double qt = q < qos.size() ? qos[q].qt_target : 3600.0;
+        const double xt = q < qos.size() ? qos[q].xf_target : 2.0;
+        switch (k % 6) {
+        case 0: j.submit_time = now - static_cast<std::int64_t>(qt); break;     // queued == QTTARGET
+        case 1: j.submit_time = now - static_cast<std::int64_t>(qt) + 1; break; // just under
+        case 2: j.submit_time = now - static_cast<std::int64_t>(qt) - 1; break; // just over
+        case 3: j.submit_time = static_cast<std::int64_t>(rng() % 3000); break; // near the epoch
+        case 4: { // XFACTOR (code form, XFMINWCLIMIT 120 below the limit) just under XFTARGET
+            j.wclimit = 86400;
+            const auto queued = static_cast<std::int64_t>((xt - 1.0) * 86400.0) - static_cast<std::int64_t>(rng() % 20);
+            j.submit_time = now - queued;
+            break;
+        }
+        default: j.submit_time = now - static_cast<std::int64_t>(rng() % (3 * 86400)); break;
+        }
+    }
+    weights wt;
+    wt[subcomponent::targetqueuetime] = 7;
+    wt[subcomponent::targetxfactor] = 3;
+    std::size_t checked = 0;
+    for (const auto form : {target_queuetime_form::moab, target_queuetime_form::maui33}) {
+        for (const auto xform : {xfactor_form::code, xfactor_form::doc}) {
+            options o;
+            o.target_queuetime = form;
+            o.xfactor = xform;
+            w.c.opts = o;
+            const auto targ = detail::build_component<targ_component>(wt, o.caps, component::targ);
+            checked += check_hook(targ, std::span<const job>(w.jobs), w.c, static_cast<int>(form));
+            checked += check_hook<100>(targ, std::span<const job>(w.jobs), w.c, static_cast<int>(form));
+        }
+    }
+    CHECK(checked > 0);
+    // The thresholds were crossed: some jobs take each power, some the known value.
+    const context& c = w.c;
+    std::size_t moab_pow = 0, moab_known = 0, maui33_pow = 0, xf_pow = 0, xf_ceiling = 0;
+    for (const job& j : w.jobs) {
+        const credential* q = c.find(cred_kind::qos, j.qos);
+        if (q == nullptr) continue;
+        const auto queued = static_cast<double>(effective_queue_duration(j, c));
+        if (q->qt_target > 0) {
+            (queued < q->qt_target ? moab_pow : moab_known) += 1;
+            if (q->qt_target - static_cast<double>(effective_queue_start(j, c)) > 0.0001) ++maui33_pow;
+        }
+        if (q->xf_target > 0) {
+            options o;
+            context cx = c;
+            cx.opts = o;
+            (q->xf_target - xfactor{}(j, cx) > 0.0001 ? xf_pow : xf_ceiling) += 1;
+        }
+    }
+    CHECK(moab_pow > 20);
+    CHECK(moab_known > 20);
+    CHECK(maui33_pow > 20);
+    CHECK(xf_pow > 20);
+    CHECK(xf_ceiling > 20);
+}
+
 TEST_CASE("Maui batch: fair-share off, DEFAULT targets and every target mode") {
     std::mt19937_64 rng(5);
     for (const fs_target_mode mode : all_modes) {

@@ -204,17 +204,6 @@ template <class Base>
     return i < n ? static_cast<std::size_t>(i) : n;
 }
 
-/// a / b and c / d, as two scalar divisions give them; one SSE2 division for both (the same
-/// IEEE quotient in each lane), which halves the divider's latency on a job's path.
-[[nodiscard]] inline std::pair<double, double> divide_pair(double a, double b, double c, double d) noexcept {
-#if defined(__SSE2__)
-    const __m128d q = _mm_div_pd(_mm_set_pd(c, a), _mm_set_pd(d, b));
-    return {_mm_cvtsd_f64(q), _mm_cvtsd_f64(_mm_unpackhi_pd(q, q))};
-#else
-    return {a / b, c / d};
-#endif
-}
-
 /// Doubles laid out once per batch by a hook, in one allocation that does not throw: when it
 /// fails the hook falls back to the call operator.
 struct prepared_doubles {
@@ -226,64 +215,102 @@ struct prepared_doubles {
     [[nodiscard]] explicit operator bool() const noexcept { return data != nullptr; }
 };
 
-/// The job's credential of kind K: its row in the context's table, or an entry with every
-/// field 0 (`none`) when it has none; `found` tells which.
-template <cred_kind K, class J>
-[[nodiscard]] constexpr const credential& credential_or(const J& j, const context& c, const credential& none,
-                                                        bool& found) noexcept {
-    const auto& table = c.creds[index(K)];
-    const std::uint32_t i = cred_index<K>(j);
-    found = i < table.size();
-    return found ? table[i] : none;
-}
 } // namespace detail
 
-/// SERV: QUEUETIME, XFACTOR, SPVIOLATION and BYPASS. Its block hook takes the job's QOS once
-/// for QTWEIGHT, XFWEIGHT and XFMINWCLIMIT, without a branch on configuration.
+/// SERV: QUEUETIME, XFACTOR, SPVIOLATION and BYPASS. Its block hook reads each QOS's
+/// QUEUETIME and XFACTOR weights (QTWEIGHT and XFWEIGHT added) and XFMINWCLIMIT from a table
+/// laid out once per batch (a row for jobs without a QOS: no branch on it), and computes
+/// QUEUETIME's and XFACTOR's terms two at a time (SSE2).
 struct serv_component : detail::serv_base {
+    /// A QOS's row of the hook's table (the last row: jobs without a QOS).
+    struct qos_row {
+        /// The weights for the QOS's jobs: QUEUETIME's + QTWEIGHT, XFACTOR's + XFWEIGHT.
+        double w[2] = {0.0, 0.0};
+        double xf_floor = 0; ///< XFMINWCLIMIT where it applies to the QOS's jobs, else -inf
+        double pad = 0;      ///< (32 bytes a row)
+    };
     struct prepared {
         std::array<detail::prepared_subterm, size> sub{};
         detail::cap_bounds limit{};
         double spviolation[2] = {0.0, 0.0}; ///< SPVIOLATION's term for 0 and 1
-        credential none{};                  ///< the QOS of a job without one: adds 0 to the weights
+        std::size_t count = 0;              ///< QOS rows, less the "none" row
+        const qos_row* rows = nullptr;      ///< by QOS; nullptr when the allocation failed
+        std::unique_ptr<qos_row[]> storage;
     };
 
-    [[nodiscard]] constexpr prepared prepare(const context&) const noexcept {
+    [[nodiscard]] prepared prepare(const context& c) const noexcept {
         prepared p;
         p.sub = detail::prepare_subterms<detail::serv_base>(*this);
         p.limit = detail::cap_bounds::of(limit);
         p.spviolation[0] = p.sub[2].term(0.0);
         p.spviolation[1] = p.sub[2].term(1.0);
+        const auto& table = c.creds[index(cred_kind::qos)];
+        p.count = table.size();
+        p.storage.reset(new (std::nothrow) qos_row[p.count + 1]);
+        if (!p.storage) return p;
+        constexpr double none = -std::numeric_limits<double>::infinity();
+        for (std::size_t i = 0; i <= p.count; ++i) {
+            qos_row& r = p.storage[i];
+            const bool real = i < p.count;
+            // The weights as the call operators adjust them (w + 0.0 for a job without a QOS:
+            // w itself, a weight being never -0.0).
+            r.w[0] = p.sub[0].w + static_cast<double>(real ? table[i].qt_weight : 0);
+            r.w[1] = p.sub[1].w + static_cast<double>(real ? table[i].xf_weight : 0);
+            r.xf_floor = !c.opts.xf_min_wclimit_needs_qos || real ? c.opts.xf_min_wclimit : none;
+        }
+        p.rows = p.storage.get();
         return p;
     }
 
     template <class J, std::size_t N>
         requires applies<J, context> && (N != std::dynamic_extent)
-    constexpr void block(const prepared& p, std::span<const J, N> jobs, const context& c,
-                         std::span<double, N> out) const noexcept {
+    void block(const prepared& p, std::span<const J, N> jobs, const context& c, std::span<double, N> out) const noexcept {
+        if (p.rows == nullptr) {
+            for (std::size_t i = 0; i < N; ++i) out[i] = (*this)(jobs[i], c);
+            return;
+        }
         using T = job_traits<J>;
         const bool whole = c.opts.queuetime == queuetime_unit::whole_minutes;
         const bool doc = c.opts.xfactor == xfactor_form::doc;
-        const bool min_needs_qos = c.opts.xf_min_wclimit_needs_qos;
-        const double xf_min = c.opts.xf_min_wclimit;
+#if defined(__SSE2__)
+        // QUEUETIME in lane 0, XFACTOR in lane 1: bounds as in `res_component`'s pairs.
+        const __m128d hi = _mm_set_pd(p.sub[1].bounds.hi, p.sub[0].bounds.hi);
+        const __m128d lo = _mm_set_pd(p.sub[1].bounds.lo, p.sub[0].bounds.lo);
+        const __m128d zero = _mm_setzero_pd();
+#endif
         for (std::size_t i = 0; i < N; ++i) {
             const J& j = jobs[i];
-            bool has_qos = false;
-            const credential& q = detail::credential_or<cred_kind::qos>(j, c, p.none, has_qos);
+            const qos_row& q = p.rows[detail::row_of(cred_index<cred_kind::qos>(j), p.count)];
             const std::int64_t seconds = effective_queue_duration(j, c);
             const double queued = static_cast<double>(seconds);
-            // QUEUETIME (QTWEIGHT added: w + 0.0 is w for a job without a QOS, w never -0.0)
             const double minutes = whole ? static_cast<double>(seconds / 60) : queued / 60.0;
-            // XFACTOR (computed whatever the denominator, then 0 where it is not > 0)
             const double wclimit = static_cast<double>(T::wclimit(j));
-            const double denominator = !min_needs_qos || has_qos ? std::max(xf_min, wclimit) : wclimit;
-            const double ratio = doc ? 1.0 + queued / denominator : (queued + wclimit) / denominator;
-            const double xf = denominator > 0 ? ratio : 0.0;
-            const double w_qt = p.sub[0].w + static_cast<double>(q.qt_weight);
-            const double w_xf = p.sub[1].w + static_cast<double>(q.xf_weight);
+            const double numerator = doc ? queued : queued + wclimit;
             double total = 0.0;
-            total = total + p.sub[0].term(w_qt, minutes);
-            total = total + p.sub[1].term(w_xf, xf);
+#if defined(__SSE2__)
+            // XFACTOR (computed whatever the denominator, then +0.0 where it is not > 0), and
+            // each term w x cap(f), or +0.0 where w is 0, by masks: written as C++ selects
+            // they were compiled to branches on the QOS, as good as random job by job.
+            // std::max(floor, wclimit) is floor < wclimit ? wclimit : floor: max_sd(wclimit,
+            // floor), which gives its second operand where either is NaN.
+            const __m128d denominator = _mm_max_sd(_mm_set_sd(wclimit), _mm_set_sd(q.xf_floor));
+            __m128d ratio = _mm_div_sd(_mm_set_sd(numerator), denominator);
+            if (doc) ratio = _mm_add_sd(_mm_set_sd(1.0), ratio);
+            const __m128d xf = _mm_and_pd(_mm_cmpgt_sd(denominator, zero), ratio);
+            const __m128d f = _mm_unpacklo_pd(_mm_set_sd(minutes), xf);
+            const __m128d w = _mm_loadu_pd(q.w);
+            const __m128d capped = _mm_max_pd(lo, _mm_min_pd(hi, f));
+            const __m128d terms = _mm_and_pd(_mm_mul_pd(w, capped), _mm_cmpneq_pd(w, zero));
+            total = total + _mm_cvtsd_f64(terms);
+            total = total + _mm_cvtsd_f64(_mm_unpackhi_pd(terms, terms));
+#else
+            const double denominator = std::max(q.xf_floor, wclimit);
+            const double quotient = numerator / denominator;
+            const double ratio = doc ? 1.0 + quotient : quotient;
+            const double xf = denominator > 0 ? ratio : 0.0;
+            total = total + p.sub[0].term(q.w[0], minutes);
+            total = total + p.sub[1].term(q.w[1], xf);
+#endif
             total = total + p.spviolation[T::spviolation(j) ? 1 : 0];
             total = total + p.sub[3].term(static_cast<double>(T::bypass(j)));
             out[i] = p.limit(total);
@@ -291,18 +318,28 @@ struct serv_component : detail::serv_base {
     }
 };
 
-/// TARG: TARGETQUEUETIME and TARGETXFACTOR. Its block hook calls `pow(1000, e)` only where
-/// its value is not known beforehand (`pow(1000, 1)`, for a queue time past QTTARGET, is
-/// computed once), and TARGETXFACTOR's `pow(d, -2)` only where `target_power`'s shortcut
-/// is unsure (about 1 job in 32 of those with an XFTARGET below it); it divides the queue
-/// time by QTTARGET and computes XFACTOR's quotient in one SSE2 division.
+/// TARG: TARGETQUEUETIME and TARGETXFACTOR. Its block hook reads each QOS's targets from a
+/// table laid out once per batch (a row for jobs without a QOS: no branch on it), and leaves
+/// the powers to the few jobs that need one: TARGETQUEUETIME is `pow(1000, 1)`, computed
+/// once, for a queue time at or past QTTARGET; TARGETXFACTOR is `pow(0.0001, -2)`, computed
+/// once, for an XFACTOR within 0.0001 of XFTARGET or past it, and `target_power`'s shortcut
+/// (its pow where unsure) for the others.
 struct targ_component : detail::targ_base {
+    /// A QOS's row of the hook's table (the last row: jobs without a QOS).
+    struct qos_row {
+        double qt_target = 0; ///< QTTARGET (0: none)
+        double xf_target = 0; ///< XFTARGET (0: none)
+        double xf_floor = 0;  ///< XFMINWCLIMIT where it applies to the QOS's jobs, else -inf
+        double qt_base = 0;   ///< TARGETQUEUETIME's term where no power is computed for the job
+    };
     struct prepared {
         std::array<detail::prepared_subterm, size> sub{};
         detail::cap_bounds limit{};
         double thousand = 0; ///< thousand_power(1.0)
         double ceiling = 0;  ///< target_power(0.0001)
-        credential none{};   ///< the QOS of a job without one: no targets
+        std::size_t count = 0;         ///< QOS rows, less the "none" row
+        const qos_row* rows = nullptr; ///< by QOS; nullptr when the allocation failed
+        std::unique_ptr<qos_row[]> storage;
     };
 
     /// Idle when its weights are 0, or when no QOS has a QTTARGET or an XFTARGET (every job's
@@ -314,7 +351,7 @@ struct targ_component : detail::targ_base {
         return true;
     }
 
-    [[nodiscard]] prepared prepare(const context&) const noexcept {
+    [[nodiscard]] prepared prepare(const context& c) const noexcept {
         prepared p;
         p.sub = detail::prepare_subterms<detail::targ_base>(*this);
         p.limit = detail::cap_bounds::of(limit);
@@ -322,65 +359,116 @@ struct targ_component : detail::targ_base {
         volatile double one = 1.0, floor = 0.0001;
         p.thousand = thousand_power(one);
         p.ceiling = target_power(floor);
+        const auto& table = c.creds[index(cred_kind::qos)];
+        p.count = table.size();
+        p.storage.reset(new (std::nothrow) qos_row[p.count + 1]);
+        if (!p.storage) return p;
+        const bool maui33 = c.opts.target_queuetime == target_queuetime_form::maui33;
+        const double f_target = maui33 ? p.ceiling : p.thousand;
+        constexpr double none = -std::numeric_limits<double>::infinity();
+        for (std::size_t i = 0; i <= p.count; ++i) {
+            qos_row& r = p.storage[i];
+            const bool real = i < p.count;
+            if (real) {
+                r.qt_target = table[i].qt_target;
+                r.xf_target = table[i].xf_target;
+            }
+            r.xf_floor = !c.opts.xf_min_wclimit_needs_qos || real ? c.opts.xf_min_wclimit : none;
+            r.qt_base = p.sub[0].term(r.qt_target > 0 ? f_target : 0.0);
+        }
+        p.rows = p.storage.get();
         return p;
     }
 
     template <class J, std::size_t N>
         requires applies<J, context> && (N != std::dynamic_extent)
     void block(const prepared& p, std::span<const J, N> jobs, const context& c, std::span<double, N> out) const noexcept {
+        if (p.rows == nullptr) {
+            for (std::size_t i = 0; i < N; ++i) out[i] = (*this)(jobs[i], c);
+            return;
+        }
         using T = job_traits<J>;
         const bool maui33 = c.opts.target_queuetime == target_queuetime_form::maui33;
         const bool doc = c.opts.xfactor == xfactor_form::doc;
-        const bool min_needs_qos = c.opts.xf_min_wclimit_needs_qos;
-        const double xf_min = c.opts.xf_min_wclimit;
         const bool qt_on = p.sub[0].w != 0, xf_on = p.sub[1].w != 0;
-        // In three loops: first each job's TARGETQUEUETIME term and TARGETXFACTOR's base d,
-        // with a bit for the jobs whose QOS has an XFTARGET; then 1/d^2 for those jobs only,
-        // one after the other (a third of this workload's jobs: computing it for every job, or
-        // branching job by job on a bit that is as good as random, cost more); then each job's
-        // total, its two terms added in order from 0.0, and the cap.
+        const std::uint64_t qt_bit = qt_on ? 1u : 0u, xf_bit = xf_on ? 1u : 0u;
+        // In three steps, without a branch job by job on what its QOS has: first each job's
+        // terms where no power is needed (table values), with a bit for the jobs that need
+        // one; then those powers, job after job over the set bits; then each job's total,
+        // its two terms added in order from 0.0, and the cap.
         constexpr std::size_t batch = N < 64 ? N : 64; // jobs a bit mask holds
         for (std::size_t first = 0; first < N; first += batch) {
             const std::size_t m = N - first < batch ? N - first : batch;
             double qt_term[batch];
             double d[batch];
             double xf_f[batch];
-            std::uint64_t targets = 0; // bit i: job first + i's QOS has an XFTARGET
+            std::uint64_t qt_power = 0; // bit i: job first + i's TARGETQUEUETIME needs its power
+            std::uint64_t xf_power = 0; // bit i: job first + i's TARGETXFACTOR needs its power
             for (std::size_t i = 0; i < m; ++i) {
                 const J& j = jobs[first + i];
-                bool has_qos = false;
-                const credential& q = detail::credential_or<cred_kind::qos>(j, c, p.none, has_qos);
-                // The two divisions, QUEUETIME over QTTARGET and XFACTOR's, in one (`divide_pair`).
-                const double queued = static_cast<double>(effective_queue_duration(j, c));
+                const qos_row& q = p.rows[detail::row_of(cred_index<cred_kind::qos>(j), p.count)];
+                const std::int64_t start = effective_queue_start(j, c);
+                const double queued = static_cast<double>(std::max<std::int64_t>(0, c.now - start));
                 const double wclimit = static_cast<double>(T::wclimit(j));
-                const double denominator = !min_needs_qos || has_qos ? std::max(xf_min, wclimit) : wclimit;
-                const auto [to_target, quotient] =
-                    detail::divide_pair(queued, q.qt_target, doc ? queued : queued + wclimit, denominator);
-                qt_term[i] = 0.0;
-                if (qt_on) {
-                    const bool has = q.qt_target > 0;
-                    double f = 0.0;
-                    if (maui33) {
-                        const double eff_qtime = static_cast<double>(effective_queue_start(j, c));
-                        const double dq = std::max(0.0001, q.qt_target - eff_qtime);
-                        f = has ? p.ceiling : 0.0;
-                        if (has && dq != 0.0001) [[unlikely]] f = target_power(dq);
-                    } else {
-                        const double e = std::min(1.0, to_target);
-                        f = has ? p.thousand : 0.0;
-                        if (has && e != 1.0) f = thousand_power(e);
-                    }
-                    qt_term[i] = p.sub[0].term(f);
-                }
+                const double numerator = doc ? queued : queued + wclimit;
+                // TARGETQUEUETIME: Moab's 1000^min(1, queued / QTTARGET) is 1000^1 for a queue
+                // time at or past the target (the quotient is then at least 1); Maui 3.3's
+                // max(0.0001, QTTARGET - EffQTime)^-2 is the ceiling unless QTTARGET - EffQTime
+                // exceeds 0.0001. TARGETXFACTOR: max(0.0001, XFTARGET - XFACTOR)^-2 is the
+                // ceiling unless the difference exceeds 0.0001.
+                qt_term[i] = q.qt_base;
+#if defined(__SSE2__)
+                // The tests as masks: written as C++ comparisons, they were compiled to branches,
+                // which went one way or the other at random, job by job.
+                const __m128d zero = _mm_setzero_pd(), tiny = _mm_set_sd(0.0001);
+                const __m128d qt = _mm_set_sd(q.qt_target), xf_target = _mm_set_sd(q.xf_target);
+                // std::max(floor, wclimit) is floor < wclimit ? wclimit : floor: max_sd(wclimit,
+                // floor), which gives its second operand where either is NaN.
+                const __m128d denominator = _mm_max_sd(_mm_set_sd(wclimit), _mm_set_sd(q.xf_floor));
+                __m128d ratio = _mm_div_sd(_mm_set_sd(numerator), denominator);
+                if (doc) ratio = _mm_add_sd(_mm_set_sd(1.0), ratio);
+                const __m128d xf = _mm_and_pd(_mm_cmpgt_sd(denominator, zero), ratio); // else +0.0
+                const __m128d x = _mm_sub_sd(xf_target, xf);
+                d[i] = _mm_cvtsd_f64(_mm_max_sd(x, tiny)); // std::max(0.0001, x): x > 0.0001 ? x : 0.0001
+                const __m128d has_xf = _mm_cmpgt_sd(xf_target, zero);
+                xf_f[i] = _mm_cvtsd_f64(_mm_and_pd(has_xf, _mm_set_sd(p.ceiling))); // else +0.0
+                const __m128d xf_pow = _mm_and_pd(has_xf, _mm_cmpgt_sd(x, tiny));
+                const __m128d qt_pow = maui33 ? _mm_cmpgt_sd(_mm_sub_sd(qt, _mm_set_sd(static_cast<double>(start))), tiny)
+                                              : _mm_cmpnge_sd(_mm_set_sd(queued), qt);
+                const __m128d has_qt_pow = _mm_and_pd(_mm_cmpgt_sd(qt, zero), qt_pow);
+                qt_power |= (qt_bit & static_cast<std::uint64_t>(_mm_movemask_pd(has_qt_pow))) << i;
+                xf_power |= (xf_bit & static_cast<std::uint64_t>(_mm_movemask_pd(xf_pow))) << i;
+#else
+                const bool qt_pow = maui33 ? q.qt_target - static_cast<double>(start) > 0.0001 : !(queued >= q.qt_target);
+                qt_power |= (qt_bit & static_cast<std::uint64_t>((q.qt_target > 0) & qt_pow)) << i;
+                const double denominator = std::max(q.xf_floor, wclimit);
+                const double quotient = numerator / denominator;
                 const double ratio = doc ? 1.0 + quotient : quotient;
                 const double xf = denominator > 0 ? ratio : 0.0;
                 d[i] = std::max(0.0001, q.xf_target - xf);
-                xf_f[i] = 0.0;
-                targets |= static_cast<std::uint64_t>(xf_on & (q.xf_target > 0)) << i;
+                const bool has_xf = q.xf_target > 0;
+                xf_f[i] = has_xf ? p.ceiling : 0.0;
+                xf_power |= (xf_bit & static_cast<std::uint64_t>(has_xf & (d[i] != 0.0001))) << i;
+#endif
             }
-            // pow(d, -2) where the shortcut is unsure.
-            for (; targets != 0; targets &= targets - 1) {
-                const auto i = static_cast<std::size_t>(std::countr_zero(targets));
+            for (; qt_power != 0; qt_power &= qt_power - 1) {
+                const auto i = static_cast<std::size_t>(std::countr_zero(qt_power));
+                const J& j = jobs[first + i];
+                double f = 0.0;
+                if (maui33) {
+                    const double eff_qtime = static_cast<double>(effective_queue_start(j, c));
+                    const double qt = p.rows[detail::row_of(cred_index<cred_kind::qos>(j), p.count)].qt_target;
+                    f = target_power(std::max(0.0001, qt - eff_qtime));
+                } else {
+                    const double queued = static_cast<double>(effective_queue_duration(j, c));
+                    const double qt = p.rows[detail::row_of(cred_index<cred_kind::qos>(j), p.count)].qt_target;
+                    const double e = std::min(1.0, queued / qt);
+                    f = e != 1.0 ? thousand_power(e) : p.thousand;
+                }
+                qt_term[i] = p.sub[0].term(f);
+            }
+            for (; xf_power != 0; xf_power &= xf_power - 1) {
+                const auto i = static_cast<std::size_t>(std::countr_zero(xf_power));
                 bool sure = false;
                 const double v = detail::inverse_square_nearest(d[i], sure);
                 xf_f[i] = sure ? v : detail::libm_target_power(d[i]);
