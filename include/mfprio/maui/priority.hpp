@@ -694,6 +694,12 @@ struct res_component : detail::res_base {
             w[k] = _mm_set_pd(b.w, a.w);
             on[k] = ::mfprio::detail::mask_pair(a.w != 0, b.w != 0);
         }
+        // processor_equivalents' divisors (processors and memory, disk and swap) and whether
+        // the cluster has each resource.
+        const __m128d zero = _mm_setzero_pd();
+        const __m128d den_pm = _mm_set_pd(r.mem, r.procs), den_ds = _mm_set_pd(r.swap, r.disk);
+        const __m128d has_pm = ::mfprio::detail::mask_pair(false, has_mem);
+        const __m128d has_ds = ::mfprio::detail::mask_pair(has_disk, has_swap);
         // cap_bounds in each lane: min_pd(hi, x) is hi < x ? hi : x, max_pd(lo, y) is
         // lo > y ? lo : y, NaN included.
         const auto pair_term = [&](std::size_t k, double f0, double f1) noexcept {
@@ -706,15 +712,40 @@ struct res_component : detail::res_base {
             const double procs = static_cast<double>(T::procs(j));
             const double wclimit = static_cast<double>(T::wclimit(j));
             // processor_equivalents: each request considered only where it is > 0 and the
-            // cluster has the resource, as a select rather than a branch.
-            double share = procs / r.procs;
-            const auto consider = [&share](double requested, bool has, double total) noexcept {
-                const double candidate = std::max(share, requested / total);
-                share = requested > 0 && has ? candidate : share;
-            };
-            if constexpr (has_mem_mb<J>) consider(static_cast<double>(T::mem_mb(j)), has_mem, r.mem);
-            if constexpr (has_disk_mb<J>) consider(static_cast<double>(T::disk_mb(j)), has_disk, r.disk);
-            if constexpr (has_swap_mb<J>) consider(static_cast<double>(T::swap_mb(j)), has_swap, r.swap);
+            // cluster has the resource.
+            double share = 0.0;
+#if defined(__SSE2__)
+            if constexpr (has_mem_mb<J> && has_disk_mb<J> && has_swap_mb<J>) {
+                // The four quotients in two SSE2 divisions, and each request's test as a mask:
+                // as C++ selects, gcc branched on the request job by job (which went either way
+                // at random) to skip its division. max(share, q), which is share < q ? q :
+                // share (NaN: share), is q > share ? q : share: q where all three tests hold.
+                const __m128d q_pm = _mm_div_pd(_mm_set_pd(static_cast<double>(T::mem_mb(j)), procs), den_pm);
+                const __m128d ds = _mm_set_pd(static_cast<double>(T::swap_mb(j)), static_cast<double>(T::disk_mb(j)));
+                const __m128d q_ds = _mm_div_pd(ds, den_ds);
+                const __m128d ok_m = _mm_and_pd(_mm_cmpgt_pd(_mm_set_pd(static_cast<double>(T::mem_mb(j)), 0.0), zero), has_pm);
+                const __m128d ok_ds = _mm_and_pd(_mm_cmpgt_pd(ds, zero), has_ds);
+                const auto consider = [](__m128d s, __m128d q, __m128d ok) noexcept {
+                    const __m128d take = _mm_and_pd(ok, _mm_cmpgt_sd(q, s));
+                    return _mm_or_pd(_mm_and_pd(take, q), _mm_andnot_pd(take, s));
+                };
+                __m128d s = q_pm;                                                   // procs / P
+                s = consider(s, _mm_unpackhi_pd(q_pm, q_pm), _mm_unpackhi_pd(ok_m, ok_m)); // mem
+                s = consider(s, q_ds, ok_ds);                                       // disk
+                s = consider(s, _mm_unpackhi_pd(q_ds, q_ds), _mm_unpackhi_pd(ok_ds, ok_ds)); // swap
+                share = _mm_cvtsd_f64(s);
+            } else
+#endif
+            {
+                share = procs / r.procs;
+                const auto consider = [&share](double requested, bool has, double total) noexcept {
+                    const double candidate = std::max(share, requested / total);
+                    share = requested > 0 && has ? candidate : share;
+                };
+                if constexpr (has_mem_mb<J>) consider(static_cast<double>(T::mem_mb(j)), has_mem, r.mem);
+                if constexpr (has_disk_mb<J>) consider(static_cast<double>(T::disk_mb(j)), has_disk, r.disk);
+                if constexpr (has_swap_mb<J>) consider(static_cast<double>(T::swap_mb(j)), has_swap, r.swap);
+            }
             const double pe_value = r.procs * share;
             const double pe = pe_on ? pe_value : 0.0;
             const double ps = procs * wclimit;
