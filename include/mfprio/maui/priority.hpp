@@ -18,6 +18,7 @@
 #include <memory>
 #include <new>
 #include <span>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -163,11 +164,27 @@ struct cap_bounds {
         return b;
     }
     /// `cap::operator()`'s value: x > hi gives hi, x < lo gives lo, anything else (NaN) x.
-    [[nodiscard]] constexpr double operator()(double x) const noexcept {
+    [[nodiscard]] constexpr double operator()(double x) const noexcept { return apply<true>(x); }
+    /// The same, with the lower bound left out where `Lower` is false: the same value too
+    /// when `lo` is -inf (an upper cap, Maui's, or none), y < -inf being false for every y.
+    template <bool Lower>
+    [[nodiscard]] constexpr double apply(double x) const noexcept {
         const double y = hi < x ? hi : x;
-        return y < lo ? lo : y;
+        if constexpr (Lower) return y < lo ? lo : y;
+        else return y;
     }
+    /// Whether the lower bound does anything (`lo` is not -inf): a symmetric cap.
+    [[nodiscard]] constexpr bool has_lower() const noexcept { return lo != -std::numeric_limits<double>::infinity(); }
 };
+
+/// Calls `fn(std::bool_constant<L>{})` with L = `lower`: a hook's loop compiled twice, with
+/// its caps' lower bounds and without them (every cap upper, Maui's own: one comparison a
+/// cap instead of two, and no constant to keep in a register).
+template <class Fn>
+constexpr void with_lower(bool lower, Fn&& fn) {
+    if (lower) fn(std::true_type{});
+    else fn(std::false_type{});
+}
 
 /// A subterm's configured weight (as a double) and cap, laid out once per batch.
 struct prepared_subterm {
@@ -180,12 +197,22 @@ struct prepared_subterm {
     }
     /// What the component adds for factor `f` under weight `w`: w x cap(f), or +0.0 where
     /// the component skips the subterm (w == 0).
+    template <bool Lower = true>
     [[nodiscard]] constexpr double term(double w_used, double f) const noexcept {
-        const double contribution = w_used * bounds(f);
+        const double contribution = w_used * bounds.apply<Lower>(f);
         return w_used == 0 ? 0.0 : contribution;
     }
-    [[nodiscard]] constexpr double term(double f) const noexcept { return term(w, f); }
+    template <bool Lower = true>
+    [[nodiscard]] constexpr double term(double f) const noexcept { return term<Lower>(w, f); }
 };
+
+/// Whether some of the caps has a lower bound (`cap_bounds::has_lower`).
+template <std::size_t N>
+[[nodiscard]] constexpr bool any_lower(const std::array<prepared_subterm, N>& sub, const cap_bounds& limit) noexcept {
+    bool lower = limit.has_lower();
+    for (const prepared_subterm& s : sub) lower = lower || s.bounds.has_lower();
+    return lower;
+}
 
 /// The prepared subterms of a component, in order.
 template <class Base, std::size_t... I>
@@ -232,6 +259,7 @@ struct serv_component : detail::serv_base {
     struct prepared {
         std::array<detail::prepared_subterm, size> sub{};
         detail::cap_bounds limit{};
+        bool lower = true; ///< some cap has a lower bound (`detail::with_lower`)
         double spviolation[2] = {0.0, 0.0}; ///< SPVIOLATION's term for 0 and 1
         std::size_t count = 0;              ///< QOS rows, less the "none" row
         const qos_row* rows = nullptr;      ///< by QOS; nullptr when the allocation failed
@@ -242,6 +270,7 @@ struct serv_component : detail::serv_base {
         prepared p;
         p.sub = detail::prepare_subterms<detail::serv_base>(*this);
         p.limit = detail::cap_bounds::of(limit);
+        p.lower = detail::any_lower(p.sub, p.limit);
         p.spviolation[0] = p.sub[2].term(0.0);
         p.spviolation[1] = p.sub[2].term(1.0);
         const auto& table = c.creds[index(cred_kind::qos)];
@@ -278,43 +307,47 @@ struct serv_component : detail::serv_base {
         const __m128d lo = _mm_set_pd(p.sub[1].bounds.lo, p.sub[0].bounds.lo);
         const __m128d zero = _mm_setzero_pd();
 #endif
-        for (std::size_t i = 0; i < N; ++i) {
-            const J& j = jobs[i];
-            const qos_row& q = p.rows[detail::row_of(cred_index<cred_kind::qos>(j), p.count)];
-            const std::int64_t seconds = effective_queue_duration(j, c);
-            const double queued = static_cast<double>(seconds);
-            const double minutes = whole ? static_cast<double>(seconds / 60) : queued / 60.0;
-            const double wclimit = static_cast<double>(T::wclimit(j));
-            const double numerator = doc ? queued : queued + wclimit;
-            double total = 0.0;
+        detail::with_lower(p.lower, [&](auto lower_t) {
+            constexpr bool lower = decltype(lower_t)::value;
+            for (std::size_t i = 0; i < N; ++i) {
+                const J& j = jobs[i];
+                const qos_row& q = p.rows[detail::row_of(cred_index<cred_kind::qos>(j), p.count)];
+                const std::int64_t seconds = effective_queue_duration(j, c);
+                const double queued = static_cast<double>(seconds);
+                const double minutes = whole ? static_cast<double>(seconds / 60) : queued / 60.0;
+                const double wclimit = static_cast<double>(T::wclimit(j));
+                const double numerator = doc ? queued : queued + wclimit;
+                double total = 0.0;
 #if defined(__SSE2__)
-            // XFACTOR (computed whatever the denominator, then +0.0 where it is not > 0), and
-            // each term w x cap(f), or +0.0 where w is 0, by masks: written as C++ selects
-            // they were compiled to branches on the QOS, as good as random job by job.
-            // std::max(floor, wclimit) is floor < wclimit ? wclimit : floor: max_sd(wclimit,
-            // floor), which gives its second operand where either is NaN.
-            const __m128d denominator = _mm_max_sd(_mm_set_sd(wclimit), _mm_set_sd(q.xf_floor));
-            __m128d ratio = _mm_div_sd(_mm_set_sd(numerator), denominator);
-            if (doc) ratio = _mm_add_sd(_mm_set_sd(1.0), ratio);
-            const __m128d xf = _mm_and_pd(_mm_cmpgt_sd(denominator, zero), ratio);
-            const __m128d f = _mm_unpacklo_pd(_mm_set_sd(minutes), xf);
-            const __m128d w = _mm_loadu_pd(q.w);
-            const __m128d capped = _mm_max_pd(lo, _mm_min_pd(hi, f));
-            const __m128d terms = _mm_and_pd(_mm_mul_pd(w, capped), _mm_cmpneq_pd(w, zero));
-            total = total + _mm_cvtsd_f64(terms);
-            total = total + _mm_cvtsd_f64(_mm_unpackhi_pd(terms, terms));
+                // XFACTOR (computed whatever the denominator, then +0.0 where it is not > 0), and
+                // each term w x cap(f), or +0.0 where w is 0, by masks: written as C++ selects
+                // they were compiled to branches on the QOS, as good as random job by job.
+                // std::max(floor, wclimit) is floor < wclimit ? wclimit : floor: max_sd(wclimit,
+                // floor), which gives its second operand where either is NaN.
+                const __m128d denominator = _mm_max_sd(_mm_set_sd(wclimit), _mm_set_sd(q.xf_floor));
+                __m128d ratio = _mm_div_sd(_mm_set_sd(numerator), denominator);
+                if (doc) ratio = _mm_add_sd(_mm_set_sd(1.0), ratio);
+                const __m128d xf = _mm_and_pd(_mm_cmpgt_sd(denominator, zero), ratio);
+                const __m128d f = _mm_unpacklo_pd(_mm_set_sd(minutes), xf);
+                const __m128d w = _mm_loadu_pd(q.w);
+                __m128d capped = _mm_min_pd(hi, f);
+                if constexpr (lower) capped = _mm_max_pd(lo, capped);
+                const __m128d terms = _mm_and_pd(_mm_mul_pd(w, capped), _mm_cmpneq_pd(w, zero));
+                total = total + _mm_cvtsd_f64(terms);
+                total = total + _mm_cvtsd_f64(_mm_unpackhi_pd(terms, terms));
 #else
-            const double denominator = std::max(q.xf_floor, wclimit);
-            const double quotient = numerator / denominator;
-            const double ratio = doc ? 1.0 + quotient : quotient;
-            const double xf = denominator > 0 ? ratio : 0.0;
-            total = total + p.sub[0].term(q.w[0], minutes);
-            total = total + p.sub[1].term(q.w[1], xf);
+                const double denominator = std::max(q.xf_floor, wclimit);
+                const double quotient = numerator / denominator;
+                const double ratio = doc ? 1.0 + quotient : quotient;
+                const double xf = denominator > 0 ? ratio : 0.0;
+                total = total + p.sub[0].term<lower>(q.w[0], minutes);
+                total = total + p.sub[1].term<lower>(q.w[1], xf);
 #endif
-            total = total + p.spviolation[T::spviolation(j) ? 1 : 0];
-            total = total + p.sub[3].term(static_cast<double>(T::bypass(j)));
-            out[i] = p.limit(total);
-        }
+                total = total + p.spviolation[T::spviolation(j) ? 1 : 0];
+                total = total + p.sub[3].term<lower>(static_cast<double>(T::bypass(j)));
+                out[i] = p.limit.apply<lower>(total);
+            }
+        });
     }
 };
 
@@ -335,6 +368,7 @@ struct targ_component : detail::targ_base {
     struct prepared {
         std::array<detail::prepared_subterm, size> sub{};
         detail::cap_bounds limit{};
+        bool lower = true; ///< some cap has a lower bound (`detail::with_lower`)
         double thousand = 0; ///< thousand_power(1.0)
         double ceiling = 0;  ///< target_power(0.0001)
         std::size_t count = 0;         ///< QOS rows, less the "none" row
@@ -355,6 +389,7 @@ struct targ_component : detail::targ_base {
         prepared p;
         p.sub = detail::prepare_subterms<detail::targ_base>(*this);
         p.limit = detail::cap_bounds::of(limit);
+        p.lower = detail::any_lower(p.sub, p.limit);
         // The same functions as the call operators', at run time (never folded differently).
         volatile double one = 1.0, floor = 0.0001;
         p.thousand = thousand_power(one);
@@ -473,12 +508,15 @@ struct targ_component : detail::targ_base {
                 const double v = detail::inverse_square_nearest(d[i], sure);
                 xf_f[i] = sure ? v : detail::libm_target_power(d[i]);
             }
-            for (std::size_t i = 0; i < m; ++i) {
-                double total = 0.0;
-                if (qt_on) total = total + qt_term[i];
-                if (xf_on) total = total + p.sub[1].term(xf_f[i]);
-                out[first + i] = p.limit(total);
-            }
+            detail::with_lower(p.lower, [&](auto lower_t) {
+                constexpr bool lower = decltype(lower_t)::value;
+                for (std::size_t i = 0; i < m; ++i) {
+                    double total = 0.0;
+                    if (qt_on) total = total + qt_term[i];
+                    if (xf_on) total = total + p.sub[1].term<lower>(xf_f[i]);
+                    out[first + i] = p.limit.apply<lower>(total);
+                }
+            });
         }
     }
 };
@@ -492,6 +530,7 @@ struct cred_component : detail::cred_base {
         std::array<const double*, cred_kind_count> term{}; ///< by credential: the term (CLASS: capped priority)
         const double* class_weight = nullptr;              ///< by group: CLASS's weight for its jobs
         detail::cap_bounds limit{};
+        bool lower = true; ///< the cap has a lower bound (`detail::with_lower`)
         detail::prepared_doubles storage;
     };
 
@@ -499,6 +538,7 @@ struct cred_component : detail::cred_base {
         prepared p;
         const auto sub = detail::prepare_subterms<detail::cred_base>(*this);
         p.limit = detail::cap_bounds::of(limit);
+        p.lower = p.limit.has_lower();
         std::size_t total = 0;
         for (std::size_t k = 0; k < cred_kind_count; ++k) {
             p.size[k] = c.creds[k].size();
@@ -542,20 +582,24 @@ struct cred_component : detail::cred_base {
             return detail::row_of(cred_index<K>(j), p.size[index(K)]);
         };
         using kind = cred_kind;
-        for (std::size_t i = 0; i < N; ++i) {
-            const J& j = jobs[i];
-            const std::size_t g = row(j, std::integral_constant<kind, kind::group>{});
-            const double w_class = p.class_weight[g];
-            // A capped priority is finite: w_class x it is +-0.0 for a zero weight.
-            const double class_term = w_class * p.term[index(kind::job_class)][row(j, std::integral_constant<kind, kind::job_class>{})];
-            double total = 0.0;
-            total = total + p.term[index(kind::user)][row(j, std::integral_constant<kind, kind::user>{})];
-            total = total + p.term[index(kind::group)][g];
-            total = total + p.term[index(kind::account)][row(j, std::integral_constant<kind, kind::account>{})];
-            total = total + p.term[index(kind::qos)][row(j, std::integral_constant<kind, kind::qos>{})];
-            total = total + class_term;
-            out[i] = p.limit(total);
-        }
+        detail::with_lower(p.lower, [&](auto lower_t) {
+            constexpr bool lower = decltype(lower_t)::value;
+            for (std::size_t i = 0; i < N; ++i) {
+                const J& j = jobs[i];
+                const std::size_t g = row(j, std::integral_constant<kind, kind::group>{});
+                const double w_class = p.class_weight[g];
+                // A capped priority is finite: w_class x it is +-0.0 for a zero weight.
+                const std::size_t cls = row(j, std::integral_constant<kind, kind::job_class>{});
+                const double class_term = w_class * p.term[index(kind::job_class)][cls];
+                double total = 0.0;
+                total = total + p.term[index(kind::user)][row(j, std::integral_constant<kind, kind::user>{})];
+                total = total + p.term[index(kind::group)][g];
+                total = total + p.term[index(kind::account)][row(j, std::integral_constant<kind, kind::account>{})];
+                total = total + p.term[index(kind::qos)][row(j, std::integral_constant<kind, kind::qos>{})];
+                total = total + class_term;
+                out[i] = p.limit.apply<lower>(total);
+            }
+        });
     }
 };
 
@@ -581,6 +625,7 @@ struct fs_component : detail::fs_base {
         std::array<std::size_t, cred_kind_count> size{};
         std::array<const double*, cred_kind_count> term{};
         detail::cap_bounds limit{};
+        bool lower = true; ///< the cap has a lower bound (`detail::with_lower`)
         detail::prepared_doubles storage;
     };
 
@@ -593,6 +638,7 @@ struct fs_component : detail::fs_base {
         prepared p;
         const auto sub = detail::prepare_subterms<detail::fs_base>(*this);
         p.limit = detail::cap_bounds::of(limit);
+        p.lower = p.limit.has_lower();
         std::size_t total = 0;
         for (std::size_t k = 0; k < cred_kind_count; ++k) {
             p.size[k] = c.creds[k].size();
@@ -629,16 +675,19 @@ struct fs_component : detail::fs_base {
         const auto at = [&p]<kind K>(const J& j, std::integral_constant<kind, K>) noexcept {
             return p.term[index(K)][detail::row_of(cred_index<K>(j), p.size[index(K)])];
         };
-        for (std::size_t i = 0; i < N; ++i) {
-            const J& j = jobs[i];
-            double total = 0.0;
-            total = total + at(j, std::integral_constant<kind, kind::user>{});
-            total = total + at(j, std::integral_constant<kind, kind::group>{});
-            total = total + at(j, std::integral_constant<kind, kind::account>{});
-            total = total + at(j, std::integral_constant<kind, kind::qos>{});
-            total = total + at(j, std::integral_constant<kind, kind::job_class>{});
-            out[i] = p.limit(total);
-        }
+        detail::with_lower(p.lower, [&](auto lower_t) {
+            constexpr bool lower = decltype(lower_t)::value;
+            for (std::size_t i = 0; i < N; ++i) {
+                const J& j = jobs[i];
+                double total = 0.0;
+                total = total + at(j, std::integral_constant<kind, kind::user>{});
+                total = total + at(j, std::integral_constant<kind, kind::group>{});
+                total = total + at(j, std::integral_constant<kind, kind::account>{});
+                total = total + at(j, std::integral_constant<kind, kind::qos>{});
+                total = total + at(j, std::integral_constant<kind, kind::job_class>{});
+                out[i] = p.limit.apply<lower>(total);
+            }
+        });
     }
 };
 
@@ -650,6 +699,7 @@ struct res_component : detail::res_base {
     struct prepared {
         std::array<detail::prepared_subterm, size> sub{};
         detail::cap_bounds limit{};
+        bool lower = true; ///< some cap has a lower bound (`detail::with_lower`)
         std::size_t users = 0;        ///< rows of `user_terms`, less the "none" row
         const double* user_terms = nullptr; ///< by user: UPROC's term, UJOB's term
         detail::prepared_doubles storage;
@@ -659,6 +709,7 @@ struct res_component : detail::res_base {
         prepared p;
         p.sub = detail::prepare_subterms<detail::res_base>(*this);
         p.limit = detail::cap_bounds::of(limit);
+        p.lower = detail::any_lower(p.sub, p.limit);
         p.users = std::max(c.user_active_procs.size(), c.user_active_jobs.size());
         if (!p.storage.allocate(2 * (p.users + 1))) return p;
         double* at = p.storage.data.get();
@@ -702,81 +753,86 @@ struct res_component : detail::res_base {
         const __m128d has_ds = ::mfprio::detail::mask_pair(has_disk, has_swap);
         // cap_bounds in each lane: min_pd(hi, x) is hi < x ? hi : x, max_pd(lo, y) is
         // lo > y ? lo : y, NaN included.
-        const auto pair_term = [&](std::size_t k, double f0, double f1) noexcept {
-            const __m128d capped = _mm_max_pd(lo[k], _mm_min_pd(hi[k], _mm_set_pd(f1, f0)));
+        const auto pair_term = [&](auto lower_t, std::size_t k, double f0, double f1) noexcept {
+            __m128d capped = _mm_min_pd(hi[k], _mm_set_pd(f1, f0));
+            if constexpr (decltype(lower_t)::value) capped = _mm_max_pd(lo[k], capped);
             return _mm_and_pd(_mm_mul_pd(w[k], capped), on[k]);
         };
 #endif
-        for (std::size_t i = 0; i < N; ++i) {
-            const J& j = jobs[i];
-            const double procs = static_cast<double>(T::procs(j));
-            const double wclimit = static_cast<double>(T::wclimit(j));
-            // processor_equivalents: each request considered only where it is > 0 and the
-            // cluster has the resource.
-            double share = 0.0;
+        detail::with_lower(p.lower, [&](auto lower_t) {
+            constexpr bool lower = decltype(lower_t)::value;
+            for (std::size_t i = 0; i < N; ++i) {
+                const J& j = jobs[i];
+                const double procs = static_cast<double>(T::procs(j));
+                const double wclimit = static_cast<double>(T::wclimit(j));
+                // processor_equivalents: each request considered only where it is > 0 and the
+                // cluster has the resource.
+                double share = 0.0;
 #if defined(__SSE2__)
-            if constexpr (has_mem_mb<J> && has_disk_mb<J> && has_swap_mb<J>) {
-                // The four quotients in two SSE2 divisions, and each request's test as a mask:
-                // as C++ selects, gcc branched on the request job by job (which went either way
-                // at random) to skip its division. max(share, q), which is share < q ? q :
-                // share (NaN: share), is q > share ? q : share: q where all three tests hold.
-                const __m128d q_pm = _mm_div_pd(_mm_set_pd(static_cast<double>(T::mem_mb(j)), procs), den_pm);
-                const __m128d ds = _mm_set_pd(static_cast<double>(T::swap_mb(j)), static_cast<double>(T::disk_mb(j)));
-                const __m128d q_ds = _mm_div_pd(ds, den_ds);
-                const __m128d ok_m = _mm_and_pd(_mm_cmpgt_pd(_mm_set_pd(static_cast<double>(T::mem_mb(j)), 0.0), zero), has_pm);
-                const __m128d ok_ds = _mm_and_pd(_mm_cmpgt_pd(ds, zero), has_ds);
-                const auto consider = [](__m128d s, __m128d q, __m128d ok) noexcept {
-                    const __m128d take = _mm_and_pd(ok, _mm_cmpgt_sd(q, s));
-                    return _mm_or_pd(_mm_and_pd(take, q), _mm_andnot_pd(take, s));
-                };
-                __m128d s = q_pm;                                                   // procs / P
-                s = consider(s, _mm_unpackhi_pd(q_pm, q_pm), _mm_unpackhi_pd(ok_m, ok_m)); // mem
-                s = consider(s, q_ds, ok_ds);                                       // disk
-                s = consider(s, _mm_unpackhi_pd(q_ds, q_ds), _mm_unpackhi_pd(ok_ds, ok_ds)); // swap
-                share = _mm_cvtsd_f64(s);
-            } else
+                if constexpr (has_mem_mb<J> && has_disk_mb<J> && has_swap_mb<J>) {
+                    // The four quotients in two SSE2 divisions, and each request's test as a mask:
+                    // as C++ selects, gcc branched on the request job by job (which went either way
+                    // at random) to skip its division. max(share, q), which is share < q ? q :
+                    // share (NaN: share), is q > share ? q : share: q where all three tests hold.
+                    const __m128d q_pm = _mm_div_pd(_mm_set_pd(static_cast<double>(T::mem_mb(j)), procs), den_pm);
+                    const __m128d ds = _mm_set_pd(static_cast<double>(T::swap_mb(j)), static_cast<double>(T::disk_mb(j)));
+                    const __m128d q_ds = _mm_div_pd(ds, den_ds);
+                    const __m128d mem = _mm_set_pd(static_cast<double>(T::mem_mb(j)), 0.0);
+                    const __m128d ok_m = _mm_and_pd(_mm_cmpgt_pd(mem, zero), has_pm);
+                    const __m128d ok_ds = _mm_and_pd(_mm_cmpgt_pd(ds, zero), has_ds);
+                    const auto consider = [](__m128d s, __m128d q, __m128d ok) noexcept {
+                        const __m128d take = _mm_and_pd(ok, _mm_cmpgt_sd(q, s));
+                        return _mm_or_pd(_mm_and_pd(take, q), _mm_andnot_pd(take, s));
+                    };
+                    __m128d s = q_pm;                                                   // procs / P
+                    s = consider(s, _mm_unpackhi_pd(q_pm, q_pm), _mm_unpackhi_pd(ok_m, ok_m)); // mem
+                    s = consider(s, q_ds, ok_ds);                                       // disk
+                    s = consider(s, _mm_unpackhi_pd(q_ds, q_ds), _mm_unpackhi_pd(ok_ds, ok_ds)); // swap
+                    share = _mm_cvtsd_f64(s);
+                } else
 #endif
-            {
-                share = procs / r.procs;
-                const auto consider = [&share](double requested, bool has, double total) noexcept {
-                    const double candidate = std::max(share, requested / total);
-                    share = requested > 0 && has ? candidate : share;
-                };
-                if constexpr (has_mem_mb<J>) consider(static_cast<double>(T::mem_mb(j)), has_mem, r.mem);
-                if constexpr (has_disk_mb<J>) consider(static_cast<double>(T::disk_mb(j)), has_disk, r.disk);
-                if constexpr (has_swap_mb<J>) consider(static_cast<double>(T::swap_mb(j)), has_swap, r.swap);
-            }
-            const double pe_value = r.procs * share;
-            const double pe = pe_on ? pe_value : 0.0;
-            const double ps = procs * wclimit;
-            const double* user = p.user_terms + 2 * detail::row_of(static_cast<std::size_t>(T::user(j)), p.users);
-            double total = 0.0;
+                {
+                    share = procs / r.procs;
+                    const auto consider = [&share](double requested, bool has, double total) noexcept {
+                        const double candidate = std::max(share, requested / total);
+                        share = requested > 0 && has ? candidate : share;
+                    };
+                    if constexpr (has_mem_mb<J>) consider(static_cast<double>(T::mem_mb(j)), has_mem, r.mem);
+                    if constexpr (has_disk_mb<J>) consider(static_cast<double>(T::disk_mb(j)), has_disk, r.disk);
+                    if constexpr (has_swap_mb<J>) consider(static_cast<double>(T::swap_mb(j)), has_swap, r.swap);
+                }
+                const double pe_value = r.procs * share;
+                const double pe = pe_on ? pe_value : 0.0;
+                const double ps = procs * wclimit;
+                const double* user = p.user_terms + 2 * detail::row_of(static_cast<std::size_t>(T::user(j)), p.users);
+                double total = 0.0;
 #if defined(__SSE2__)
-            // The eight job subterms two at a time, in order: each lane w x cap(f), or +0.0
-            // where w is 0 (a mask: w x cap(f) would be +-0.0 or NaN), then added one by one.
-            const __m128d terms[4] = {
-                pair_term(0, static_cast<double>(T::nodes(j)), procs),
-                pair_term(1, static_cast<double>(T::mem_mb(j)), static_cast<double>(T::swap_mb(j))),
-                pair_term(2, static_cast<double>(T::disk_mb(j)), ps),
-                pair_term(3, pe, wclimit)};
-            for (const __m128d t : terms) {
-                total = total + _mm_cvtsd_f64(t);
-                total = total + _mm_cvtsd_f64(_mm_unpackhi_pd(t, t));
-            }
+                // The eight job subterms two at a time, in order: each lane w x cap(f), or +0.0
+                // where w is 0 (a mask: w x cap(f) would be +-0.0 or NaN), then added one by one.
+                const __m128d terms[4] = {
+                    pair_term(lower_t, 0, static_cast<double>(T::nodes(j)), procs),
+                    pair_term(lower_t, 1, static_cast<double>(T::mem_mb(j)), static_cast<double>(T::swap_mb(j))),
+                    pair_term(lower_t, 2, static_cast<double>(T::disk_mb(j)), ps),
+                    pair_term(lower_t, 3, pe, wclimit)};
+                for (const __m128d t : terms) {
+                    total = total + _mm_cvtsd_f64(t);
+                    total = total + _mm_cvtsd_f64(_mm_unpackhi_pd(t, t));
+                }
 #else
-            total = total + p.sub[0].term(static_cast<double>(T::nodes(j)));
-            total = total + p.sub[1].term(procs);
-            total = total + p.sub[2].term(static_cast<double>(T::mem_mb(j)));
-            total = total + p.sub[3].term(static_cast<double>(T::swap_mb(j)));
-            total = total + p.sub[4].term(static_cast<double>(T::disk_mb(j)));
-            total = total + p.sub[5].term(ps);
-            total = total + p.sub[6].term(pe);
-            total = total + p.sub[7].term(wclimit);
+                total = total + p.sub[0].term<lower>(static_cast<double>(T::nodes(j)));
+                total = total + p.sub[1].term<lower>(procs);
+                total = total + p.sub[2].term<lower>(static_cast<double>(T::mem_mb(j)));
+                total = total + p.sub[3].term<lower>(static_cast<double>(T::swap_mb(j)));
+                total = total + p.sub[4].term<lower>(static_cast<double>(T::disk_mb(j)));
+                total = total + p.sub[5].term<lower>(ps);
+                total = total + p.sub[6].term<lower>(pe);
+                total = total + p.sub[7].term<lower>(wclimit);
 #endif
-            total = total + user[0];
-            total = total + user[1];
-            out[i] = p.limit(total);
-        }
+                total = total + user[0];
+                total = total + user[1];
+                out[i] = p.limit.apply<lower>(total);
+            }
+        });
     }
 };
 
