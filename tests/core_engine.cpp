@@ -320,6 +320,51 @@ TEST_CASE("core: batch skips a term whose factor is idle in the context, unless 
     for (std::size_t k = 0; k < n; ++k) CHECK(std::isnan(out[k]));
 }
 
+namespace {
+/// A factor its type declares idle everywhere (`always_idle`), with a block hook that counts
+/// its blocks: its value is -0.0 (a negative weight times it is +0.0, a positive one -0.0).
+struct never_alpha {
+    static constexpr std::string_view name = "never";
+    static constexpr bool always_idle = true;
+    int* blocks = nullptr;
+    double operator()(const ejob&, const ectx&) const noexcept { return -0.0; }
+    template <std::size_t N>
+    void block(std::span<const ejob, N>, const ectx&, std::span<double, N> out) const noexcept {
+        ++*blocks;
+        for (std::size_t i = 0; i < N; ++i) out[i] = -0.0;
+    }
+};
+} // namespace
+
+TEST_CASE("core: batch leaves out an always-idle term of finite weight at compile time") {
+    static_assert(mfprio::always_idle_factor<never_alpha>);
+    static_assert(!mfprio::always_idle_factor<idle_alpha>);
+    int blocks = 0;
+    constexpr std::size_t n = 3 * mfprio::block_size + 5;
+    std::vector<ejob> jobs(n);
+    for (std::size_t k = 0; k < n; ++k) jobs[k] = {0.0, static_cast<double>(k) - 40.0, 0.0};
+    std::vector<double> out(n);
+    // Integer weights, runtime or compile-time: left out, its hook never called, every sum
+    // what score gives (beta's term is +-0.0 for job 40: the sum stays +0.0).
+    const auto e = mfprio::make_engine(mfprio::raw_result{}, mfprio::make_term(never_alpha{&blocks}, std::int64_t{7}),
+                                       mfprio::make_term(beta{}, std::int64_t{-2}),
+                                       mfprio::make_term(never_alpha{&blocks}, 3_w));
+    e.batch(std::span<const ejob>(jobs), ectx{}, std::span<double>(out));
+    CHECK(blocks == 0);
+    for (std::size_t k = 0; k < n; ++k) {
+        CAPTURE(k);
+        CHECK(out[k] == e.score(jobs[k], ectx{}));
+        CHECK(std::signbit(out[k]) == std::signbit(e.score(jobs[k], ectx{})));
+    }
+    CHECK_FALSE(std::signbit(out[40]));
+    // A double weight may be infinite: the term stays in (inf x -0.0 is NaN, in every sum).
+    const auto inf_weight = mfprio::make_engine(mfprio::raw_result{}, mfprio::make_term(beta{}, 1_w),
+                                                mfprio::make_term(never_alpha{&blocks}, std::numeric_limits<double>::infinity()));
+    inf_weight.batch(std::span<const ejob>(jobs), ectx{}, std::span<double>(out));
+    CHECK(blocks == 3);
+    for (std::size_t k = 0; k < n; ++k) CHECK(std::isnan(out[k]));
+}
+
 TEST_CASE("core: a batch plan is prepared once and reused by every later batch") {
     int prepared = 0;
     int unused = 0;

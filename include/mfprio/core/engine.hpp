@@ -207,17 +207,26 @@ public:
     [[nodiscard]] constexpr const Result& result() const noexcept { return result_; }
 
 private:
+    /// Whether each term is left out of `batch` at compile time: its factor is always idle
+    /// (`always_idle_factor`) and its weight always finite, so that it adds +-0.0 to every
+    /// sum, which changes none.
+    template <class W>
+    static constexpr bool finite_weight = is_fixed_weight_v<W> || std::is_integral_v<typename W::value_type>;
+    static constexpr std::array<bool, term_count + 1> left_out{
+        (always_idle_factor<typename Terms::factor_type> && finite_weight<typename Terms::weight_type>)..., false};
     /// Whether each term's factor has a block hook (prepared or not) for jobs J in context
-    /// Ctx; and the row of term `term` in a block's table of hooked factors.
+    /// Ctx, and is not left out; and the row of term `term` in a block's table of hooked
+    /// factors.
     template <class J, class Ctx>
     static constexpr std::array<bool, term_count + 1> hooked{
-        (block_factor_policy<typename Terms::factor_type, J, Ctx> ||
-         prepared_block_factor_policy<typename Terms::factor_type, J, Ctx>)...,
+        ((block_factor_policy<typename Terms::factor_type, J, Ctx> ||
+          prepared_block_factor_policy<typename Terms::factor_type, J, Ctx>) &&
+         !(always_idle_factor<typename Terms::factor_type> && finite_weight<typename Terms::weight_type>))...,
         false};
     template <class J, class Ctx>
     static consteval bool some_unhooked() {
         for (std::size_t k = 0; k < term_count; ++k)
-            if (!hooked<J, Ctx>[k]) return true;
+            if (!hooked<J, Ctx>[k] && !left_out[k]) return true;
         return false;
     }
     template <class J, class Ctx>
@@ -262,7 +271,7 @@ private:
         bool all_on = true;
         std::apply([&](const Terms&... t) noexcept {
             std::size_t k = 0;
-            ((all_on = all_on && (plan.enabled[k] || hooked<J, Ctx>[k] ||
+            ((all_on = all_on && (plan.enabled[k] || hooked<J, Ctx>[k] || left_out[k] ||
                                   (is_fixed_weight_v<typename Terms::weight_type> && t.disabled())),
               ++k),
              ...);
@@ -380,13 +389,15 @@ private:
     }
 
     /// Term I's weight as a double in `w`, or false when the term adds nothing to any sum and
-    /// is skipped: a compile-time weight of 0; with `AllOn` false, a term that is off
-    /// (`enabled`, which `AllOn` callers need not give).
+    /// is skipped: a term left out at compile time (`left_out`), a compile-time weight of 0;
+    /// with `AllOn` false, a term that is off (`enabled`, which `AllOn` callers need not give).
     template <bool AllOn, std::size_t I, class Ctx>
     constexpr bool weight_of(const double* weights, const bool* enabled, double& w) const noexcept {
         const auto& t = std::get<I>(terms_);
         using T = std::remove_cvref_t<decltype(t)>;
-        if constexpr (is_fixed_weight_v<typename T::weight_type>) {
+        if constexpr (left_out[I]) {
+            return false;
+        } else if constexpr (is_fixed_weight_v<typename T::weight_type>) {
             if (t.disabled()) return false;
             if constexpr (!AllOn && idle_aware_factor<typename T::factor_type, Ctx>)
                 if (!enabled[I]) return false;

@@ -36,6 +36,16 @@ concept idle_aware_factor = requires(const F& f, const Ctx& c) {
     { f.idle(c) } noexcept -> std::same_as<bool>;
 };
 
+/// A factor that is +0.0 or -0.0 for every job in every context, which its type says:
+/// `F::always_idle` is true (Maui 3.3's ATTR component, which Maui never computes). The
+/// engine's `batch` leaves a term of such a factor out at compile time when its weight is
+/// always finite (a compile-time weight, or a runtime one of an integer type): no row of
+/// factors, no addition job by job.
+template <class F>
+concept always_idle_factor = requires {
+    requires F::always_idle;
+};
+
 /// A factor policy that also evaluates a block of `block_size` jobs at once:
 /// `f.block(jobs, c, out)` writes into `out[i]` exactly what `f(jobs[i], c)` returns, bit for
 /// bit, for every i. The engine's `batch` calls it once per block instead of the call

@@ -606,7 +606,9 @@ struct cred_component : detail::cred_base {
 /// ATTR: ATTRATTR and ATTRSTATE, 0 in Maui 3.3 whatever the job: its block hook computes the
 /// value once per block.
 struct attr_component : detail::attr_base {
-    /// Always idle: both subfactors are 0 for every job.
+    /// Always idle: both subfactors are 0 for every job, in every context. The engine's
+    /// batch leaves the term out at compile time (`always_idle_factor`).
+    static constexpr bool always_idle = true;
     [[nodiscard]] constexpr bool idle(const context&) const noexcept { return true; }
 
     template <class J, std::size_t N>
