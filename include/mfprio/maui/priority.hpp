@@ -695,8 +695,8 @@ struct fs_component : detail::fs_base {
 
 /// RES: NODE, PROC, MEM, SWAP, DISK, PS, PE, WALLTIME, UPROC and UJOB. Its block hook
 /// tabulates each user's UPROC and UJOB terms once per batch, computes the processor
-/// equivalents without a branch on the job's requests, and (SSE2) the other eight subterms
-/// two at a time.
+/// equivalents without a branch on the job's requests, and (SSE2) takes the jobs two at a
+/// time, one in each lane (a last odd job alone, its subterms two at a time).
 struct res_component : detail::res_base {
     struct prepared {
         std::array<detail::prepared_subterm, size> sub{};
@@ -760,10 +760,77 @@ struct res_component : detail::res_base {
             if constexpr (decltype(lower_t)::value) capped = _mm_max_pd(lo[k], capped);
             return _mm_and_pd(_mm_mul_pd(w[k], capped), on[k]);
         };
+        // Two jobs: job i in lane 0, job i + 1 in lane 1, each lane the one-job arithmetic
+        // in the same order (processor equivalents, then the ten subterms added from 0.0 one
+        // after the other, then the cap): half the instructions a job.
+        struct lane_subterm {
+            __m128d hi, lo, w, on; // subterm k's bounds, weight and mask in both lanes
+        };
+        lane_subterm lanes[8];
+        for (std::size_t k = 0; k < 8; ++k) {
+            const detail::prepared_subterm& t = p.sub[k];
+            lanes[k] = {_mm_set1_pd(t.bounds.hi), _mm_set1_pd(t.bounds.lo), _mm_set1_pd(t.w),
+                        ::mfprio::detail::mask_pair(t.w != 0, t.w != 0)};
+        }
+        const __m128d limit_hi = _mm_set1_pd(p.limit.hi), limit_lo = _mm_set1_pd(p.limit.lo);
+        const __m128d total_p = _mm_set1_pd(r.procs), total_m = _mm_set1_pd(r.mem);
+        const __m128d total_d = _mm_set1_pd(r.disk), total_s = _mm_set1_pd(r.swap);
+        const __m128d on_m = ::mfprio::detail::mask_pair(has_mem, has_mem);
+        const __m128d on_d = ::mfprio::detail::mask_pair(has_disk, has_disk);
+        const __m128d on_s = ::mfprio::detail::mask_pair(has_swap, has_swap);
+        const __m128d on_pe = ::mfprio::detail::mask_pair(pe_on, pe_on);
+        const auto two = [&](auto lower_t, std::size_t i) noexcept {
+            constexpr bool lower = decltype(lower_t)::value;
+            const J& a = jobs[i];
+            const J& b = jobs[i + 1];
+            const auto both = [&](auto field) noexcept {
+                return _mm_set_pd(static_cast<double>(field(b)), static_cast<double>(field(a)));
+            };
+            const __m128d procs = both([](const J& j) noexcept { return T::procs(j); });
+            const __m128d wclimit = both([](const J& j) noexcept { return T::wclimit(j); });
+            const __m128d mem = both([](const J& j) noexcept { return T::mem_mb(j); });
+            const __m128d swap = both([](const J& j) noexcept { return T::swap_mb(j); });
+            const __m128d disk = both([](const J& j) noexcept { return T::disk_mb(j); });
+            const __m128d nodes = both([](const J& j) noexcept { return T::nodes(j); });
+            // processor_equivalents, as `one` computes them.
+            const auto consider = [&](__m128d share, __m128d requested, __m128d total, __m128d has) noexcept {
+                const __m128d q = _mm_div_pd(requested, total);
+                const __m128d take = _mm_and_pd(_mm_and_pd(_mm_cmpgt_pd(requested, zero), has), _mm_cmpgt_pd(q, share));
+                return _mm_or_pd(_mm_and_pd(take, q), _mm_andnot_pd(take, share));
+            };
+            __m128d share = _mm_div_pd(procs, total_p);
+            share = consider(share, mem, total_m, on_m);
+            share = consider(share, disk, total_d, on_d);
+            share = consider(share, swap, total_s, on_s);
+            const __m128d pe = _mm_and_pd(_mm_mul_pd(total_p, share), on_pe);
+            const __m128d ps = _mm_mul_pd(procs, wclimit);
+            __m128d total = zero;
+            const auto add = [&](std::size_t k, __m128d f) noexcept {
+                __m128d capped = _mm_min_pd(lanes[k].hi, f);
+                if constexpr (lower) capped = _mm_max_pd(lanes[k].lo, capped);
+                total = _mm_add_pd(total, _mm_and_pd(_mm_mul_pd(lanes[k].w, capped), lanes[k].on));
+            };
+            add(0, nodes);
+            add(1, procs);
+            add(2, mem);
+            add(3, swap);
+            add(4, disk);
+            add(5, ps);
+            add(6, pe);
+            add(7, wclimit);
+            const double* ua = p.user_terms + 2 * detail::row_of(static_cast<std::size_t>(T::user(a)), p.users);
+            const double* ub = p.user_terms + 2 * detail::row_of(static_cast<std::size_t>(T::user(b)), p.users);
+            total = _mm_add_pd(total, _mm_set_pd(ub[0], ua[0]));
+            total = _mm_add_pd(total, _mm_set_pd(ub[1], ua[1]));
+            total = _mm_min_pd(limit_hi, total);
+            if constexpr (lower) total = _mm_max_pd(limit_lo, total);
+            _mm_storeu_pd(out.data() + i, total);
+        };
 #endif
         detail::with_lower(p.lower, [&](auto lower_t) {
             constexpr bool lower = decltype(lower_t)::value;
-            for (std::size_t i = 0; i < N; ++i) {
+            // One job: its eight job subterms two at a time (SSE2).
+            const auto one = [&](std::size_t i) noexcept {
                 const J& j = jobs[i];
                 const double procs = static_cast<double>(T::procs(j));
                 const double wclimit = static_cast<double>(T::wclimit(j));
@@ -833,7 +900,13 @@ struct res_component : detail::res_base {
                 total = total + user[0];
                 total = total + user[1];
                 out[i] = p.limit.apply<lower>(total);
-            }
+            };
+            std::size_t i = 0;
+#if defined(__SSE2__)
+            if constexpr (has_mem_mb<J> && has_disk_mb<J> && has_swap_mb<J>)
+                for (; i + 2 <= N; i += 2) two(lower_t, i);
+#endif
+            for (; i < N; ++i) one(i);
         });
     }
 };
