@@ -386,6 +386,47 @@ TEST_CASE("Maui batch: TARG's powers at their thresholds, and Maui 3.3's form ne
     CHECK(xf_ceiling > 20);
 }
 
+TEST_CASE("Maui batch: terms that are all -0.0 add up to +0.0, as a sum from 0.0 does") {
+    // Negative weights times factors of 0 are -0.0: a job queued no time, no wallclock limit
+    // (XFACTOR 0 with XFMINWCLIMIT 0), no soft-policy violation, never bypassed, no requests.
+    // Each component's sum starts at +0.0, so it is +0.0, never -0.0, in every hook (the
+    // two-jobs-at-a-time paths included).
+    world w(31, -3, -5);
+    for (auto& q : w.tables[index(cred_kind::qos)]) q.qt_weight = q.xf_weight = 0;
+    for (job& j : w.jobs) {
+        j.submit_time = now;
+        j.eligible_time = j.policy_blocked_time = j.blocked_time = 0;
+        j.wclimit = 0;
+        j.spviolation = false;
+        j.bypass = 0;
+        j.procs = j.nodes = j.mem_mb = j.swap_mb = j.disk_mb = 0;
+    }
+    w.c.user_active_procs = {};
+    w.c.user_active_jobs = {};
+    weights wt;
+    for (auto& x : wt.sub_weight) x = -7;
+    options o;
+    o.xf_min_wclimit = 0.0;
+    w.c.opts = o;
+    for (const auto comp : {component::serv, component::res}) {
+        double out[mfprio::block_size];
+        const std::span<const job, mfprio::block_size> block(w.jobs.data(), mfprio::block_size);
+        if (comp == component::serv) {
+            const auto serv = detail::build_component<serv_component>(wt, o.caps, comp);
+            serv.block(serv.prepare(w.c), block, w.c, std::span<double, mfprio::block_size>(out));
+            CHECK(std::signbit(serv(w.jobs[0], w.c)) == false);
+        } else {
+            const auto res = detail::build_component<res_component>(wt, o.caps, comp);
+            res.block(res.prepare(w.c), block, w.c, std::span<double, mfprio::block_size>(out));
+            CHECK(std::signbit(res(w.jobs[0], w.c)) == false);
+        }
+        for (const double v : out) {
+            CHECK(v == 0.0);
+            CHECK_FALSE(std::signbit(v));
+        }
+    }
+}
+
 TEST_CASE("Maui batch: fair-share off, DEFAULT targets and every target mode") {
     std::mt19937_64 rng(5);
     for (const fs_target_mode mode : all_modes) {

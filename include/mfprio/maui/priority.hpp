@@ -309,7 +309,8 @@ struct serv_component : detail::serv_base {
 #endif
         detail::with_lower(p.lower, [&](auto lower_t) {
             constexpr bool lower = decltype(lower_t)::value;
-            for (std::size_t i = 0; i < N; ++i) {
+            // One job: QUEUETIME and XFACTOR in the two lanes (SSE2).
+            const auto one = [&](std::size_t i) noexcept {
                 const J& j = jobs[i];
                 const qos_row& q = p.rows[detail::row_of(cred_index<cred_kind::qos>(j), p.count)];
                 const std::int64_t seconds = effective_queue_duration(j, c);
@@ -346,7 +347,54 @@ struct serv_component : detail::serv_base {
                 total = total + p.spviolation[T::spviolation(j) ? 1 : 0];
                 total = total + p.sub[3].term<lower>(static_cast<double>(T::bypass(j)));
                 out[i] = p.limit.apply<lower>(total);
-            }
+            };
+#if defined(__SSE2__)
+            // Two jobs: job i in lane 0, job i + 1 in lane 1, each lane the one-job arithmetic
+            // in the same order: half the instructions a job.
+            const __m128d hi_qt = _mm_set1_pd(p.sub[0].bounds.hi), lo_qt = _mm_set1_pd(p.sub[0].bounds.lo);
+            const __m128d hi_xf = _mm_set1_pd(p.sub[1].bounds.hi), lo_xf = _mm_set1_pd(p.sub[1].bounds.lo);
+            const __m128d hi_by = _mm_set1_pd(p.sub[3].bounds.hi), lo_by = _mm_set1_pd(p.sub[3].bounds.lo);
+            const __m128d w_by = _mm_set1_pd(p.sub[3].w), on_by = _mm_cmpneq_pd(w_by, zero);
+            const __m128d limit_hi = _mm_set1_pd(p.limit.hi), limit_lo = _mm_set1_pd(p.limit.lo);
+            const __m128d sixty = _mm_set1_pd(60.0), unit = _mm_set1_pd(1.0);
+            const auto cap = [](__m128d x, __m128d upper, __m128d lower_bound) noexcept {
+                const __m128d y = _mm_min_pd(upper, x);
+                if constexpr (lower) return _mm_max_pd(lower_bound, y);
+                else return y;
+            };
+            const auto two = [&](std::size_t i) noexcept {
+                const J& a = jobs[i];
+                const J& b = jobs[i + 1];
+                const qos_row& qa = p.rows[detail::row_of(cred_index<cred_kind::qos>(a), p.count)];
+                const qos_row& qb = p.rows[detail::row_of(cred_index<cred_kind::qos>(b), p.count)];
+                const std::int64_t sa = effective_queue_duration(a, c), sb = effective_queue_duration(b, c);
+                const __m128d queued = _mm_set_pd(static_cast<double>(sb), static_cast<double>(sa));
+                const __m128d minutes = whole ? _mm_set_pd(static_cast<double>(sb / 60), static_cast<double>(sa / 60))
+                                              : _mm_div_pd(queued, sixty);
+                const __m128d wclimit =
+                    _mm_set_pd(static_cast<double>(T::wclimit(b)), static_cast<double>(T::wclimit(a)));
+                const __m128d numerator = doc ? queued : _mm_add_pd(queued, wclimit);
+                const __m128d denominator = _mm_max_pd(wclimit, _mm_set_pd(qb.xf_floor, qa.xf_floor));
+                __m128d ratio = _mm_div_pd(numerator, denominator);
+                if (doc) ratio = _mm_add_pd(unit, ratio);
+                const __m128d xf = _mm_and_pd(_mm_cmpgt_pd(denominator, zero), ratio);
+                const __m128d w_qt = _mm_set_pd(qb.w[0], qa.w[0]), w_xf = _mm_set_pd(qb.w[1], qa.w[1]);
+                __m128d total = _mm_and_pd(_mm_mul_pd(w_qt, cap(minutes, hi_qt, lo_qt)), _mm_cmpneq_pd(w_qt, zero));
+                total = _mm_add_pd(zero, total); // 0.0 + the first term, as one job's sum begins
+                total = _mm_add_pd(total, _mm_and_pd(_mm_mul_pd(w_xf, cap(xf, hi_xf, lo_xf)), _mm_cmpneq_pd(w_xf, zero)));
+                total = _mm_add_pd(total, _mm_set_pd(p.spviolation[T::spviolation(b) ? 1 : 0],
+                                                     p.spviolation[T::spviolation(a) ? 1 : 0]));
+                const __m128d bypass =
+                    _mm_set_pd(static_cast<double>(T::bypass(b)), static_cast<double>(T::bypass(a)));
+                total = _mm_add_pd(total, _mm_and_pd(_mm_mul_pd(w_by, cap(bypass, hi_by, lo_by)), on_by));
+                _mm_storeu_pd(out.data() + i, cap(total, limit_hi, limit_lo));
+            };
+            std::size_t i = 0;
+            for (; i + 2 <= N; i += 2) two(i);
+            for (; i < N; ++i) one(i);
+#else
+            for (std::size_t i = 0; i < N; ++i) one(i);
+#endif
         });
     }
 };
