@@ -239,8 +239,11 @@ void check_all_hooks(const weights& wt, const options& o, std::span<const J> job
           jobs.size() / odd_size * odd_size);
     CHECK(check_hook<odd_size>(detail::build_component<res_component>(wt, s, component::res), jobs, c, round) ==
           jobs.size() / odd_size * odd_size);
-    // An odd block: RES's hook takes its jobs two at a time, and the last one alone.
+    // An odd block: the RES, SERV and TARG hooks take their jobs two at a time, and the last
+    // one alone.
     constexpr std::size_t odder_size = 37;
+    CHECK(check_hook<odder_size>(detail::build_component<targ_component>(wt, s, component::targ), jobs, c, round) ==
+          jobs.size() / odder_size * odder_size);
     CHECK(check_hook<odder_size>(detail::build_component<res_component>(wt, s, component::res), jobs, c, round) ==
           jobs.size() / odder_size * odder_size);
     CHECK(check_hook<odder_size>(detail::build_component<serv_component>(wt, s, component::serv), jobs, c, round) ==

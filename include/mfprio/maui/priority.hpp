@@ -246,8 +246,9 @@ struct prepared_doubles {
 
 /// SERV: QUEUETIME, XFACTOR, SPVIOLATION and BYPASS. Its block hook reads each QOS's
 /// QUEUETIME and XFACTOR weights (QTWEIGHT and XFWEIGHT added) and XFMINWCLIMIT from a table
-/// laid out once per batch (a row for jobs without a QOS: no branch on it), and computes
-/// QUEUETIME's and XFACTOR's terms two at a time (SSE2).
+/// laid out once per batch (a row for jobs without a QOS: no branch on it), and takes the
+/// jobs two at a time (SSE2, one in each lane; a last odd job alone, its QUEUETIME and
+/// XFACTOR terms in the two lanes).
 struct serv_component : detail::serv_base {
     /// A QOS's row of the hook's table (the last row: jobs without a QOS).
     struct qos_row {
@@ -400,8 +401,9 @@ struct serv_component : detail::serv_base {
 };
 
 /// TARG: TARGETQUEUETIME and TARGETXFACTOR. Its block hook reads each QOS's targets from a
-/// table laid out once per batch (a row for jobs without a QOS: no branch on it), and leaves
-/// the powers to the few jobs that need one: TARGETQUEUETIME is `pow(1000, 1)`, computed
+/// table laid out once per batch (a row for jobs without a QOS: no branch on it), takes the
+/// jobs two at a time (SSE2, one in each lane), and leaves the powers to the few jobs that
+/// need one: TARGETQUEUETIME is `pow(1000, 1)`, computed
 /// once, for a queue time at or past QTTARGET; TARGETXFACTOR is `pow(0.0001, -2)`, computed
 /// once, for an XFACTOR within 0.0001 of XFTARGET or past it, and `target_power`'s shortcut
 /// (its pow where unsure) for the others.
@@ -474,7 +476,6 @@ struct targ_component : detail::targ_base {
         const bool maui33 = c.opts.target_queuetime == target_queuetime_form::maui33;
         const bool doc = c.opts.xfactor == xfactor_form::doc;
         const bool qt_on = p.sub[0].w != 0, xf_on = p.sub[1].w != 0;
-        const std::uint64_t qt_bit = qt_on ? 1u : 0u, xf_bit = xf_on ? 1u : 0u;
         // In three steps, without a branch job by job on what its QOS has: first each job's
         // terms where no power is needed (table values), with a bit for the jobs that need
         // one; then those powers, job after job over the set bits; then each job's total,
@@ -487,7 +488,42 @@ struct targ_component : detail::targ_base {
             double xf_f[batch];
             std::uint64_t qt_power = 0; // bit i: job first + i's TARGETQUEUETIME needs its power
             std::uint64_t xf_power = 0; // bit i: job first + i's TARGETXFACTOR needs its power
-            for (std::size_t i = 0; i < m; ++i) {
+            std::size_t i = 0;
+#if defined(__SSE2__)
+            // Two jobs at a time, job i in lane 0 and job i + 1 in lane 1, each lane the
+            // one-job arithmetic below: half the instructions a job.
+            for (; i + 2 <= m; i += 2) {
+                const J& a = jobs[first + i];
+                const J& b = jobs[first + i + 1];
+                const qos_row& qa = p.rows[detail::row_of(cred_index<cred_kind::qos>(a), p.count)];
+                const qos_row& qb = p.rows[detail::row_of(cred_index<cred_kind::qos>(b), p.count)];
+                const std::int64_t start_a = effective_queue_start(a, c), start_b = effective_queue_start(b, c);
+                const __m128d queued = _mm_set_pd(static_cast<double>(std::max<std::int64_t>(0, c.now - start_b)),
+                                                  static_cast<double>(std::max<std::int64_t>(0, c.now - start_a)));
+                const __m128d wclimit =
+                    _mm_set_pd(static_cast<double>(T::wclimit(b)), static_cast<double>(T::wclimit(a)));
+                const __m128d zero = _mm_setzero_pd(), tiny = _mm_set1_pd(0.0001);
+                const __m128d qt = _mm_set_pd(qb.qt_target, qa.qt_target);
+                const __m128d xf_target = _mm_set_pd(qb.xf_target, qa.xf_target);
+                _mm_storeu_pd(qt_term + i, _mm_set_pd(qb.qt_base, qa.qt_base));
+                const __m128d denominator = _mm_max_pd(wclimit, _mm_set_pd(qb.xf_floor, qa.xf_floor));
+                __m128d ratio = _mm_div_pd(doc ? queued : _mm_add_pd(queued, wclimit), denominator);
+                if (doc) ratio = _mm_add_pd(_mm_set1_pd(1.0), ratio);
+                const __m128d xf = _mm_and_pd(_mm_cmpgt_pd(denominator, zero), ratio);
+                const __m128d x = _mm_sub_pd(xf_target, xf);
+                _mm_storeu_pd(d + i, _mm_max_pd(x, tiny));
+                const __m128d has_xf = _mm_cmpgt_pd(xf_target, zero);
+                _mm_storeu_pd(xf_f + i, _mm_and_pd(has_xf, _mm_set1_pd(p.ceiling)));
+                const __m128d xf_pow = _mm_and_pd(has_xf, _mm_cmpgt_pd(x, tiny));
+                const __m128d start =
+                    _mm_set_pd(static_cast<double>(start_b), static_cast<double>(start_a));
+                const __m128d qt_pow = maui33 ? _mm_cmpgt_pd(_mm_sub_pd(qt, start), tiny) : _mm_cmpnge_pd(queued, qt);
+                const __m128d has_qt_pow = _mm_and_pd(_mm_cmpgt_pd(qt, zero), qt_pow);
+                qt_power |= static_cast<std::uint64_t>(_mm_movemask_pd(has_qt_pow)) << i;
+                xf_power |= static_cast<std::uint64_t>(_mm_movemask_pd(xf_pow)) << i;
+            }
+#endif
+            for (; i < m; ++i) {
                 const J& j = jobs[first + i];
                 const qos_row& q = p.rows[detail::row_of(cred_index<cred_kind::qos>(j), p.count)];
                 const std::int64_t start = effective_queue_start(j, c);
@@ -519,11 +555,11 @@ struct targ_component : detail::targ_base {
                 const __m128d qt_pow = maui33 ? _mm_cmpgt_sd(_mm_sub_sd(qt, _mm_set_sd(static_cast<double>(start))), tiny)
                                               : _mm_cmpnge_sd(_mm_set_sd(queued), qt);
                 const __m128d has_qt_pow = _mm_and_pd(_mm_cmpgt_sd(qt, zero), qt_pow);
-                qt_power |= (qt_bit & static_cast<std::uint64_t>(_mm_movemask_pd(has_qt_pow))) << i;
-                xf_power |= (xf_bit & static_cast<std::uint64_t>(_mm_movemask_pd(xf_pow))) << i;
+                qt_power |= static_cast<std::uint64_t>(_mm_movemask_pd(has_qt_pow)) << i;
+                xf_power |= static_cast<std::uint64_t>(_mm_movemask_pd(xf_pow)) << i;
 #else
                 const bool qt_pow = maui33 ? q.qt_target - static_cast<double>(start) > 0.0001 : !(queued >= q.qt_target);
-                qt_power |= (qt_bit & static_cast<std::uint64_t>((q.qt_target > 0) & qt_pow)) << i;
+                qt_power |= static_cast<std::uint64_t>((q.qt_target > 0) & qt_pow) << i;
                 const double denominator = std::max(q.xf_floor, wclimit);
                 const double quotient = numerator / denominator;
                 const double ratio = doc ? 1.0 + quotient : quotient;
@@ -531,9 +567,12 @@ struct targ_component : detail::targ_base {
                 d[i] = std::max(0.0001, q.xf_target - xf);
                 const bool has_xf = q.xf_target > 0;
                 xf_f[i] = has_xf ? p.ceiling : 0.0;
-                xf_power |= (xf_bit & static_cast<std::uint64_t>(has_xf & (d[i] != 0.0001))) << i;
+                xf_power |= static_cast<std::uint64_t>(has_xf & (d[i] != 0.0001)) << i;
 #endif
             }
+            // No power for a subterm whose weight is 0 (it is not added).
+            qt_power &= qt_on ? ~std::uint64_t{0} : 0;
+            xf_power &= xf_on ? ~std::uint64_t{0} : 0;
             for (; qt_power != 0; qt_power &= qt_power - 1) {
                 const auto i = static_cast<std::size_t>(std::countr_zero(qt_power));
                 const J& j = jobs[first + i];
@@ -558,7 +597,26 @@ struct targ_component : detail::targ_base {
             }
             detail::with_lower(p.lower, [&](auto lower_t) {
                 constexpr bool lower = decltype(lower_t)::value;
-                for (std::size_t i = 0; i < m; ++i) {
+                std::size_t k = 0;
+#if defined(__SSE2__)
+                // Two jobs at a time, as above.
+                const __m128d w_xf = _mm_set1_pd(p.sub[1].w), hi_xf = _mm_set1_pd(p.sub[1].bounds.hi);
+                const __m128d lo_xf = _mm_set1_pd(p.sub[1].bounds.lo);
+                const __m128d hi = _mm_set1_pd(p.limit.hi), lo = _mm_set1_pd(p.limit.lo);
+                for (; k + 2 <= m; k += 2) {
+                    __m128d total = _mm_setzero_pd();
+                    if (qt_on) total = _mm_add_pd(total, _mm_loadu_pd(qt_term + k));
+                    if (xf_on) {
+                        __m128d capped = _mm_min_pd(hi_xf, _mm_loadu_pd(xf_f + k));
+                        if constexpr (lower) capped = _mm_max_pd(lo_xf, capped);
+                        total = _mm_add_pd(total, _mm_mul_pd(w_xf, capped)); // w_xf is not 0 here
+                    }
+                    total = _mm_min_pd(hi, total);
+                    if constexpr (lower) total = _mm_max_pd(lo, total);
+                    _mm_storeu_pd(out.data() + first + k, total);
+                }
+#endif
+                for (std::size_t i = k; i < m; ++i) {
                     double total = 0.0;
                     if (qt_on) total = total + qt_term[i];
                     if (xf_on) total = total + p.sub[1].term<lower>(xf_f[i]);
