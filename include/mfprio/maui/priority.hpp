@@ -81,7 +81,12 @@ struct maui_result {
         double p = sum;
         priority_status status = priority_status::computed;
         if (!reject_negative && !enable_negative) {
-            if (!(p >= 1.0)) { p = 1.0; status = priority_status::floored; } // also catches NaN
+            // Below 1 (NaN too) is floored to 1: selects rather than a branch, which went
+            // either way at random where many sums are below 1 (x > 1 ? x : 1 is maxsd).
+            static_assert(static_cast<int>(priority_status::computed) == 0 &&
+                          static_cast<int>(priority_status::floored) == 1);
+            status = static_cast<priority_status>(!(p >= 1.0)); // computed (0) or floored (1)
+            p = p > 1.0 ? p : 1.0;
         } else if (!(p == p)) {
             p = 0.0; // NaN: never a silent garbage value
         }
