@@ -205,6 +205,14 @@ TEST_CASE("maui: ceiling, system priorities and truncation") {
     CHECK(r.finish(12.7) == priority_value{12, priority_status::computed});
     CHECK(r.finish(2e9) == priority_value{1'000'000'000, priority_status::ceiling});
     CHECK(r.finish(0.2) == priority_value{1, priority_status::floored});
+    // The floor's edges: 1 itself is computed, anything below it (NaN too) floored.
+    CHECK(r.finish(1.0) == priority_value{1, priority_status::computed});
+    CHECK(r.finish(1.9) == priority_value{1, priority_status::computed});
+    CHECK(r.finish(0.9999999999999999) == priority_value{1, priority_status::floored});
+    CHECK(r.finish(-0.0) == priority_value{1, priority_status::floored});
+    CHECK(r.finish(-5e10) == priority_value{1, priority_status::floored});
+    CHECK(r.finish(std::numeric_limits<double>::quiet_NaN()) == priority_value{1, priority_status::floored});
+    CHECK(r.finish(-std::numeric_limits<double>::infinity()) == priority_value{1, priority_status::floored});
     CHECK(r.finish(5, system_priority_kind::absolute, 500) ==
           priority_value{1'000'000'500, priority_status::system_absolute});
     CHECK(r.finish(2e9, system_priority_kind::relative, -20) ==
