@@ -224,12 +224,6 @@ private:
          !(always_idle_factor<typename Terms::factor_type> && finite_weight<typename Terms::weight_type>))...,
         false};
     template <class J, class Ctx>
-    static consteval bool some_unhooked() {
-        for (std::size_t k = 0; k < term_count; ++k)
-            if (!hooked<J, Ctx>[k] && !left_out[k]) return true;
-        return false;
-    }
-    template <class J, class Ctx>
     static consteval std::size_t hook_row(std::size_t term) {
         std::size_t row = 0;
         for (std::size_t k = 0; k < term; ++k) row += hooked<J, Ctx>[k] ? 1 : 0;
@@ -282,9 +276,18 @@ private:
     }
 
     /// How many blocks ahead `blocks` prefetches records of type J into the second-level
-    /// cache; 0: it does not. Records over a cache line only (see `blocks`).
+    /// cache; 0: it does not. Records of 65 to 128 bytes only (see `blocks`).
     template <class J>
-    static constexpr std::size_t far_blocks = sizeof(J) > 64 ? 4 : 0;
+    static constexpr std::size_t far_blocks = sizeof(J) > 64 && sizeof(J) <= 128 ? 4 : 0;
+    /// The lines at r and r + 64 into the second-level cache: every line of the records, done
+    /// for each record r of a block (a record of 65 to 128 bytes spans two or three lines, the
+    /// third the next record's first).
+    template <class J>
+    static void prefetch_record_far(const J* r) noexcept {
+        static_assert(sizeof(J) <= 128, "two lines a record");
+        detail::prefetch_far(r);
+        detail::prefetch_far(reinterpret_cast<const char*>(r) + 64);
+    }
 
     /// `for_each_block` over `jobs`, whole blocks only; `AllOn`: every term is on, or off
     /// with a block hook (its row then holds +0.0).
@@ -320,16 +323,22 @@ private:
             // instead (in cache already): no test job by job.
             const J* const ahead = jobs.data() + (base + 2 * block_size < full ? base + 2 * block_size : base);
 #if defined(__SSE2__)
-            // Every term on, and some computed job by job (no block hook): two jobs at a time,
-            // each job's terms added in order from 0.0 in its own lane, the same operations
-            // as `score`'s. The terms computed job by job share the vector arithmetic there.
-            // With every factor from the block's rows (Maui's engine) the job-by-job loop
-            // below measured faster (maui_bench engine/full/batch 45.5 against 48.2 ns).
-            if constexpr (AllOn && block_size % 2 == 0 && some_unhooked<J, Ctx>()) {
+            // Every term on: two jobs at a time, each job's terms added in order from 0.0 in its
+            // own lane, the same operations as `score`'s. The terms computed job by job (no
+            // block hook) share the vector arithmetic there. With every factor from the
+            // block's rows (Maui's engine) the job-by-job loop below measured faster while the
+            // hooks had other costs (maui_bench engine/full/batch 45.5 against 48.2 ns,
+            // session 13); with the hooks' branches gone, the pairs are faster (27.5 -> 25.7
+            // in one process, session 14).
+            if constexpr (AllOn && block_size % 2 == 0) {
                 if (!std::is_constant_evaluated()) {
                     for (std::size_t i = 0; i < block_size; i += 2) {
                         if (i % detail::prefetch_step<J> == 0) detail::prefetch(ahead + i);
                         if ((i + 1) % detail::prefetch_step<J> == 0) detail::prefetch(ahead + i + 1);
+                        if constexpr (far_blocks<J> != 0) {
+                            prefetch_record_far(far + i);
+                            prefetch_record_far(far + i + 1);
+                        }
                         __m128d sum = _mm_setzero_pd();
                         add_term_pairs(block, c, factors, weights, i, sum, std::index_sequence_for<Terms...>{});
                         fn(base + i, block[i], _mm_cvtsd_f64(sum));
@@ -341,12 +350,8 @@ private:
 #endif
             for (std::size_t i = 0; i < block_size; ++i) {
                 if (!std::is_constant_evaluated() && i % detail::prefetch_step<J> == 0) detail::prefetch(ahead + i);
-                if constexpr (far_blocks<J> != 0) {
-                    if (!std::is_constant_evaluated()) { // lines at r and r + 64 for each record r
-                        detail::prefetch_far(far + i);
-                        detail::prefetch_far(reinterpret_cast<const char*>(far + i) + 64);
-                    }
-                }
+                if constexpr (far_blocks<J> != 0)
+                    if (!std::is_constant_evaluated()) prefetch_record_far(far + i);
                 double sum = 0.0;
                 add_terms<AllOn>(block[i], c, factors, weights, enabled, i, sum, std::index_sequence_for<Terms...>{});
                 fn(base + i, block[i], sum);
