@@ -28,9 +28,11 @@
 //                       caps in vectors, the generic loop of a runtime-configured scheduler;
 //   hand_written        Maui's formulas written out in one function, as a scheduler's C code
 //                       would have them (same arithmetic, same order);
-//   prepared_sketch     not the library: what the engine could do with a prepared hook per
-//                       component (per-credential terms tabulated once per batch, no branch
-//                       on configuration, pow only where its value is not known exactly);
+//   prepared_sketch     not the library: the study (session 11) of what the engine could do
+//                       with a prepared hook per component (per-credential terms tabulated
+//                       once per batch, no branch on configuration, pow only where its value
+//                       is not known exactly); the library's hooks have since gone further
+//                       (no branch on the job's data, two jobs at a time) and are faster;
 //   default_config      `make_maui_engine(weights{})`: Maui's defaults, QUEUETIME alone;
 //   memory_floor        not an engine: reads the job fields and credential entries the full
 //                       engine reads and adds them up, no factor arithmetic;
