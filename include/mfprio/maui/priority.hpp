@@ -236,6 +236,27 @@ template <class Base>
     return i < n ? static_cast<std::size_t>(i) : n;
 }
 
+/// XFMINWCLIMIT for the jobs of a QOS row of SERV's and TARG's tables (`real`: a QOS of the
+/// table; false: the row of jobs without one): the option's value where it applies to them,
+/// -inf where it does not (the larger of -inf and the wallclock limit is the limit).
+[[nodiscard]] inline double xf_floor_of(const options& o, bool real) noexcept {
+    return !o.xf_min_wclimit_needs_qos || real ? o.xf_min_wclimit : -std::numeric_limits<double>::infinity();
+}
+
+#if defined(__SSE2__)
+/// XFACTOR in each lane as `xfactor` computes it, from the queue time, the wallclock limit and
+/// the floor (`xf_floor_of`): the code's (queued + wclimit) / max(floor, wclimit), or the
+/// doc's 1 + queued / max(floor, wclimit), computed whatever the denominator, then +0.0 where
+/// the denominator is not > 0. std::max(floor, wclimit) is floor < wclimit ? wclimit : floor:
+/// max_pd(wclimit, floor), which gives its second operand where either is NaN.
+[[nodiscard]] inline __m128d xfactor_lanes(__m128d queued, __m128d wclimit, __m128d floor, bool doc) noexcept {
+    const __m128d denominator = _mm_max_pd(wclimit, floor);
+    __m128d ratio = _mm_div_pd(doc ? queued : _mm_add_pd(queued, wclimit), denominator);
+    if (doc) ratio = _mm_add_pd(_mm_set1_pd(1.0), ratio);
+    return _mm_and_pd(_mm_cmpgt_pd(denominator, _mm_setzero_pd()), ratio);
+}
+#endif
+
 /// Doubles laid out once per batch by a hook, in one allocation that does not throw: when it
 /// fails the hook falls back to the call operator.
 struct prepared_doubles {
@@ -283,7 +304,6 @@ struct serv_component : detail::serv_base {
         p.count = table.size();
         p.storage.reset(new (std::nothrow) qos_row[p.count + 1]);
         if (!p.storage) return p;
-        constexpr double none = -std::numeric_limits<double>::infinity();
         for (std::size_t i = 0; i <= p.count; ++i) {
             qos_row& r = p.storage[i];
             const bool real = i < p.count;
@@ -291,7 +311,7 @@ struct serv_component : detail::serv_base {
             // w itself, a weight being never -0.0).
             r.w[0] = p.sub[0].w + static_cast<double>(real ? table[i].qt_weight : 0);
             r.w[1] = p.sub[1].w + static_cast<double>(real ? table[i].xf_weight : 0);
-            r.xf_floor = !c.opts.xf_min_wclimit_needs_qos || real ? c.opts.xf_min_wclimit : none;
+            r.xf_floor = detail::xf_floor_of(c.opts, real);
         }
         p.rows = p.storage.get();
         return p;
@@ -323,18 +343,13 @@ struct serv_component : detail::serv_base {
                 const double queued = static_cast<double>(seconds);
                 const double minutes = whole ? static_cast<double>(seconds / 60) : queued / 60.0;
                 const double wclimit = static_cast<double>(T::wclimit(j));
-                const double numerator = doc ? queued : queued + wclimit;
                 double total = 0.0;
 #if defined(__SSE2__)
-                // XFACTOR (computed whatever the denominator, then +0.0 where it is not > 0), and
-                // each term w x cap(f), or +0.0 where w is 0, by masks: written as C++ selects
-                // they were compiled to branches on the QOS, as good as random job by job.
-                // std::max(floor, wclimit) is floor < wclimit ? wclimit : floor: max_sd(wclimit,
-                // floor), which gives its second operand where either is NaN.
-                const __m128d denominator = _mm_max_sd(_mm_set_sd(wclimit), _mm_set_sd(q.xf_floor));
-                __m128d ratio = _mm_div_sd(_mm_set_sd(numerator), denominator);
-                if (doc) ratio = _mm_add_sd(_mm_set_sd(1.0), ratio);
-                const __m128d xf = _mm_and_pd(_mm_cmpgt_sd(denominator, zero), ratio);
+                // XFACTOR (`detail::xfactor_lanes`, the job in both lanes), and each term w x
+                // cap(f), or +0.0 where w is 0, by masks: written as C++ selects they were
+                // compiled to branches on the QOS, as good as random job by job.
+                const __m128d xf = detail::xfactor_lanes(_mm_set1_pd(queued), _mm_set1_pd(wclimit),
+                                                         _mm_set1_pd(q.xf_floor), doc);
                 const __m128d f = _mm_unpacklo_pd(_mm_set_sd(minutes), xf);
                 const __m128d w = _mm_loadu_pd(q.w);
                 __m128d capped = _mm_min_pd(hi, f);
@@ -344,7 +359,7 @@ struct serv_component : detail::serv_base {
                 total = total + _mm_cvtsd_f64(_mm_unpackhi_pd(terms, terms));
 #else
                 const double denominator = std::max(q.xf_floor, wclimit);
-                const double quotient = numerator / denominator;
+                const double quotient = (doc ? queued : queued + wclimit) / denominator;
                 const double ratio = doc ? 1.0 + quotient : quotient;
                 const double xf = denominator > 0 ? ratio : 0.0;
                 total = total + p.sub[0].term<lower>(q.w[0], minutes);
@@ -362,7 +377,7 @@ struct serv_component : detail::serv_base {
             const __m128d hi_by = _mm_set1_pd(p.sub[3].bounds.hi), lo_by = _mm_set1_pd(p.sub[3].bounds.lo);
             const __m128d w_by = _mm_set1_pd(p.sub[3].w), on_by = _mm_cmpneq_pd(w_by, zero);
             const __m128d limit_hi = _mm_set1_pd(p.limit.hi), limit_lo = _mm_set1_pd(p.limit.lo);
-            const __m128d sixty = _mm_set1_pd(60.0), unit = _mm_set1_pd(1.0);
+            const __m128d sixty = _mm_set1_pd(60.0);
             const auto cap = [](__m128d x, __m128d upper, __m128d lower_bound) noexcept {
                 const __m128d y = _mm_min_pd(upper, x);
                 if constexpr (lower) return _mm_max_pd(lower_bound, y);
@@ -379,11 +394,7 @@ struct serv_component : detail::serv_base {
                                               : _mm_div_pd(queued, sixty);
                 const __m128d wclimit =
                     _mm_set_pd(static_cast<double>(T::wclimit(b)), static_cast<double>(T::wclimit(a)));
-                const __m128d numerator = doc ? queued : _mm_add_pd(queued, wclimit);
-                const __m128d denominator = _mm_max_pd(wclimit, _mm_set_pd(qb.xf_floor, qa.xf_floor));
-                __m128d ratio = _mm_div_pd(numerator, denominator);
-                if (doc) ratio = _mm_add_pd(unit, ratio);
-                const __m128d xf = _mm_and_pd(_mm_cmpgt_pd(denominator, zero), ratio);
+                const __m128d xf = detail::xfactor_lanes(queued, wclimit, _mm_set_pd(qb.xf_floor, qa.xf_floor), doc);
                 const __m128d w_qt = _mm_set_pd(qb.w[0], qa.w[0]), w_xf = _mm_set_pd(qb.w[1], qa.w[1]);
                 __m128d total = _mm_and_pd(_mm_mul_pd(w_qt, cap(minutes, hi_qt, lo_qt)), _mm_cmpneq_pd(w_qt, zero));
                 total = _mm_add_pd(zero, total); // 0.0 + the first term, as one job's sum begins
@@ -455,7 +466,6 @@ struct targ_component : detail::targ_base {
         if (!p.storage) return p;
         const bool maui33 = c.opts.target_queuetime == target_queuetime_form::maui33;
         const double f_target = maui33 ? p.ceiling : p.thousand;
-        constexpr double none = -std::numeric_limits<double>::infinity();
         for (std::size_t i = 0; i <= p.count; ++i) {
             qos_row& r = p.storage[i];
             const bool real = i < p.count;
@@ -463,7 +473,7 @@ struct targ_component : detail::targ_base {
                 r.qt_target = table[i].qt_target;
                 r.xf_target = table[i].xf_target;
             }
-            r.xf_floor = !c.opts.xf_min_wclimit_needs_qos || real ? c.opts.xf_min_wclimit : none;
+            r.xf_floor = detail::xf_floor_of(c.opts, real);
             r.qt_base = p.sub[0].term(r.qt_target > 0 ? f_target : 0.0);
         }
         p.rows = p.storage.get();
@@ -511,10 +521,7 @@ struct targ_component : detail::targ_base {
                 const __m128d qt = _mm_set_pd(qb.qt_target, qa.qt_target);
                 const __m128d xf_target = _mm_set_pd(qb.xf_target, qa.xf_target);
                 _mm_storeu_pd(qt_term + i, _mm_set_pd(qb.qt_base, qa.qt_base));
-                const __m128d denominator = _mm_max_pd(wclimit, _mm_set_pd(qb.xf_floor, qa.xf_floor));
-                __m128d ratio = _mm_div_pd(doc ? queued : _mm_add_pd(queued, wclimit), denominator);
-                if (doc) ratio = _mm_add_pd(_mm_set1_pd(1.0), ratio);
-                const __m128d xf = _mm_and_pd(_mm_cmpgt_pd(denominator, zero), ratio);
+                const __m128d xf = detail::xfactor_lanes(queued, wclimit, _mm_set_pd(qb.xf_floor, qa.xf_floor), doc);
                 const __m128d x = _mm_sub_pd(xf_target, xf);
                 _mm_storeu_pd(d + i, _mm_max_pd(x, tiny));
                 const __m128d has_xf = _mm_cmpgt_pd(xf_target, zero);
@@ -534,7 +541,6 @@ struct targ_component : detail::targ_base {
                 const std::int64_t start = effective_queue_start(j, c);
                 const double queued = static_cast<double>(std::max<std::int64_t>(0, c.now - start));
                 const double wclimit = static_cast<double>(T::wclimit(j));
-                const double numerator = doc ? queued : queued + wclimit;
                 // TARGETQUEUETIME: Moab's 1000^min(1, queued / QTTARGET) is 1000^1 for a queue
                 // time at or past the target (the quotient is then at least 1); Maui 3.3's
                 // max(0.0001, QTTARGET - EffQTime)^-2 is the ceiling unless QTTARGET - EffQTime
@@ -546,12 +552,8 @@ struct targ_component : detail::targ_base {
                 // which went one way or the other at random, job by job.
                 const __m128d zero = _mm_setzero_pd(), tiny = _mm_set_sd(0.0001);
                 const __m128d qt = _mm_set_sd(q.qt_target), xf_target = _mm_set_sd(q.xf_target);
-                // std::max(floor, wclimit) is floor < wclimit ? wclimit : floor: max_sd(wclimit,
-                // floor), which gives its second operand where either is NaN.
-                const __m128d denominator = _mm_max_sd(_mm_set_sd(wclimit), _mm_set_sd(q.xf_floor));
-                __m128d ratio = _mm_div_sd(_mm_set_sd(numerator), denominator);
-                if (doc) ratio = _mm_add_sd(_mm_set_sd(1.0), ratio);
-                const __m128d xf = _mm_and_pd(_mm_cmpgt_sd(denominator, zero), ratio); // else +0.0
+                const __m128d xf = detail::xfactor_lanes(_mm_set1_pd(queued), _mm_set1_pd(wclimit),
+                                                         _mm_set1_pd(q.xf_floor), doc); // the job in both lanes
                 const __m128d x = _mm_sub_sd(xf_target, xf);
                 d[i] = _mm_cvtsd_f64(_mm_max_sd(x, tiny)); // std::max(0.0001, x): x > 0.0001 ? x : 0.0001
                 const __m128d has_xf = _mm_cmpgt_sd(xf_target, zero);
@@ -566,7 +568,7 @@ struct targ_component : detail::targ_base {
                 const bool qt_pow = maui33 ? q.qt_target - static_cast<double>(start) > 0.0001 : !(queued >= q.qt_target);
                 qt_power |= static_cast<std::uint64_t>((q.qt_target > 0) & qt_pow) << i;
                 const double denominator = std::max(q.xf_floor, wclimit);
-                const double quotient = numerator / denominator;
+                const double quotient = (doc ? queued : queued + wclimit) / denominator;
                 const double ratio = doc ? 1.0 + quotient : quotient;
                 const double xf = denominator > 0 ? ratio : 0.0;
                 d[i] = std::max(0.0001, q.xf_target - xf);
