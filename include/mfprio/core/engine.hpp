@@ -244,7 +244,7 @@ private:
         // The output's address in a local: through the span, it was reloaded after every store.
         // And the outputs two blocks ahead, for writing, one prefetch per line's worth of
         // outputs (a line is read before it is written; without the hint the stores waited
-        // for it: maui_bench engine/full/batch 28.3 -> 26.4 ns in one process).
+        // for it: the Maui engine 28.3 -> 26.8 ns a job in one process).
         output_type* const o = out.data();
         const std::size_t whole = jobs.size() - jobs.size() % block_size;
         constexpr std::size_t per_line = sizeof(output_type) < 64 ? 64 / sizeof(output_type) : 1;
