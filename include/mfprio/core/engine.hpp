@@ -212,8 +212,10 @@ private:
     /// sum, which changes none.
     template <class W>
     static constexpr bool finite_weight = is_fixed_weight_v<W> || std::is_integral_v<typename W::value_type>;
-    static constexpr std::array<bool, term_count + 1> left_out{
-        (always_idle_factor<typename Terms::factor_type> && finite_weight<typename Terms::weight_type>)..., false};
+    template <class T>
+    static constexpr bool leaves_out =
+        always_idle_factor<typename T::factor_type> && finite_weight<typename T::weight_type>;
+    static constexpr std::array<bool, term_count + 1> left_out{leaves_out<Terms>..., false};
     /// Whether each term's factor has a block hook (prepared or not) for jobs J in context
     /// Ctx, and is not left out; and the row of term `term` in a block's table of hooked
     /// factors.
@@ -221,7 +223,7 @@ private:
     static constexpr std::array<bool, term_count + 1> hooked{
         ((block_factor_policy<typename Terms::factor_type, J, Ctx> ||
           prepared_block_factor_policy<typename Terms::factor_type, J, Ctx>) &&
-         !(always_idle_factor<typename Terms::factor_type> && finite_weight<typename Terms::weight_type>))...,
+         !leaves_out<Terms>)...,
         false};
     template <class J, class Ctx>
     static consteval std::size_t hook_row(std::size_t term) {
