@@ -274,8 +274,8 @@ void bm_flux(benchmark::State& state, tree_spec spec) {
 }
 
 /// The classic pass's arithmetic without the tree: per association UN = raw / root,
-/// UE = UN + (UE_parent - UN) * shares / level_shares, F = pow(2, -(UE / S)), in Slurm's
-/// types, over flat copies of the tree's values (set up outside the timed loop).
+/// UE = UN + (UE_parent - UN) * (shares / level_shares), F = pow(2, -(UE / S)), in Slurm's
+/// types and grouping, over flat copies of the tree's values (set up outside the timed loop).
 void bm_classic_floor(benchmark::State& state, tree_spec spec) {
     const fs::tree& t = tree_for(spec);
     fs::columns c;
@@ -295,8 +295,8 @@ void bm_classic_floor(benchmark::State& state, tree_spec spec) {
         fs::detail::pow2_writer w;
         for (std::size_t a = 1; a < n; ++a) {
             const long double un = usage[a] / root;
-            const long double ue = un + (ue_parent[a] - un) * static_cast<long double>(shares[a]) /
-                                            static_cast<long double>(level[a]);
+            const long double ue = un + (ue_parent[a] - un) * (static_cast<long double>(shares[a]) /
+                                                                static_cast<long double>(level[a]));
             w.put(static_cast<double>(-(ue / static_cast<long double>(s[a]))), &f[a]);
         }
         w.flush();

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "fairshare_fixture.hpp"
+#include "fairshare_oracles.hpp"
 
 using namespace mfprio::fairshare;
 
@@ -158,101 +159,8 @@ long double from_bits(std::uint64_t significand, int exponent) {
     return std::ldexp(static_cast<long double>(significand), exponent - 63);
 }
 
-/// The low 64 bits of a long double's encoding (x87: the significand).
-std::uint64_t significand_of(long double v) {
-    std::uint64_t m = 0;
-    std::memcpy(&m, &v, sizeof m);
-    return m;
-}
-
-bool same_bits(double a, double b) { return std::bit_cast<std::uint64_t>(a) == std::bit_cast<std::uint64_t>(b); }
-bool same_bits(long double a, long double b) {
-    return significand_of(a) == significand_of(b) && std::signbit(a) == std::signbit(b) && std::ilogb(a) == std::ilogb(b);
-}
-
-/// pow from the C library for sure (volatile: no compiler rewrites pow(2, y) into exp2).
-double real_pow(double x, double y) {
-    volatile double base = x;
-    volatile double exponent = y;
-    return std::pow(base, exponent);
-}
-
-/// Slurm's DEPTH_OBLIVIOUS pass written out literally from the reference (slurm.md 3.1 for
-/// the classic shares, 3.2 and 3.2.2 for UE and F) in the types of Slurm's Linux code (logl,
-/// long double k), with real log and pow calls (but k's square, a multiplication in compiled
-/// Slurm, see there), every association on its own (the
-/// sibling sum recomputed for each, as Slurm does): what `depth_oblivious` must give bit for
-/// bit. `powers` counts the associations whose exponent k is not 1.
-columns slurm_depth_oblivious(const tree& t, std::uint16_t damping, std::size_t& powers) {
-    const std::size_t n = t.size();
-    columns c;
-    c.shares_norm.assign(n, 0.0);
-    c.usage_efctv.assign(n, 0.0L);
-    c.fs_factor.assign(n, 0.0);
-    std::vector<long double> un(n, 0.0L);
-    const long double root_usage = t.usage_raw[0];
-    for (std::uint32_t a = 0; a < n; ++a) {
-        const long double v = root_usage == 0.0L ? 0.0L : t.usage_raw[a] / root_usage;
-        un[a] = v > 1.0L ? 1.0L : v;
-    }
-    c.shares_norm[0] = 1.0;
-    for (std::uint32_t a = 1; a < n; ++a) {
-        if (t.shares_raw[a] == use_parent) {
-            c.shares_norm[a] = c.shares_norm[t.fs_parent[a]];
-            continue;
-        }
-        double product = 1.0;
-        for (std::uint32_t x = a; x != 0; x = t.parent[x]) {
-            if (t.shares_raw[x] == use_parent) continue;
-            if (t.level_shares[x] == 0) {
-                product = 0.0;
-                break;
-            }
-            product *= static_cast<double>(t.shares_raw[x]) / static_cast<double>(t.level_shares[x]);
-        }
-        c.shares_norm[a] = product;
-    }
-    auto factor = [&](long double ue, double s) {
-        if (s <= 0.0) return 0.0;
-        return real_pow(2.0, static_cast<double>(-((ue / static_cast<long double>(s)) / static_cast<long double>(damping))));
-    };
-    c.usage_efctv[0] = 1.0L;
-    c.fs_factor[0] = factor(1.0L, 1.0);
-    for (std::uint32_t a = 1; a < n; ++a) {
-        const std::uint32_t p = t.fs_parent[a];
-        const double s = c.shares_norm[a];
-        long double ue = un[a];
-        if (p == 0) {
-            ue = un[a];
-        } else if (t.shares_raw[a] == use_parent) {
-            ue = c.usage_efctv[p];
-        } else {
-            const long double parent_ue = c.usage_efctv[p];
-            const double parent_s = c.shares_norm[p];
-            if (s != 0.0 && parent_s != 0.0 && parent_ue != 0.0L && un[a] != 0.0L) {
-                long double sibling_un = 0.0L;
-                for (const std::uint32_t x : t.children_of(p))
-                    if (t.shares_raw[x] != use_parent) sibling_un += un[x];
-                const long double r_p = parent_ue / static_cast<long double>(parent_s);
-                const long double r_s = sibling_un / static_cast<long double>(parent_s);
-                const long double r_l = (un[a] / static_cast<long double>(s)) / r_s;
-                // Slurm on Linux: logl for the sign test and k in long double; powl(y, 2) as
-                // compiled Slurm computes it (gcc and clang turn it into y * y from -O1 on);
-                // r_l^k with the double pow, so both rounded to double.
-                long double k = 1.0L;
-                if (r_p != 0.0L && r_l != 0.0L && std::log(r_p) * std::log(r_l) < 0.0L) {
-                    const long double y = 5.0L * std::log(r_p);
-                    k = 1.0L / (1.0L + y * y);
-                }
-                if (k != 1.0L) ++powers;
-                ue = r_p * real_pow(static_cast<double>(r_l), static_cast<double>(k)) * static_cast<long double>(s);
-            }
-        }
-        c.usage_efctv[a] = ue;
-        c.fs_factor[a] = t.shares_raw[a] == use_parent ? c.fs_factor[p] : factor(ue, s);
-    }
-    return c;
-}
+using fairshare_test::same_bits;
+using fairshare_test::slurm_depth_oblivious;
 
 /// Accounts under the root, sub-accounts under some, users under both, with more users under
 /// an account than one batch (64) holds, and accounts with a single user (r_l = 1). Usage

@@ -13,6 +13,8 @@
 
 #include <doctest/doctest.h>
 
+#include "fairshare_oracles.hpp"
+
 namespace {
 namespace fs = mfprio::fairshare;
 using fs::tree_builder;
@@ -402,64 +404,7 @@ TEST_CASE("fairshare: Fair Tree counts every user association in N, zero shares 
 }
 
 namespace {
-// A plain transcription of the reference's pseudocode (slurm.md 3.3.1, 3.3.2, and 3.3.3 rule
-// 3 for merging): recursive, std::stable_sort on the lineage-ordered lists. The library's
-// walk (iterative, radix-sorted) must agree with it to the bit.
-struct naive_fair_tree {
-    const fs::tree& t;
-    bool merge;
-    std::vector<long double> lf;
-    std::vector<double> out;
-    std::uint32_t rank, rnt;
-
-    naive_fair_tree(const fs::tree& tr, bool m)
-        : t(tr), merge(m), lf(tr.size(), no_val), out(tr.size(), 0.0),
-          rank(static_cast<std::uint32_t>(tr.user_count)), rnt(rank) {
-        for (std::uint32_t a = 1; a < t.size(); ++a) {
-            // 3.1: S from the fs parent for FairShare=parent; 3.3.1: U, then LF
-            const std::uint32_t sa = t.shares_raw[a] == use_parent ? t.fs_parent[a] : a;
-            const double S = (sa == 0 || t.level_shares[sa] == 0)
-                                 ? 0.0
-                                 : static_cast<double>(t.shares_raw[sa]) / static_cast<double>(t.level_shares[sa]);
-            const long double pu = t.usage_raw[t.fs_parent[a]];
-            const long double U = pu != 0 ? t.usage_raw[a] / pu : 0.0L;
-            if (t.shares_raw[a] == use_parent)
-                lf[a] = t.user[a] ? inf : no_val;
-            else if (S == 0)
-                lf[a] = 0;
-            else if (U == 0)
-                lf[a] = inf;
-            else
-                lf[a] = S / U;
-        }
-        std::vector<std::uint32_t> kids(t.children_of(0).begin(), t.children_of(0).end());
-        visit(kids, false);
-    }
-    void visit(std::vector<std::uint32_t> sib, bool account_tied) {
-        std::stable_sort(sib.begin(), sib.end(), [&](std::uint32_t x, std::uint32_t y) {
-            if (lf[x] != lf[y]) return lf[x] > lf[y];
-            return t.user[x] > t.user[y];
-        });
-        long double prev = no_val;
-        for (std::size_t i = 0; i < sib.size(); ++i) {
-            const std::uint32_t a = sib[i];
-            const bool tied = (i == 0 && account_tied) ? true : prev == lf[a];
-            if (t.user[a]) {
-                if (!tied) rank = rnt;
-                out[a] = rank / static_cast<double>(t.user_count);
-                --rnt;
-            } else {
-                std::vector<std::uint32_t> kids(t.children_of(a).begin(), t.children_of(a).end());
-                while (merge && i + 1 < sib.size() && !t.user[sib[i + 1]] && lf[sib[i + 1]] == lf[a]) {
-                    ++i;
-                    kids.insert(kids.end(), t.children_of(sib[i]).begin(), t.children_of(sib[i]).end());
-                }
-                visit(kids, tied);
-            }
-            prev = lf[a];
-        }
-    }
-};
+using fairshare_test::naive_fair_tree;
 
 // Accounts x sub-accounts x users with shares and usage drawn from small sets (many exact
 // ties: equal S and U give the same LF), some FairShare=parent, groups large enough for the

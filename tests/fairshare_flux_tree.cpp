@@ -13,6 +13,8 @@
 
 #include <doctest/doctest.h>
 
+#include "fairshare_oracles.hpp"
+
 namespace {
 namespace fs = mfprio::fairshare;
 using fs::tree_builder;
@@ -303,60 +305,7 @@ TEST_CASE("fairshare: flux can ignore the users of a bank that has sub-banks, as
 }
 
 namespace {
-// A plain transcription of the reference (flux_maui.md A2.5) with mfprio's deterministic
-// ties: recursive, std::stable_sort of lineage-ordered lists by weight, tie groups as runs of
-// neighbours within the epsilon, users of a group first, tied banks merged. The library's walk
-// (iterative, radix-sorted) must agree with it to the bit.
-struct naive_flux {
-    const fs::tree& t;
-    std::vector<std::vector<std::uint32_t>> kids; // direct children, lineage order
-    std::vector<double> usage, w, out;
-    std::uint64_t rank;
-    explicit naive_flux(const fs::tree& tr)
-        : t(tr), kids(tr.size()), usage(tr.size(), 0.0), w(tr.size(), 0.0), out(tr.size(), 0.0), rank(tr.user_count) {
-        for (std::uint32_t a = 1; a < t.size(); ++a) kids[t.parent[a]].push_back(a);
-        for (std::uint32_t a = static_cast<std::uint32_t>(t.size()); a-- > 1;) {
-            if (t.user[a]) usage[a] = static_cast<double>(t.usage_raw[a]);
-            usage[t.parent[a]] += usage[a];
-        }
-        for (std::uint32_t p = 0; p < t.size(); ++p) {
-            std::uint64_t ss = 0;
-            double us = 0;
-            for (auto k : kids[p]) {
-                ss += t.shares_raw[k] == fs::use_parent ? 1u : t.shares_raw[k];
-                us += usage[k];
-            }
-            for (auto k : kids[p]) {
-                const std::uint64_t sh = t.shares_raw[k] == fs::use_parent ? 1u : t.shares_raw[k];
-                w[k] = sh == 0 ? 0.0 : std::fabs(usage[k]) < 1e-9 ? two_64 : (double(sh) / double(ss)) / (usage[k] / us);
-            }
-        }
-        visit(kids[0]);
-    }
-    void visit(std::vector<std::uint32_t> sib) {
-        std::stable_sort(sib.begin(), sib.end(), [&](std::uint32_t x, std::uint32_t y) {
-            if (w[x] != w[y]) return w[x] > w[y];
-            return t.user[x] > t.user[y];
-        });
-        for (std::size_t i = 0; i < sib.size();) {
-            std::size_t j = i + 1;
-            while (j < sib.size() && fs::flux_weights_tie(w[sib[j - 1]], w[sib[j]])) ++j;
-            std::uint64_t n_users = 0;
-            std::vector<std::uint32_t> merged;
-            for (std::size_t k = i; k < j; ++k) {
-                if (t.user[sib[k]]) {
-                    out[sib[k]] = double(rank) / double(t.user_count);
-                    ++n_users;
-                } else {
-                    merged.insert(merged.end(), kids[sib[k]].begin(), kids[sib[k]].end());
-                }
-            }
-            rank -= n_users;
-            if (!merged.empty()) visit(merged);
-            i = j;
-        }
-    }
-};
+using fairshare_test::naive_flux;
 
 fs::tree random_tree(std::uint32_t seed, bool coarse) {
     std::mt19937 rng(seed);
