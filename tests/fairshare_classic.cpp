@@ -150,10 +150,10 @@ TEST_CASE("fairshare: classic long double arithmetic in Slurm's order") {
     const seed000 s;
     columns c;
     classic(s.t, c);
-    // user2: UN + (UE_parent - UN) * shares / level_shares, all long double
+    // user2: UN + (UE_parent - UN) * (shares / level_shares), all long double
     const long double un = 250.0L / 1000.0L;
     const long double ue_parent = c.usage_efctv[s.C];
-    CHECK(c.usage_efctv[s.u2] == un + (ue_parent - un) * 1.0L / 2.0L);
+    CHECK(c.usage_efctv[s.u2] == un + (ue_parent - un) * (1.0L / 2.0L));
     // F = pow(2.0, (double)-((UE / (long double)S) / d))
     const long double x = -((c.usage_efctv[s.u2] / static_cast<long double>(c.shares_norm[s.u2])) / 1.0L);
     CHECK(c.fs_factor[s.u2] == std::pow(2.0, static_cast<double>(x)));
