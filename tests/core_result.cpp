@@ -35,9 +35,10 @@ TEST_CASE("core: slurm_result floors sums below 1 (0 is reserved for held jobs)"
     CHECK(slurm_result::finish(0.9999999999999999) == priority_value{1u, priority_status::floored});
     CHECK(slurm_result::finish(-std::numeric_limits<double>::infinity()) ==
           priority_value{1u, priority_status::floored});
-    // NaN never compares below 1, but Slurm's (uint64) cast of NaN is undefined; mfprio floors it.
+    // NaN never compares below 1; Slurm's (uint64) cast of NaN, compiled for x86-64, gives
+    // 2^63 (cvttsd2si's integer-indefinite value), over 0xFFFFFFFF: clamped to 4294967295.
     CHECK(slurm_result::finish(std::numeric_limits<double>::quiet_NaN()) ==
-          priority_value{1u, priority_status::floored});
+          priority_value{4294967295u, priority_status::clamped});
     // Exactly 1 is not floored.
     CHECK(slurm_result::finish(1.0) == priority_value{1u, priority_status::computed});
 }

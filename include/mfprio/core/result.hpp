@@ -50,10 +50,15 @@ struct raw_result {
 struct slurm_result {
     using output_type = priority_value;
 
-    /// Floor, clamp and truncate a weighted sum exactly as Slurm does.
+    /// Floor, clamp and truncate a weighted sum exactly as Slurm does. A NaN sum (a job
+    /// size of 0/0 under SMALL_RELATIVE_TO_TIME) is not below 1, and Slurm's cast of it to
+    /// uint64 gives 2^63 on x86-64 (the integer-indefinite value, with gcc at any level of
+    /// optimization), which the clamp turns into 2^32-1: so it is here. A sum past 2^64 is
+    /// clamped too, as Slurm built with clang does (gcc's code casts it to 0, then returns a
+    /// priority of 0).
     [[nodiscard]] static constexpr priority_value finish(double sum) noexcept {
-        if (!(sum >= 1.0)) return {1, priority_status::floored}; // also catches NaN
-        if (sum >= 4294967296.0) return {0xffffffffu, priority_status::clamped};
+        if (sum < 1.0) return {1, priority_status::floored};
+        if (!(sum < 4294967296.0)) return {0xffffffffu, priority_status::clamped}; // NaN too
         return {static_cast<std::uint32_t>(sum), priority_status::computed};
     }
 

@@ -25,7 +25,7 @@ namespace mfprio::slurm {
 /// Clamped to [0, 1]. 0 when the cluster has no nodes or no CPUs. All arithmetic is in
 /// double, as in Slurm's `set_priority_factors` (n*C/N is not an integer division). A job
 /// with no nodes, no CPUs and a time limit of 0 gives 0/0 = NaN under SMALL_RELATIVE_TO_TIME,
-/// as in Slurm; `slurm_result` floors such a sum to 1 where Slurm's cast is undefined.
+/// as in Slurm; `slurm_result` then clamps the sum to 2^32-1, as Slurm compiled for x86-64 does.
 struct job_size_factor {
     static constexpr std::string_view name = "jobsize";
     bool favor_small = false;            ///< PriorityFavorSmall=YES
