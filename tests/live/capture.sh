@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Captures what the cluster of slurm_cluster.sh prints, right after slurmctld's next
+# priority recalculation, as a bundle directory: the inputs mfprio reads (jobs, configuration,
+# associations, QOS) and, under expected/, what sprio and sshare print.
+#
+#   capture.sh DIR OUT
+#
+# sprio shows the factors of slurmctld's last recalculation, not of the moment it runs; that
+# time is in StateSaveLocation/priority_last_decay_ran (two packed 64-bit times: the last
+# pass, the last usage reset). capture.sh waits for the file to change (a new pass, at most
+# one PriorityCalcPeriod), captures at once, and writes the pass's time into OUT/meta as
+# priority_calc_time.
+set -euo pipefail
+
+dir=$1
+out=$2
+# shellcheck disable=SC1091
+. "$dir/env"
+stamp=$dir/state/priority_last_decay_ran
+
+last_pass() { od -An -tx1 -N8 "$stamp" 2>/dev/null | tr -d ' \n'; }
+before=$(last_pass)
+for _ in $(seq 1 700); do
+    [[ $(last_pass) != "$before" ]] && break
+    sleep 0.1
+done
+[[ $(last_pass) != "$before" ]] || { echo "capture.sh: no priority recalculation within 70 s" >&2; exit 1; }
+
+mkdir -p "$out/expected"
+# The inputs.
+squeue -a --json >"$out/squeue.json"
+scontrol show job >"$out/scontrol_show_job.txt"
+scontrol -o show job >"$out/scontrol_show_job_o.txt"
+scontrol show config >"$out/scontrol_show_config.txt"
+scontrol -o show partition >"$out/scontrol_show_partition.txt"
+scontrol -o show node >"$out/scontrol_show_node.txt"
+sshare -a -l -P >"$out/sshare_a_l_P.txt"
+scontrol show assoc_mgr flags=assoc,qos >"$out/scontrol_show_assoc_mgr.txt"
+sacctmgr -P show assoc >"$out/sacctmgr_show_assoc.txt"
+sacctmgr -P show qos >"$out/sacctmgr_show_qos.txt"
+# What mfprio must print the same.
+sprio >"$out/expected/sprio.txt"
+sprio -l >"$out/expected/sprio_l.txt"
+sprio -n >"$out/expected/sprio_n.txt"
+sprio -w >"$out/expected/sprio_w.txt"
+sprio -l -n >"$out/expected/sprio_l_n.txt"
+sshare -a -l >"$out/expected/sshare_a_l.txt"
+sshare -a -l -P >"$out/expected/sshare_a_l_P.txt"
+sshare -A chem,theory -l >"$out/expected/sshare_A_chem_theory_l.txt"
+{
+    echo "captured=$(date +%s)"
+    echo "slurm_version=$(scontrol --version | awk '{print $2}')"
+    echo "priority_calc_time=$((16#$(last_pass)))"
+    echo "priority_flags=$(scontrol show config | awk -F' = ' '/^PriorityFlags/ {print $2}')"
+} >"$out/meta"

@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# Fills the cluster of slurm_cluster.sh with accounts, users (Unix and sacctmgr), shares,
+# QOS and association priorities; runs short jobs on n1 as those users so that they have
+# usage; then submits pending jobs to the partitions whose nodes never come up, one for every
+# factor and case: several partitions, nice, held, dependent, an array, QOS, GPUs, memory.
+#
+#   populate.sh DIR     (SLURM_CONF from DIR/env)
+#
+# The Unix users are mfprio-* (no home, no login shell); `populate.sh remove-users` removes
+# them.
+set -euo pipefail
+
+users=(alice bob carol dave erin)
+
+if [[ ${1:-} == remove-users ]]; then
+    for u in "${users[@]}"; do
+        id "mfprio-$u" >/dev/null 2>&1 && userdel "mfprio-$u" >/dev/null 2>&1 || true
+    done
+    exit 0
+fi
+
+dir=$1
+# shellcheck disable=SC1091
+. "$dir/env"
+
+for u in "${users[@]}"; do
+    id "mfprio-$u" >/dev/null 2>&1 || useradd -M -N -s /usr/sbin/nologin "mfprio-$u"
+done
+
+sa() { sacctmgr -i "$@" >/dev/null; }
+sa add qos high Priority=100
+sa add qos low Priority=10
+sa modify qos normal set Priority=0
+sa add account chem Parent=root Fairshare=40
+sa add account physics Parent=root Fairshare=60
+sa add account theory Parent=physics Fairshare=30
+sa add user mfprio-alice Account=chem Fairshare=10 QOS=normal,high,low
+sa add user mfprio-bob Account=chem Fairshare=30 QOS=normal,high,low
+sa add user mfprio-carol Account=physics Fairshare=20 QOS=normal,high,low
+sa add user mfprio-dave Account=theory Fairshare=5 QOS=normal,high,low
+sa add user mfprio-erin Account=theory Fairshare=parent QOS=normal,high,low
+sa add user mfprio-alice Account=physics Fairshare=7 QOS=normal,high,low
+sa modify account where name=chem set Priority=20
+sa modify user where name=mfprio-bob set Priority=50
+# slurmctld learns of the new associations from slurmdbd; wait until it has them.
+for _ in $(seq 1 100); do
+    scontrol show assoc_mgr users=mfprio-erin flags=assoc 2>/dev/null | grep -q "UserName=mfprio-erin" && break
+    sleep 0.2
+done
+
+# Usage: short jobs on n1, different CPU counts and lengths, as each user.
+run() { sbatch --uid="mfprio-$1" --chdir=/tmp -o /dev/null -e /dev/null -p debug -A "$2" -n "$3" --mem=100 -t 5 --parsable --wrap "sleep $4"; }
+run alice chem 2 4 >/dev/null
+run bob chem 1 2 >/dev/null
+run carol physics 2 3 >/dev/null
+run dave theory 1 6 >/dev/null
+run erin theory 1 2 >/dev/null
+run alice physics 1 1 >/dev/null
+for _ in $(seq 1 150); do
+    [[ -z $(squeue -h -p debug -o %i) ]] && break
+    sleep 0.2
+done
+
+# Pending jobs on partitions whose nodes never answer.
+sub() { sbatch --uid="mfprio-$1" --chdir=/tmp -o /dev/null -e /dev/null --parsable "${@:2}" --wrap "true"; }
+first=$(sub alice -A chem -p big -N 1 -n 4 --mem=2000 -t 60)
+sub bob -A chem -p big -N 2 -n 32 --mem=8000 -t 1-0 --qos=high >/dev/null
+sub carol -A physics -p gpu -N 1 -n 8 --gres=gpu:2 --mem=16G -t 120 >/dev/null
+sub dave -A theory -p big,gpu -N 1 -n 2 --mem=1000 -t 30 >/dev/null
+sub erin -A theory -p big -N 1 -n 1 --mem=500 -t 10 --nice=100 >/dev/null
+sub alice -A physics -p gpu -N 1 -n 16 --gres=gpu:1 -t 300 --qos=low >/dev/null
+sub bob -A chem -p big -N 4 -n 64 -t 2-0 --hold >/dev/null
+sub carol -A physics -p big -N 1 -n 1 -t 5 --dependency=afterok:"$first" >/dev/null
+sub dave -A theory -p big -N 1 -n 3 --mem=3000 -t 45 --array=1-3 >/dev/null
+sub erin -A theory -p gpu -N 2 -n 4 --gres=gpu:1 -t 90 --qos=high >/dev/null
+sub alice -A chem -p big,gpu -N 1 -n 12 --mem=12000 -t 600 --qos=high >/dev/null
+sub bob -A chem -p big -N 1 -n 1 --mem=1 -t 1 --qos=low >/dev/null
+sub carol -A physics -p big --exclusive -N 3 -t 240 >/dev/null
+sub dave -A theory -p gpu -N 1 -n 1 --gres=gpu:2 -t 15 --nice=-50 >/dev/null

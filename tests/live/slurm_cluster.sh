@@ -1,0 +1,208 @@
+#!/usr/bin/env bash
+# A one-host Slurm cluster on localhost, for mfprio's live tests: MariaDB, munge, slurmdbd,
+# slurmctld and one slurmd (node n1, which runs jobs), plus nodes that never come up (so
+# that jobs sent to them stay pending). Everything lives under one directory: configuration,
+# state, logs, sockets, pid files. Nothing listens beyond 127.0.0.1.
+#
+#   slurm_cluster.sh start DIR [NO_FAIR_TREE]   start every daemon; DIR/env holds what the
+#                                               Slurm commands need (SLURM_CONF)
+#   slurm_cluster.sh restart-ctld DIR [FLAGS]   rewrite PriorityFlags and restart slurmctld
+#   slurm_cluster.sh stop DIR                   stop every daemon started under DIR, by PID
+#
+# Needs root and Debian's slurmctld slurmd slurmdbd slurm-client munge mariadb-server.
+set -euo pipefail
+
+die() { printf 'slurm_cluster.sh: %s\n' "$*" >&2; exit 1; }
+
+# A TCP port on 127.0.0.1 nothing listens on (bash's /dev/tcp connects when one does).
+free_port() {
+    local p
+    for _ in $(seq 1 200); do
+        p=$((20000 + RANDOM % 20000))
+        if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
+            echo "$p"
+            return
+        fi
+    done
+    die "no free port found"
+}
+
+# wait_for SECONDS DESCRIPTION COMMAND...: runs COMMAND until it succeeds.
+wait_for() {
+    local seconds=$1 what=$2
+    shift 2
+    local end=$((SECONDS + seconds))
+    until "$@" >/dev/null 2>&1; do
+        ((SECONDS < end)) || { echo "timed out waiting for $what" >&2; return 1; }
+        sleep 0.2
+    done
+}
+
+write_slurm_conf() {
+    local dir=$1 flags=$2
+    # shellcheck disable=SC1091
+    . "$dir/ports"
+    cat >"$dir/etc/slurm.conf" <<CONF
+ClusterName=mfprio
+SlurmctldHost=localhost(127.0.0.1)
+SlurmctldPort=$ctld_port
+SlurmdPort=$slurmd_port
+SlurmUser=root
+SlurmdUser=root
+AuthType=auth/munge
+AuthInfo=socket=$dir/run/munge.socket
+CredType=cred/munge
+StateSaveLocation=$dir/state
+SlurmdSpoolDir=$dir/spool/%n
+SlurmctldPidFile=$dir/run/slurmctld.pid
+SlurmdPidFile=$dir/run/slurmd-%n.pid
+SlurmctldLogFile=$dir/log/slurmctld.log
+SlurmdLogFile=$dir/log/slurmd-%n.log
+SlurmctldDebug=info
+SlurmdDebug=info
+ProctrackType=proctrack/pgid
+TaskPlugin=task/none
+JobAcctGatherType=jobacct_gather/none
+MpiDefault=none
+SwitchType=switch/none
+SelectType=select/cons_tres
+SelectTypeParameters=CR_Core_Memory
+ReturnToService=2
+SlurmdTimeout=300
+SlurmctldTimeout=300
+MinJobAge=3600
+AccountingStorageType=accounting_storage/slurmdbd
+AccountingStorageHost=localhost
+AccountingStoragePort=$dbd_port
+AccountingStoragePass=$dir/run/munge.socket
+AccountingStorageEnforce=associations,limits,qos
+AccountingStorageTRES=gres/gpu
+GresTypes=gpu
+PriorityType=priority/multifactor
+PriorityFlags=$flags
+PriorityCalcPeriod=1
+PriorityDecayHalfLife=1-0
+PriorityMaxAge=1-0
+PriorityFavorSmall=NO
+PriorityWeightAge=10000
+PriorityWeightFairshare=50000
+PriorityWeightJobSize=3000
+PriorityWeightPartition=4000
+PriorityWeightQOS=6000
+PriorityWeightAssoc=500
+PriorityWeightTRES=CPU=1000,Mem=2000,GRES/gpu=3000
+NodeName=n1 NodeHostname=localhost NodeAddr=127.0.0.1 CPUs=2 RealMemory=1000 State=UNKNOWN
+NodeName=f[1-4] NodeAddr=127.0.0.1 Port=$dead_port CPUs=16 RealMemory=64000 Gres=gpu:2 State=UNKNOWN
+PartitionName=debug Nodes=n1 Default=YES MaxTime=60 PriorityJobFactor=10 State=UP
+PartitionName=big Nodes=f[1-4] MaxTime=2-0 PriorityJobFactor=40 PriorityTier=2 State=UP
+PartitionName=gpu Nodes=f[3-4] MaxTime=UNLIMITED PriorityJobFactor=25 State=UP
+CONF
+    cp "$dir/etc/slurm.conf" "$dir/etc/slurm.conf.written"
+}
+
+cmd_start() {
+    local dir=$1 flags=${2:-FAIR_TREE}
+    ((EUID == 0)) || die "must run as root (the daemons run as root and jobs as test users)"
+    for b in mariadb-install-db mariadbd munged slurmdbd slurmctld slurmd sacctmgr; do
+        command -v "$b" >/dev/null || die "$b not found"
+    done
+    mkdir -p "$dir"/{etc,state,spool,log,run,db,munge}
+    chmod 700 "$dir/munge" "$dir/run"
+    {
+        echo "ctld_port=$(free_port)"
+        echo "slurmd_port=$(free_port)"
+        echo "dbd_port=$(free_port)"
+        echo "db_port=$(free_port)"
+        echo "dead_port=$(free_port)"
+    } >"$dir/ports"
+    # shellcheck disable=SC1091
+    . "$dir/ports"
+
+    # munge, with its own key and socket
+    dd if=/dev/urandom of="$dir/munge/munge.key" bs=1024 count=1 status=none
+    chmod 400 "$dir/munge/munge.key"
+    munged -f --socket="$dir/run/munge.socket" --key-file="$dir/munge/munge.key" \
+        --pid-file="$dir/run/munged.pid" --log-file="$dir/log/munged.log" --seed-file="$dir/munge/seed"
+    wait_for 20 munged test -S "$dir/run/munge.socket"
+
+    # MariaDB on 127.0.0.1 only, its own data directory
+    mariadb-install-db --no-defaults --user=root --datadir="$dir/db" --auth-root-authentication-method=normal \
+        --skip-test-db >"$dir/log/mariadb-install.log" 2>&1
+    mariadbd --no-defaults --user=root --datadir="$dir/db" --bind-address=127.0.0.1 --port="$db_port" \
+        --socket="$dir/run/mysql.sock" --pid-file="$dir/run/mariadbd.pid" --log-error="$dir/log/mariadb.log" \
+        --skip-name-resolve --innodb-buffer-pool-size=128M --innodb-lock-wait-timeout=900 >/dev/null 2>&1 &
+    wait_for 60 mariadbd mariadb --no-defaults --socket="$dir/run/mysql.sock" -uroot -e 'select 1'
+    mariadb --no-defaults --socket="$dir/run/mysql.sock" -uroot -e \
+        "CREATE USER 'slurm'@'127.0.0.1' IDENTIFIED BY 'mfprio'; GRANT ALL ON *.* TO 'slurm'@'127.0.0.1'; FLUSH PRIVILEGES;"
+
+    write_slurm_conf "$dir" "$flags"
+    cat >"$dir/etc/slurmdbd.conf" <<CONF
+AuthType=auth/munge
+AuthInfo=socket=$dir/run/munge.socket
+DbdHost=localhost
+DbdAddr=127.0.0.1
+DbdPort=$dbd_port
+SlurmUser=root
+LogFile=$dir/log/slurmdbd.log
+PidFile=$dir/run/slurmdbd.pid
+StorageType=accounting_storage/mysql
+StorageHost=127.0.0.1
+StoragePort=$db_port
+StorageUser=slurm
+StoragePass=mfprio
+StorageLoc=slurm_acct_db
+CONF
+    chmod 600 "$dir/etc/slurmdbd.conf"
+    : >"$dir/etc/gres.conf"
+    echo "export SLURM_CONF=$dir/etc/slurm.conf" >"$dir/env"
+    export SLURM_CONF=$dir/etc/slurm.conf
+
+    slurmdbd
+    wait_for 60 slurmdbd sacctmgr -i show cluster
+    sacctmgr -i add cluster mfprio >/dev/null
+    slurmctld -i
+    wait_for 60 slurmctld scontrol ping
+    slurmd -N n1
+    wait_for 60 "node n1" sh -c "sinfo -h -n n1 -o %t | grep -qE '^(idle|mix|alloc)'"
+}
+
+cmd_restart_ctld() {
+    local dir=$1 flags=$2
+    export SLURM_CONF=$dir/etc/slurm.conf
+    stop_pid "$dir/run/slurmctld.pid"
+    sed -i "s/^PriorityFlags=.*/PriorityFlags=$flags/" "$dir/etc/slurm.conf"
+    slurmctld
+    wait_for 60 slurmctld scontrol ping
+}
+
+# stop_pid FILE: TERM the process whose PID FILE holds, wait for it, KILL after 20 s.
+stop_pid() {
+    local f=$1 pid
+    [[ -f $f ]] || return 0
+    pid=$(cat "$f")
+    [[ -n $pid ]] && kill -0 "$pid" 2>/dev/null || { rm -f "$f"; return 0; }
+    kill "$pid" 2>/dev/null || true
+    for _ in $(seq 1 100); do
+        kill -0 "$pid" 2>/dev/null || { rm -f "$f"; return 0; }
+        sleep 0.2
+    done
+    kill -9 "$pid" 2>/dev/null || true
+    rm -f "$f"
+}
+
+cmd_stop() {
+    local dir=$1
+    [[ -d $dir ]] || return 0
+    stop_pid "$dir/run/slurmd-n1.pid"
+    stop_pid "$dir/run/slurmctld.pid"
+    stop_pid "$dir/run/slurmdbd.pid"
+    stop_pid "$dir/run/mariadbd.pid"
+    stop_pid "$dir/run/munged.pid"
+}
+
+case ${1:-} in
+    start) cmd_start "$2" "${3:-FAIR_TREE}" ;;
+    restart-ctld) cmd_restart_ctld "$2" "$3" ;;
+    stop) cmd_stop "$2" ;;
+    *) die "usage: slurm_cluster.sh start|restart-ctld|stop DIR [FLAGS]" ;;
+esac
