@@ -79,19 +79,25 @@ inline double slurm_fs_factor(long double ue, long double s, std::uint16_t damp)
     return real_pow(2.0, static_cast<double>(-((ue / s) / damp)));
 }
 
-/// Slurm's classic pass (PriorityFlags=NO_FAIR_TREE), association by association:
-/// `_set_assoc_usage_efctv` then `_set_usage_efctv` for UE, `priority_p_calc_fs_factor` for
-/// F (of the fs parent for FairShare=parent). The root's UE is 1.0 (Slurm's init) and its
-/// factor the formula's value at UE 1, S 1.
-inline fs::columns slurm_classic(const fs::tree& t, std::uint16_t damp) {
-    const std::size_t n = t.size();
+/// The classic family's columns before the pass: Slurm's classic shares, the root's UE 1.0
+/// (Slurm's init) and its factor, the formula's value at UE 1 and S 1.
+inline fs::columns slurm_classic_start(const fs::tree& t, std::uint16_t damp) {
     fs::columns c;
     c.shares_norm = slurm_classic_shares(t);
-    c.usage_efctv.assign(n, 0.0L);
-    c.fs_factor.assign(n, 0.0);
-    const std::vector<long double> un = slurm_usage_norm(t);
+    c.usage_efctv.assign(t.size(), 0.0L);
+    c.fs_factor.assign(t.size(), 0.0);
     c.usage_efctv[0] = 1.0L;
     c.fs_factor[0] = slurm_fs_factor(1.0L, c.shares_norm[0], damp);
+    return c;
+}
+
+/// Slurm's classic pass (PriorityFlags=NO_FAIR_TREE), association by association:
+/// `_set_assoc_usage_efctv` then `_set_usage_efctv` for UE, `priority_p_calc_fs_factor` for
+/// F (of the fs parent for FairShare=parent).
+inline fs::columns slurm_classic(const fs::tree& t, std::uint16_t damp) {
+    const std::size_t n = t.size();
+    fs::columns c = slurm_classic_start(t, damp);
+    const std::vector<long double> un = slurm_usage_norm(t);
     for (std::uint32_t a = 1; a < n; ++a) {
         const std::uint32_t p = t.fs_parent[a];
         if (p == 0) {
@@ -124,17 +130,12 @@ inline fs::columns slurm_classic(const fs::tree& t, std::uint16_t damp) {
 /// associations whose exponent k is not 1.
 inline fs::columns slurm_depth_oblivious(const fs::tree& t, std::uint16_t damp, std::size_t& powers) {
     const std::size_t n = t.size();
-    fs::columns c;
-    c.shares_norm = slurm_classic_shares(t);
-    c.usage_efctv.assign(n, 0.0L);
-    c.fs_factor.assign(n, 0.0);
+    fs::columns c = slurm_classic_start(t, damp);
     const std::vector<long double> un = slurm_usage_norm(t);
     std::vector<long double> sibling_un(n, 0.0L); // per fs parent
     for (std::uint32_t p = 0; p < n; ++p)
         for (const std::uint32_t x : t.children_of(p))
             if (t.shares_raw[x] != fs::use_parent) sibling_un[p] += un[x];
-    c.usage_efctv[0] = 1.0L;
-    c.fs_factor[0] = slurm_fs_factor(1.0L, c.shares_norm[0], damp);
     for (std::uint32_t a = 1; a < n; ++a) {
         const std::uint32_t p = t.fs_parent[a];
         const double s = c.shares_norm[a];
