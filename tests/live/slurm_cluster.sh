@@ -107,6 +107,8 @@ cmd_start() {
         command -v "$b" >/dev/null || die "$b not found"
     done
     mkdir -p "$dir"/{etc,state,spool,log,run,db,munge}
+    # Jobs run as the test users: they must reach the spool directory (the batch script).
+    chmod 755 "$dir" "$dir/spool"
     chmod 700 "$dir/munge" "$dir/run"
     {
         echo "ctld_port=$(free_port)"
