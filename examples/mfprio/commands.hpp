@@ -5,6 +5,7 @@
 // Exit status: 0 success, 2 usage error, 65 bad input data (sysexits' EX_DATAERR).
 
 #include <charconv>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <ctime>
@@ -21,7 +22,10 @@
 #include <mfprio/config/slurm_fairshare.hpp>
 #include <mfprio/config/slurm_model.hpp>
 #include <mfprio/config/text.hpp>
+#include <mfprio/config/slurm_native.hpp>
 #include <mfprio/report/sprio.hpp>
+
+#include "slurm_inputs.hpp"
 
 namespace mfprio::cli {
 
@@ -38,7 +42,8 @@ struct outcome {
 
 /// Where a command's Slurm inputs come from: files, or texts (the demo's embedded data).
 struct slurm_sources {
-    std::string conf, qos, assoc, jobs;   ///< file paths
+    std::vector<std::string> confs, assocs; ///< file paths (several, merged)
+    std::string qos, jobs;                ///< file paths
     const std::string_view* texts = nullptr; ///< when set: conf, qos, assoc, jobs texts
     std::string_view name;                ///< label for embedded data
 };
@@ -83,47 +88,266 @@ inline bool common_value(std::string_view a, std::string_view v, std::optional<s
     return false;
 }
 
-/// Loads the four Slurm inputs into a model. On failure, `o` holds the message and status.
-inline std::optional<config::slurm_model> load_slurm(const slurm_sources& src, outcome& o) {
+/// How the users' fair-share factors are obtained.
+enum class fairshare_source {
+    automatic, ///< `taken` for a cluster's own outputs (assoc_mgr given, --from, --live), else `computed` when RawUsage is there
+    taken,     ///< sshare's FairShare column, as the cluster computed it (Fair Tree's rank/N restored exactly)
+    computed,  ///< recomputed from RawShares and RawUsage with the algorithm slurm.conf selects
+};
+
+/// A loaded cluster: the model and what the inputs said about the cluster.
+struct loaded_cluster {
+    config::slurm_model model;
+    config::assoc_table assoc;
+    config::slurm_conf conf;
+    std::string slurm_version; ///< as the inputs print it ("22.05.8"), empty if unknown
+    bool fairshare_taken = false;
+};
+
+/// "22.05.8" -> 2205; 0 when unreadable.
+[[nodiscard]] inline int version_number(std::string_view v) {
+    const std::size_t dot = v.find('.');
+    if (dot == std::string_view::npos) return 0;
+    const auto major = config::parse_unsigned<unsigned>(v.substr(0, dot));
+    std::string_view rest = v.substr(dot + 1);
+    const auto minor = config::parse_unsigned<unsigned>(rest.substr(0, rest.find('.')));
+    if (!major || !minor || *major > 99 || *minor > 99) return 0;
+    return static_cast<int>(*major * 100 + *minor);
+}
+
+/// Under Fair Tree a user's factor is rank / (number of user associations) (Slurm's
+/// fair_tree.c); sshare prints it with six decimals. The exact quotient is restored where the
+/// printed value is within rounding of one.
+inline void restore_fair_tree_ranks(slurm::cluster& cl, const config::assoc_table& assoc) {
+    std::uint32_t users = 0;
+    for (const auto& r : assoc.rows) users += r.is_user() ? 1 : 0;
+    if (users == 0) return;
+    for (std::uint32_t i = 0; i < assoc.rows.size(); ++i) {
+        const auto& r = assoc.rows[i];
+        if (!r.is_user() || !r.fairshare) continue;
+        const double rank = std::nearbyint(*r.fairshare * users);
+        const double exact = rank / static_cast<double>(users);
+        if (std::fabs(exact - *r.fairshare) <= 5.000001e-7) cl.set_fairshare(i, exact);
+    }
+}
+
+/// Loads a cluster's inputs into a model. On failure, `o` holds the message and status.
+inline std::optional<loaded_cluster> load_cluster(const cluster_inputs& ci, fairshare_source fs, outcome& o,
+                                                  bool cluster_output = false) {
     const auto fail = [&](const input_error& e) {
         o.status = exit_data;
         o.err += "mfprio: " + e.to_string() + "\n";
         return std::nullopt;
     };
-    auto conf = src.texts ? config::parse_slurm_conf(src.texts[0], std::string(src.name) + "/slurm.conf")
-                          : config::read_slurm_conf(src.conf);
+    loaded_cluster lc;
+    lc.slurm_version = ci.slurm_version;
+    std::string version;
+    auto conf = config::read_slurm_conf_inputs(ci.conf, &version);
     if (!conf) return fail(conf.error());
-    auto qos = src.texts ? config::parse_qos_table(src.texts[1], std::string(src.name) + "/qos.txt")
-                         : config::read_qos_table(src.qos);
+    if (lc.slurm_version.empty()) lc.slurm_version = version;
+    auto qos = config::parse_qos_table(config::detail::without_bom(ci.qos->text), ci.qos->name);
     if (!qos) return fail(qos.error());
-    auto assoc = src.texts ? config::parse_assoc_table(src.texts[2], std::string(src.name) + "/assoc.txt")
-                           : config::read_assoc_table(src.assoc);
+    auto assoc = config::read_assoc_inputs(ci.assoc);
     if (!assoc) return fail(assoc.error());
-    auto jobs = src.texts ? config::parse_jobs_table(src.texts[3], std::string(src.name) + "/jobs.txt", *conf, *qos, *assoc)
-                          : config::read_jobs_table(src.jobs, *conf, *qos, *assoc);
+    auto table = jobs_input_table(*ci.jobs, &version);
+    if (!table) return fail(table.error());
+    if (lc.slurm_version.empty()) lc.slurm_version = version;
+    auto jobs = config::jobs_table_from(*table, *conf, *qos, *assoc);
     if (!jobs) return fail(jobs.error());
-    auto model = config::build_slurm_model(*conf, *qos, *assoc, *jobs, src.texts ? src.name : std::string_view(src.conf));
+    auto model = config::build_slurm_model(*conf, *qos, *assoc, *jobs, ci.conf.front().name);
     if (!model) return fail(model.error());
-    // With RawUsage in the association table, fair-share is computed (the algorithm
-    // slurm.conf selects) instead of taken from its FairShare column.
-    const std::string assoc_name = src.texts ? std::string(src.name) + "/assoc.txt" : src.assoc;
-    auto computed = config::apply_computed_fairshare(model->cluster, *assoc, config::fairshare_options_of(*conf), assoc_name);
-    if (!computed) return fail(computed.error());
-    return std::move(*model);
+    bool from_cluster = cluster_output;
+    for (const auto& a : ci.assoc) from_cluster = from_cluster || config::detect_kind(a.text) == config::input_kind::assoc_mgr;
+    const bool taken = fs == fairshare_source::taken || (fs == fairshare_source::automatic && from_cluster);
+    if (taken) {
+        if (!assoc->has_column("FairShare"))
+            return fail(input_error{ci.assoc.front().name, 0, 0, "FairShare",
+                                    "no FairShare column to take the factors from (sshare -a -l -P prints it)"});
+        if (conf->flags.has(slurm::priority_flag::fair_tree) && !conf->flags.has(slurm::priority_flag::depth_oblivious))
+            restore_fair_tree_ranks(model->cluster, *assoc);
+    } else {
+        // With RawUsage in the association table, fair-share is computed (the algorithm
+        // slurm.conf selects) instead of taken from its FairShare column.
+        auto computed = config::apply_computed_fairshare(model->cluster, *assoc, config::fairshare_options_of(*conf),
+                                                         ci.assoc.front().name);
+        if (!computed) return fail(computed.error());
+    }
+    lc.fairshare_taken = taken;
+    lc.model = std::move(*model);
+    lc.assoc = std::move(*assoc);
+    lc.conf = std::move(*conf);
+    return lc;
+}
+
+/// The cluster inputs of `src`'s files or embedded texts.
+inline std::optional<cluster_inputs> inputs_of(const slurm_sources& src, outcome& o) {
+    cluster_inputs ci;
+    if (src.texts != nullptr) {
+        const std::string n(src.name);
+        ci.conf.push_back({std::string(src.texts[0]), n + "/slurm.conf"});
+        ci.qos = config::conf_input{std::string(src.texts[1]), n + "/qos.txt"};
+        ci.assoc.push_back({std::string(src.texts[2]), n + "/assoc.txt"});
+        ci.jobs = config::conf_input{std::string(src.texts[3]), n + "/jobs.txt"};
+        return ci;
+    }
+    const auto get = [&](const std::string& path) -> std::optional<config::conf_input> {
+        auto in = read_input(path);
+        if (!in) {
+            o.status = exit_data;
+            o.err += "mfprio: " + in.error().to_string() + "\n";
+            return std::nullopt;
+        }
+        return std::move(*in);
+    };
+    for (const auto& p : src.confs) {
+        auto in = get(p);
+        if (!in) return std::nullopt;
+        ci.conf.push_back(std::move(*in));
+    }
+    for (const auto& p : src.assocs) {
+        auto in = get(p);
+        if (!in) return std::nullopt;
+        ci.assoc.push_back(std::move(*in));
+    }
+    if (!src.qos.empty()) {
+        ci.qos = get(src.qos);
+        if (!ci.qos) return std::nullopt;
+    }
+    if (!src.jobs.empty()) {
+        ci.jobs = get(src.jobs);
+        if (!ci.jobs) return std::nullopt;
+    }
+    return ci;
+}
+
+/// The options `mfprio sprio` and `mfprio sshare` share for where a cluster comes from.
+struct cluster_options {
+    slurm_sources src;
+    std::string from;        ///< --from DIR
+    bool live = false;       ///< --live
+    std::string save;        ///< --save DIR
+    std::string version;     ///< --slurm-version
+    fairshare_source fs = fairshare_source::automatic;
+    int timeout = 60;        ///< --timeout seconds for each Slurm command
+};
+
+/// Reads option `a` (value `v` when it takes one) into `c`. Returns 0 when `a` is not one of
+/// these options, 1 when it was taken without a value, 2 with the value; `error` says what
+/// is wrong with a bad value.
+inline int cluster_option(std::string_view a, std::optional<std::string_view> v, cluster_options& c, std::string& error) {
+    if (a == "--live") {
+        c.live = true;
+        return 1;
+    }
+    if (a != "--conf" && a != "--qos" && a != "--assoc" && a != "--jobs" && a != "--from" && a != "--save" &&
+        a != "--slurm-version" && a != "--fairshare" && a != "--timeout")
+        return 0;
+    if (!v) {
+        error = "option " + std::string(a) + " needs a value";
+        return 2;
+    }
+    if (a == "--conf") c.src.confs.emplace_back(*v);
+    else if (a == "--assoc") c.src.assocs.emplace_back(*v);
+    else if (a == "--qos") c.src.qos = *v;
+    else if (a == "--jobs") c.src.jobs = *v;
+    else if (a == "--from") c.from = *v;
+    else if (a == "--save") c.save = *v;
+    else if (a == "--slurm-version") {
+        if (version_number(*v) == 0) error = "--slurm-version takes a release such as 22.05 or 24.11.3, not '" + std::string(*v) + "'";
+        c.version = *v;
+    } else if (a == "--timeout") {
+        const auto t = config::parse_unsigned<unsigned>(*v);
+        if (!t || *t == 0 || *t > 3600) error = "--timeout takes seconds from 1 to 3600, not '" + std::string(*v) + "'";
+        else c.timeout = static_cast<int>(*t);
+    } else {
+        if (*v == "taken") c.fs = fairshare_source::taken;
+        else if (*v == "computed") c.fs = fairshare_source::computed;
+        else if (*v == "auto") c.fs = fairshare_source::automatic;
+        else error = "--fairshare takes taken, computed or auto, not '" + std::string(*v) + "'";
+    }
+    return 2;
+}
+
+/// The cluster's inputs as `c` says: files, a bundle, or the live cluster (saved when asked).
+/// `need_jobs`: the jobs input is required. Returns nullopt with `o` filled on failure.
+inline std::optional<cluster_inputs> gather_inputs(const cluster_options& c, bool need_jobs, std::string_view cmd,
+                                                   outcome& o) {
+    const auto usage = [&](const std::string& msg) {
+        o.status = exit_usage;
+        o.err += "mfprio " + std::string(cmd) + ": " + msg + "\nTry 'mfprio " + std::string(cmd) + " --help'.\n";
+        return std::nullopt;
+    };
+    const bool files = !c.src.confs.empty() || !c.src.assocs.empty() || !c.src.qos.empty() || !c.src.jobs.empty();
+    if ((c.live ? 1 : 0) + (c.from.empty() ? 0 : 1) + (files ? 1 : 0) > 1)
+        return usage("give the cluster one way: --live, --from DIR, or the input files");
+    if (!c.save.empty() && !c.live) return usage("--save needs --live (a bundle is what --live captured)");
+    std::optional<cluster_inputs> ci;
+    if (c.live) {
+        std::string err;
+        ci = capture_live(err, c.timeout);
+        if (!ci) {
+            o.status = exit_data;
+            o.err += "mfprio " + std::string(cmd) + " --live: " + err + "\n";
+            return std::nullopt;
+        }
+        if (!c.save.empty()) {
+            // The version as the inputs print it, for the meta file.
+            std::string v;
+            (void)config::read_slurm_conf_inputs(ci->conf, &v);
+            ci->slurm_version = v;
+            if (auto e = save_bundle(*ci, c.save)) {
+                o.status = exit_data;
+                o.err += "mfprio " + std::string(cmd) + ": " + *e + "\n";
+                return std::nullopt;
+            }
+        }
+    } else if (!c.from.empty()) {
+        auto b = read_bundle(c.from);
+        if (!b) {
+            o.status = exit_data;
+            o.err += "mfprio: " + b.error().to_string() + "\n";
+            return std::nullopt;
+        }
+        ci = std::move(*b);
+    } else {
+        if (c.src.confs.empty() || c.src.assocs.empty() || (need_jobs && (c.src.qos.empty() || c.src.jobs.empty())))
+            return usage(need_jobs ? "--conf, --qos, --assoc and --jobs are required (or --live, or --from DIR)"
+                                   : "--conf and --assoc are required (or --live, or --from DIR)");
+        ci = inputs_of(c.src, o);
+    }
+    if (ci && !c.version.empty()) ci->slurm_version = c.version;
+    return ci;
 }
 
 inline constexpr std::string_view sprio_help =
-    "usage: mfprio sprio --conf FILE --qos FILE --assoc FILE --jobs FILE [options]\n"
+    "usage: mfprio sprio --conf FILE... --qos FILE --assoc FILE... --jobs FILE [options]\n"
+    "       mfprio sprio --live [--save DIR] [options]\n"
+    "       mfprio sprio --from DIR [options]\n"
     "\n"
-    "Prints what Slurm's sprio prints for the jobs of a jobs table, computed by mfprio from\n"
-    "slurm.conf, `sacctmgr show qos -P` output, `sshare -a -P -l` output and a jobs table.\n"
+    "Prints what Slurm's sprio prints, computed by mfprio from the cluster's configuration,\n"
+    "QOS, associations and jobs, in the formats Slurm prints them (told apart by content).\n"
     "\n"
-    "  --conf FILE      slurm.conf (Priority* keys, NodeName and PartitionName lines)\n"
-    "  --qos FILE       QOS table: Name|Priority|UsageFactor\n"
-    "  --assoc FILE     association table (sshare -a -P -l); its FairShare column is used\n"
-    "  --jobs FILE      jobs table (JobID|User|Account|Partition|QOS|SubmitTime|...)\n"
+    "  --conf FILE      slurm.conf, or `scontrol show config`, `scontrol show partition` and\n"
+    "                   `scontrol show node` outputs (give --conf once for each; merged)\n"
+    "  --qos FILE       `sacctmgr show qos -P` output (Name, Priority, UsageFactor columns)\n"
+    "  --assoc FILE     `sshare -a -l -P` output, plus `scontrol show assoc_mgr` (exact usage)\n"
+    "                   and `sacctmgr show assoc -P` (association priority) outputs, merged\n"
+    "  --jobs FILE      `squeue --json`, `scontrol show job` (-o or not) or a '|' jobs table\n"
+    "                   (JobID|User|Account|Partition|QOS|SubmitTime|...); - reads stdin\n"
+    "  --live           run the Slurm commands on this host and use what they print\n"
+    "  --save DIR       with --live: keep the captured outputs as a bundle in DIR\n"
+    "  --from DIR       replay a bundle written by --save\n"
+    "  --timeout S      seconds each Slurm command may take with --live (default 60)\n"
+    "  --slurm-version V  print as Slurm V does (default: the version the inputs print,\n"
+    "                   else the newest); e.g. 22.05 has no ACCOUNT/QOSNAME in -l\n"
+    "  --fairshare M    taken: sshare's FairShare column as the cluster computed it;\n"
+    "                   computed: from RawShares and RawUsage; auto (default): taken for a\n"
+    "                   cluster's own outputs (--live, --from, assoc_mgr given), else computed\n"
+    "  --verify         compare each job's priority as slurmctld holds it (squeue/scontrol\n"
+    "                   Priority) with mfprio's; lists every difference, exit 1 if any\n"
     "  --now T          time of the calculation: epoch seconds or YYYY-MM-DDTHH:MM:SS\n"
-    "                   (TZ, else UTC); default: the current time\n"
+    "                   (TZ, else UTC); default: slurmctld's last recalculation for --live and\n"
+    "                   --from (sprio shows the factors of that moment), else the current time\n"
     "  -l, --long       long format\n"
     "  -n, --norm       normalized (unweighted) factors\n"
     "  -w, --weights    print the weights only\n"
@@ -134,15 +358,44 @@ inline constexpr std::string_view sprio_help =
     "  -p, --partition L comma list of partitions\n"
     "  -h, --noheader   no header line\n"
     "  --explain JOBID  a plain-language breakdown of one job's priority\n"
-    "  --help           this text\n";
+    "  --help           this text\n"
+    "\n"
+    "Example: mfprio sprio --live -l --save bundle; later: mfprio sprio --from bundle -l\n";
+
+/// `--verify`: each pending job's priority as slurmctld holds it against mfprio's, for the
+/// partition slurmctld computed it for (a multi-partition job's stored priority is the one of
+/// one of its partitions: any of them matches). Lists every difference.
+inline void verify_priorities(const loaded_cluster& lc, std::span<const report::sprio_row> rows, outcome& o) {
+    const auto& m = lc.model;
+    std::size_t compared = 0, differ = 0;
+    for (std::size_t k = 0; k < m.jobs.size(); ++k) {
+        if (!m.current_priorities[k]) continue;
+        const std::uint32_t id = m.jobs[k].id;
+        std::vector<long long> ours;
+        for (const auto& r : rows)
+            if (r.job_id == id) ours.push_back(static_cast<long long>(r.priority()));
+        if (ours.empty()) continue; // not listed by sprio: not recalculated
+        ++compared;
+        const long long theirs = *m.current_priorities[k];
+        if (std::find(ours.begin(), ours.end(), theirs) != ours.end()) continue;
+        ++differ;
+        std::string list;
+        for (const long long v : ours) list += (list.empty() ? "" : ", ") + std::to_string(v);
+        o.out += "job " + std::to_string(id) + ": slurmctld " + std::to_string(theirs) + ", mfprio " + list +
+                 " (" + std::to_string(theirs - ours.front()) + ")\n";
+    }
+    o.out += "verify: " + std::to_string(compared) + " jobs compared, " + std::to_string(differ) + " differ\n";
+    if (differ != 0) o.status = 1;
+}
 
 /// `mfprio sprio ...`
 inline outcome run_sprio(std::span<const std::string_view> args, const slurm_sources* embedded = nullptr) {
     outcome o;
-    slurm_sources src;
+    cluster_options copt;
     report::sprio_options opt;
     std::optional<std::int64_t> now;
     std::optional<std::uint32_t> explain;
+    bool verify = false;
     const auto usage = [&](std::string msg) {
         o.status = exit_usage;
         o.err += "mfprio sprio: " + msg + "\nTry 'mfprio sprio --help'.\n";
@@ -158,20 +411,23 @@ inline outcome run_sprio(std::span<const std::string_view> args, const slurm_sou
             o.out = sprio_help;
             return o;
         }
+        std::string error;
+        const auto peek = i + 1 < args.size() ? std::optional<std::string_view>(args[i + 1]) : std::nullopt;
+        if (const int took = cluster_option(a, a == "--live" ? std::nullopt : peek, copt, error)) {
+            if (!error.empty()) return usage(error);
+            if (took == 2) ++i;
+            continue;
+        }
         if (a == "-l" || a == "--long") opt.long_list = true;
         else if (a == "-n" || a == "--norm") opt.normalized = true;
         else if (a == "-w" || a == "--weights") opt.weights = true;
         else if (a == "-h" || a == "--noheader") opt.no_header = true;
-        else if (a == "--conf" || a == "--qos" || a == "--assoc" || a == "--jobs" || a == "--now" || a == "-o" ||
-                 a == "--format" || a == "-j" || a == "--jobs-ids" || a == "-u" || a == "--user" || a == "-p" ||
-                 a == "--partition" || a == "--explain" || a == "-S" || a == "--sort") {
+        else if (a == "--verify") verify = true;
+        else if (a == "--now" || a == "-o" || a == "--format" || a == "-j" || a == "--jobs-ids" || a == "-u" ||
+                 a == "--user" || a == "-p" || a == "--partition" || a == "--explain" || a == "-S" || a == "--sort") {
             auto v = value();
             if (!v) return usage(std::string("option ") + std::string(a) + " needs a value");
-            if (a == "--conf") src.conf = *v;
-            else if (a == "--qos") src.qos = *v;
-            else if (a == "--assoc") src.assoc = *v;
-            else if (a == "--jobs") src.jobs = *v;
-            else if (a == "--now") {
+            if (a == "--now") {
                 now = parse_now(*v);
                 if (!now) return usage("--now takes epoch seconds or YYYY-MM-DDTHH:MM:SS, not '" + std::string(*v) + "'");
             } else if (a == "-o" || a == "--format") opt.format = *v;
@@ -192,21 +448,25 @@ inline outcome run_sprio(std::span<const std::string_view> args, const slurm_sou
         else return usage("unknown option '" + std::string(a) + "'");
     }
     if (opt.long_list && !opt.format.empty()) return usage("-l and -o cannot be used together");
-    if (embedded == nullptr) {
-        if (src.conf.empty() || src.qos.empty() || src.assoc.empty() || src.jobs.empty())
-            return usage("--conf, --qos, --assoc and --jobs are required");
-    } else {
-        src = *embedded;
+    std::optional<cluster_inputs> ci;
+    if (embedded != nullptr) ci = inputs_of(*embedded, o);
+    else ci = gather_inputs(copt, true, "sprio", o);
+    if (!ci) return o;
+    auto lc = load_cluster(*ci, copt.fs, o, copt.live || !copt.from.empty());
+    if (!lc) return o;
+    opt.slurm_version = version_number(lc->slurm_version);
+    const auto& model = lc->model;
+    const std::int64_t t = now ? *now : ci->calc_time ? *ci->calc_time : static_cast<std::int64_t>(std::time(nullptr));
+    const auto ctx = model.context(t);
+    const auto engine = model.engine();
+    auto rows = report::sprio_rows(engine, model.cluster, std::span<const job>(model.jobs),
+                                   std::span<const slurm::job_lists>(model.lists), ctx, model.settings.flags,
+                                   model.user_names, model.begin_times);
+    const report::sprio_weights w{model.weights, model.tres_weight_text};
+    if (verify) {
+        verify_priorities(*lc, rows, o);
+        return o;
     }
-    auto model = load_slurm(src, o);
-    if (!model) return o;
-    const std::int64_t t = now ? *now : static_cast<std::int64_t>(std::time(nullptr));
-    const auto ctx = model->context(t);
-    const auto engine = model->engine();
-    auto rows = report::sprio_rows(engine, model->cluster, std::span<const job>(model->jobs),
-                                   std::span<const slurm::job_lists>(model->lists), ctx, model->settings.flags,
-                                   model->user_names);
-    const report::sprio_weights w{model->weights, model->tres_weight_text};
     if (explain) {
         bool found = false;
         for (const auto& r : rows)

@@ -6,18 +6,20 @@
 /// Columns (case-insensitive, any order, unknown columns ignored):
 /// | column | meaning |
 /// |---|---|
-/// | JobID (required) | u32 job id, > 0, unique |
+/// | JobID (required) | job id, unique: `1234`, an array task `1234_5` or `1234_[6-9]` (the array's job id, 1234, stands for it), a het job component `1234+2` (1236: Slurm numbers components from the leader's id) |
 /// | User, Account (required) | the association (account, user) |
 /// | Partition (required) | comma list (multi-partition job), order kept; empty -> the default partition |
 /// | QOS | comma list, order kept; empty or missing -> "normal" if the QOS table has it |
 /// | SubmitTime (required) | epoch seconds or `YYYY-MM-DDTHH:MM:SS` |
-/// | EligibleTime | same forms; empty or missing -> SubmitTime; `0`, `None`, `Unknown` -> 0 (not accruing) |
+/// | EligibleTime | same forms; empty or missing -> SubmitTime; `0`, `None`, `Unknown`, `N/A` -> 0 (not eligible: sprio does not list the job) |
+/// | AccrueTime | when age starts (Slurm's accrue time; same forms, `Unknown` -> 0, no age); missing -> EligibleTime (SubmitTime under ACCRUE_ALWAYS) |
 /// | NumNodes, NumCPUs | u32, default 1 |
 /// | TimeLimit | Slurm time string (a plain number is minutes); empty or `Partition_Limit` -> no_val32; UNLIMITED -> infinite32 |
 /// | Nice, SiteFactor | signed, |value| <= 2147483645, default 0 |
 /// | TRES | `cpu=4,mem=16G,node=1,gres/gpu=2`; default cpu=NumCPUs,node=NumNodes |
 /// | State | PENDING, HELD, RUNNING, SUSPENDED, COMPLETING, or a finished state (COMPLETED, FAILED, CANCELLED, TIMEOUT...); any case; default pending |
 /// | Priority | admin-set priority, u32; empty or 0 = not set |
+/// | CurrentPriority | the priority slurmctld holds for the job (squeue's and scontrol's Priority), u32; compared by `--verify`, not used in the calculation |
 ///
 /// Times in `YYYY-MM-DDTHH:MM:SS` form are local time of the zone named by the TZ
 /// environment variable (mktime, DST decided by the zone), and UTC when TZ is unset.
@@ -61,7 +63,8 @@ struct job_row {
     std::vector<std::uint32_t> qos;      ///< indices into qos_table::qos, table order
     std::uint32_t association = 0;       ///< row index into assoc_table::rows
     std::int64_t submit_time = 0;        ///< epoch seconds
-    std::int64_t eligible_time = 0;      ///< epoch seconds; 0 = not accruing
+    std::int64_t eligible_time = 0;      ///< epoch seconds; 0 = not eligible
+    std::optional<std::int64_t> accrue_time; ///< AccrueTime when given; 0 = not accruing
     std::uint32_t num_nodes = 1;         ///< NumNodes
     std::uint32_t num_cpus = 1;          ///< NumCPUs
     std::uint32_t time_limit = no_val32; ///< minutes; no_val32 = none, infinite32 = UNLIMITED
@@ -70,6 +73,8 @@ struct job_row {
     std::vector<std::pair<std::string, double>> tres; ///< requested TRES (mem in MB)
     job_state state = job_state::pending; ///< State
     std::uint32_t admin_priority = 0;    ///< Priority set by an administrator (0 = not set)
+    std::optional<std::uint32_t> current_priority; ///< CurrentPriority: slurmctld's value
+    std::string id_text;                 ///< JobID as written
     std::size_t line = 0;                ///< 1-based line in the file
 };
 
@@ -108,6 +113,28 @@ namespace detail {
     for (int i = 0; i < steps; ++i) v *= 1024.0;
     for (int i = 0; i > steps; --i) v /= 1024.0;
     return v;
+}
+
+/// The numeric job id of a JobID cell: `1234`; an array task `1234_5` or pending tasks
+/// `1234_[6-9]` (the array's job id); a het job component `1234+2` (the leader's id plus the
+/// offset, as Slurm numbers components). nullopt for anything else or 0.
+[[nodiscard]] inline std::optional<std::uint32_t> parse_job_id(std::string_view s) {
+    const std::size_t sep = s.find_first_of("_+");
+    const auto base = parse_unsigned<std::uint32_t>(s.substr(0, sep));
+    if (!base || *base == 0) return std::nullopt;
+    if (sep == std::string_view::npos) return base;
+    const std::string_view rest = s.substr(sep + 1);
+    if (s[sep] == '+') {
+        const auto offset = parse_unsigned<std::uint32_t>(rest);
+        if (!offset || *offset > 0xFFFFFFFFu - *base) return std::nullopt;
+        return *base + *offset;
+    }
+    if (parse_unsigned<std::uint32_t>(rest)) return base;
+    // `[6-9]`, `[1,3,5-7]`, `[1-9%2]` (a throttle): digits and ,-% inside brackets.
+    if (rest.size() < 3 || rest.front() != '[' || rest.back() != ']') return std::nullopt;
+    for (const char c : rest.substr(1, rest.size() - 2))
+        if (!is_digit(c) && c != ',' && c != '-' && c != '%') return std::nullopt;
+    return base;
 }
 
 /// Job states accepted in the State column.
@@ -201,30 +228,32 @@ namespace detail {
                c_nodes = t.column("NumNodes"), c_cpus = t.column("NumCPUs"),
                c_limit = t.column("TimeLimit"), c_nice = t.column("Nice"),
                c_site = t.column("SiteFactor"), c_tres = t.column("TRES"),
-               c_state = t.column("State"), c_prio = t.column("Priority");
+               c_state = t.column("State"), c_prio = t.column("Priority"),
+               c_accrue = t.column("AccrueTime"), c_current = t.column("CurrentPriority");
     const bool assoc_has_partition = assoc.has_column("Partition");
 
     jobs_table out;
-    std::unordered_set<std::uint32_t> seen_ids;
+    std::unordered_set<std::string> seen_ids;
     for (const table_row& row : t.rows) {
         job_row j;
         j.line = row.line;
         std::string who = "job";
         auto cell = [&](std::size_t col) { return trim(row.cells[col]); };
         auto fail = [&](std::size_t col, const std::string& message) {
-            return make_error(t.file, row.line, row.columns[col], t.header[col],
+            return make_error(t.file, row.line_of(col), row.columns[col], t.header[col],
                               who + ": " + message);
         };
 
         // JobID first, so later errors can name the job.
         {
-            const auto id = parse_unsigned<std::uint32_t>(cell(c_id));
-            if (!id || *id == 0)
+            const auto id = detail::parse_job_id(cell(c_id));
+            if (!id)
                 return fail(c_id, "JobID " + detail::quote(cell(c_id)) +
-                                      " is not an integer from 1 to 4294967295");
+                                      " is not a job id (1 to 4294967295, 1234_5, 1234_[6-9] or 1234+0)");
             j.job_id = *id;
-            who = "job " + std::to_string(*id);
-            if (!seen_ids.insert(*id).second) return fail(c_id, "JobID is listed twice");
+            j.id_text = std::string(cell(c_id));
+            who = "job " + j.id_text;
+            if (!seen_ids.insert(j.id_text).second) return fail(c_id, "JobID is listed twice");
         }
         j.user = std::string(cell(c_user));
         if (j.user.empty()) return fail(c_user, "empty User");
@@ -297,15 +326,28 @@ namespace detail {
             const std::string_view e = c_eligible ? cell(*c_eligible) : std::string_view{};
             if (e.empty()) {
                 j.eligible_time = j.submit_time;
-            } else if (iequals(e, "None") || iequals(e, "Unknown")) {
+            } else if (iequals(e, "None") || iequals(e, "Unknown") || iequals(e, "N/A")) {
                 j.eligible_time = 0;
             } else {
                 const auto eligible = parse_job_time(e);
                 if (!eligible)
                     return fail(*c_eligible, "EligibleTime " + detail::quote(e) +
                                                  " is not epoch seconds, YYYY-MM-DDTHH:MM:SS, "
-                                                 "0, None or Unknown");
+                                                 "0, None, Unknown or N/A");
                 j.eligible_time = *eligible;
+            }
+            if (c_accrue) {
+                const std::string_view a = cell(*c_accrue);
+                if (a.empty() || iequals(a, "None") || iequals(a, "Unknown") || iequals(a, "N/A")) {
+                    j.accrue_time = 0;
+                } else {
+                    const auto accrue = parse_job_time(a);
+                    if (!accrue)
+                        return fail(*c_accrue, "AccrueTime " + detail::quote(a) +
+                                                   " is not epoch seconds, YYYY-MM-DDTHH:MM:SS, "
+                                                   "0, None, Unknown or N/A");
+                    j.accrue_time = *accrue;
+                }
             }
         }
         // Sizes and limits.
@@ -379,6 +421,13 @@ namespace detail {
                 return fail(*c_prio, "Priority " + detail::quote(cell(*c_prio)) +
                                          " is not an integer from 0 to 4294967295");
             j.admin_priority = *p;
+        }
+        if (c_current && !cell(*c_current).empty()) {
+            const auto p = parse_unsigned<std::uint32_t>(cell(*c_current));
+            if (!p)
+                return fail(*c_current, "CurrentPriority " + detail::quote(cell(*c_current)) +
+                                            " is not an integer from 0 to 4294967295");
+            j.current_priority = *p;
         }
         out.jobs.push_back(std::move(j));
     }

@@ -560,6 +560,16 @@ public:
         return finish();
     }
 
+    /// Reads one more text into the same configuration (keys of later texts override
+    /// earlier ones; nodes and partitions add up). Call `done()` after the last one.
+    [[nodiscard]] expected<bool> add(std::string_view text, std::string_view file_name,
+                                     const std::filesystem::path& base_dir) {
+        std::vector<std::string> stack{std::string(file_name)};
+        return parse_file(text, file_name, base_dir, stack);
+    }
+    /// The configuration of every text given to `add`.
+    [[nodiscard]] expected<slurm_conf> done() { return finish(); }
+
 private:
     slurm_conf conf_;
     bool reset_seen_ = false;
@@ -811,7 +821,9 @@ private:
                 out = *n;
                 return true;
             };
-            if (iequals(p.key, "CPUs") || iequals(p.key, "Procs")) return number(opt.cpus, 0xFFFF, false);
+            // CPUTot is how `scontrol show node` prints the configured CPUs.
+            if (iequals(p.key, "CPUs") || iequals(p.key, "Procs") || iequals(p.key, "CPUTot"))
+                return number(opt.cpus, 0xFFFF, false);
             if (iequals(p.key, "Boards")) return number(opt.boards, 0xFFFF, false);
             if (iequals(p.key, "Sockets")) return number(opt.sockets, 0xFFFF, false);
             if (iequals(p.key, "SocketsPerBoard")) return number(opt.sockets_per_board, 0xFFFF, false);

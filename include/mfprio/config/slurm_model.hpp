@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -39,6 +40,11 @@ struct slurm_model {
     std::vector<slurm::job_lists> lists;   ///< partition and QOS lists of each job (empty: single)
     std::vector<std::string> user_names;   ///< by job user id
     std::vector<std::size_t> job_lines;    ///< the jobs table line of each job
+    /// When sprio starts listing each job (Slurm's begin time, or the submit time under
+    /// ACCRUE_ALWAYS); 0 = never. Age runs from the job's own accrue time.
+    std::vector<std::int64_t> begin_times;
+    /// The priority slurmctld held for each job, where the input had it (squeue, scontrol).
+    std::vector<std::optional<std::uint32_t>> current_priorities;
     std::uint32_t fairshare_dampening = 1; ///< FairShareDampeningFactor
     std::size_t user_associations = 0;     ///< number of user associations (Fair Tree's N)
 
@@ -169,7 +175,8 @@ inline std::string tres_key(std::string_view name) {
         j.association = r.association;
         j.state = r.state;
         j.submit_time = r.submit_time;
-        j.accrue_time = accrue_always ? r.submit_time : r.eligible_time;
+        j.accrue_time = r.accrue_time ? *r.accrue_time : (accrue_always ? r.submit_time : r.eligible_time);
+        m.begin_times.push_back(accrue_always ? r.submit_time : r.eligible_time);
         j.min_nodes = r.num_nodes;
         j.cpus = r.num_cpus;
         j.time_limit = r.time_limit;
@@ -201,6 +208,7 @@ inline std::string tres_key(std::string_view name) {
         m.jobs.push_back(j);
         m.lists.push_back(l);
         m.job_lines.push_back(r.line);
+        m.current_priorities.push_back(r.current_priority);
     }
     return m;
 }

@@ -30,6 +30,14 @@ struct table_row {
     std::vector<std::string> cells;   ///< cell texts, verbatim
     std::vector<std::size_t> columns; ///< 1-based character column where each cell starts
     std::size_t line = 0;             ///< 1-based line number in the file
+    /// Line of each cell when they differ (a record printed over several lines, as
+    /// `scontrol show job` does); empty when every cell is on `line`.
+    std::vector<std::size_t> lines;
+
+    /// The line of cell `col`.
+    [[nodiscard]] std::size_t line_of(std::size_t col) const noexcept {
+        return col < lines.size() ? lines[col] : line;
+    }
 };
 
 /// A parsed pipe-separated table (header plus rows).

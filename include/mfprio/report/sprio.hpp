@@ -65,11 +65,15 @@ struct sprio_weights {
 /// suspended ones too under CALCULATE_RUNNING) whose start of accrual (submit time under
 /// ACCRUE_ALWAYS, else the eligible time) is set and not in the future, that are not held
 /// and that have a partition.
+/// `begin`, when given, is the time the job became eligible (Slurm's begin time, or the
+/// submit time under ACCRUE_ALWAYS); without it the job's accrue time stands for it.
 template <class J>
-[[nodiscard]] bool listed_by_sprio(const J& j, const slurm::context& c, slurm::priority_flags flags) {
+[[nodiscard]] bool listed_by_sprio(const J& j, const slurm::context& c, slurm::priority_flags flags,
+                                   std::optional<std::int64_t> begin = std::nullopt) {
     if (!slurm::recalculated_periodically(j, flags)) return false;
     if (job_traits<J>::state(j) == job_state::held) return false;
-    const std::int64_t use = flags.has(slurm::priority_flag::accrue_always)
+    const std::int64_t use = begin ? *begin
+        : flags.has(slurm::priority_flag::accrue_always)
         ? static_cast<std::int64_t>(job_traits<J>::submit_time(j))
         : static_cast<std::int64_t>(job_traits<J>::accrue_time(j));
     if (use == 0 || use > c.now) return false;
@@ -78,17 +82,21 @@ template <class J>
 
 /// Builds sprio's rows for `jobs`: one per (partition, QOS) entry of each listed job, in the
 /// job's partition-then-QOS order. `lists[k]` holds the partition and QOS lists of `jobs[k]`
-/// (empty `lists`: no job has any). `user_names` maps job user ids to names.
+/// (empty `lists`: no job has any). `user_names` maps job user ids to names. `begin_times`,
+/// when not empty, holds each job's begin time for the listing test (see `listed_by_sprio`).
 template <slurm::slurm_engine E>
 [[nodiscard]] std::vector<sprio_row> sprio_rows(const E& e, const slurm::cluster& cl, std::span<const job> jobs,
                                                 std::span<const slurm::job_lists> lists, const slurm::context& c,
-                                                slurm::priority_flags flags, std::span<const std::string> user_names) {
+                                                slurm::priority_flags flags, std::span<const std::string> user_names,
+                                                std::span<const std::int64_t> begin_times = {}) {
     MFPRIO_ASSERT(lists.empty() || lists.size() == jobs.size());
     std::vector<sprio_row> rows;
     const auto& tres = e.template term_of<slurm::tres_factor>().factor;
     for (std::size_t k = 0; k < jobs.size(); ++k) {
         const job& j = jobs[k];
-        if (!listed_by_sprio(j, c, flags)) continue;
+        if (!listed_by_sprio(j, c, flags,
+                             k < begin_times.size() ? std::optional<std::int64_t>(begin_times[k]) : std::nullopt))
+            continue;
         const slurm::job_lists l = k < lists.size() ? lists[k] : slurm::job_lists{};
         const auto parts = l.partitions;
         const auto qos = l.qos;
@@ -142,7 +150,16 @@ struct sprio_options {
     std::vector<std::uint32_t> jobs;       ///< -j
     std::vector<std::string> users;        ///< -u
     std::vector<std::string> partitions;   ///< -p
+    /// The Slurm release whose sprio to imitate, as major*100+minor (2205 for 22.05);
+    /// 0 means the newest. Before 23.02, `-l` has no ACCOUNT and QOSNAME columns and `-n`
+    /// prints a fixed-priority job's factors as 0.0000000.
+    int slurm_version = 0;
 };
+
+/// True when `o` asks for the layout of Slurm releases before 23.02.
+[[nodiscard]] inline bool sprio_before_2302(const sprio_options& o) noexcept {
+    return o.slurm_version != 0 && o.slurm_version < 2302;
+}
 
 /// One field of a parsed format: its type letter, width, justification and the literal
 /// text that follows it. The type '\0' is the leading literal text.
@@ -156,7 +173,9 @@ struct sprio_field {
 /// The default format sprio chooses (sprio.c): short forms include only the factors whose
 /// weight is non-zero (TRES when PriorityWeightTRES is set).
 [[nodiscard]] inline std::string sprio_default_format(const sprio_options& o, const sprio_weights& w) {
+    const bool old = sprio_before_2302(o);
     if (o.normalized) {
+        if (o.long_list && old) return "%.15i %9r %.8u %10y %10a %10b %10f %10j %10p %10q %20t";
         if (o.long_list) return "%.15i %9r %.8u %.8o %10y %10a %10b %10f %10j %10p %10n %10q %20t";
         std::string f = "%.15i %9r";
         if (!o.users.empty()) f += " %.8u";
@@ -170,6 +189,7 @@ struct sprio_field {
         if (!w.tres_text.empty()) f += " %20t";
         return f;
     }
+    if (o.long_list && old) return "%.15i %9r %.8u %.10Y %.10S %.10A %.10B %.10F %.10J %.10P %.10Q %.11N %.20T";
     if (o.long_list) return "%.15i %9r %.8u %.8o %.10Y %.10S %.10A %.10B %.10F %.10J %.10P %.10n %.10Q %.11N %.20T";
     std::string f = "%.15i %9r";
     if (!o.users.empty()) f += " %.8u";
@@ -284,13 +304,16 @@ inline void put_weights(std::string& out, const sprio_field& f, const sprio_weig
     }
 }
 
+/// `zero_norm_direct`: print a fixed-priority job's normalized factors as 0.0000000 (Slurm
+/// before 23.02 sent them as zeros and printed them like any factor).
 inline void put_value(std::string& out, const sprio_field& f, const sprio_row& r, const sprio_weights& w,
-                      std::string_view cluster) {
+                      std::string_view cluster, bool zero_norm_direct = false) {
     const bool direct = r.direct_priority > 0;
     const auto& x = r.factors;
     const auto weighted = [&](double v) { put_int(out, direct ? 0.0 : v, f.width, f.right); };
     const auto norm = [&](double v, std::uint32_t weight) {
-        if (direct) put_int(out, 0.0, f.width, f.right);
+        if (direct && zero_norm_direct) put_norm(out, 0.0, f.width, f.right);
+        else if (direct) put_int(out, 0.0, f.width, f.right);
         else put_norm(out, weight ? v / weight : 0.0, f.width, f.right);
     };
     switch (f.type) {
@@ -418,7 +441,7 @@ struct sprio_output {
             return desc ? v > 0 : v < 0;
         });
     }
-    for (const auto& r : rows) line([&](const sprio_field& f) { detail::put_value(res.text, f, r, w, cluster); });
+    for (const auto& r : rows) line([&](const sprio_field& f) { detail::put_value(res.text, f, r, w, cluster, sprio_before_2302(o)); });
     return res;
 }
 

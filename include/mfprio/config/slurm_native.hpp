@@ -1,0 +1,528 @@
+#pragma once
+/// \file
+/// What a Slurm cluster prints, read as mfprio's inputs: `scontrol show config`,
+/// `scontrol show partition` and `scontrol show node` (one-line `-o` or multi-line), as
+/// configuration; `scontrol show job` (both forms) as jobs; `scontrol show assoc_mgr` and
+/// `sacctmgr show assoc -P` merged into the association table read from `sshare -a -l -P`.
+/// (`squeue --json` needs a JSON library and is read by the command-line tool.)
+///
+/// Every reader keeps the line and column of what it reads, so errors point into the file
+/// the cluster printed. The kind of a text is told from its content (`detect_kind`).
+///
+/// scontrol's records: a record starts with a line that is not indented (`JobId=...`,
+/// `PartitionName=...`, `NodeName=...`); indented lines continue it; `-o` puts a record on
+/// one line. A record is a list of `Key=Value` words; a word without '=' (a value with spaces,
+/// such as a node's `OS=Linux 6.1.0 #1 SMP`) belongs to the value before it.
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <mfprio/core/expected.hpp>
+#include <mfprio/config/assoc_table.hpp>
+#include <mfprio/config/slurm_conf.hpp>
+#include <mfprio/config/table.hpp>
+#include <mfprio/config/text.hpp>
+
+namespace mfprio::config {
+
+/// What a Slurm input text is, as `detect_kind` tells it from its first lines.
+enum class input_kind {
+    slurm_conf,      ///< slurm.conf syntax
+    scontrol_config, ///< `scontrol show config`
+    scontrol_records, ///< `scontrol show partition` / `show node` (NodeName=, PartitionName=)
+    scontrol_jobs,   ///< `scontrol show job`
+    json,            ///< a JSON document (`squeue --json`)
+    assoc_mgr,       ///< `scontrol show assoc_mgr`
+    pipe_table,      ///< a '|' separated table with a header (sshare -P, sacctmgr -P, mfprio's tables)
+};
+
+namespace detail {
+
+/// The text without a leading UTF-8 byte order mark.
+[[nodiscard]] inline std::string_view without_bom(std::string_view text) noexcept {
+    if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);
+    return text;
+}
+
+/// The first line of `text` that is not blank, trimmed.
+[[nodiscard]] inline std::string_view first_content_line(std::string_view text) noexcept {
+    text = without_bom(text);
+    while (!text.empty()) {
+        const std::size_t nl = text.find('\n');
+        const std::string_view line = trim(text.substr(0, nl));
+        if (!line.empty()) return line;
+        if (nl == std::string_view::npos) break;
+        text.remove_prefix(nl + 1);
+    }
+    return {};
+}
+
+} // namespace detail
+
+/// Tells what kind of Slurm input `text` is (see `input_kind`).
+[[nodiscard]] inline input_kind detect_kind(std::string_view text) noexcept {
+    const std::string_view first = detail::first_content_line(text);
+    if (first.starts_with("{") || first.starts_with("[")) return input_kind::json;
+    if (first.starts_with("Configuration data as of")) return input_kind::scontrol_config;
+    if (first.starts_with("Current Association Manager state")) return input_kind::assoc_mgr;
+    if (first.starts_with("JobId=")) return input_kind::scontrol_jobs;
+    // scontrol prints keys slurm.conf never holds: a node's CPUTot or State, a partition's
+    // TotalCPUs.
+    if ((first.starts_with("NodeName=") || first.starts_with("PartitionName=")) &&
+        (first.find(" CPUTot=") != std::string_view::npos || first.find(" TotalCPUs=") != std::string_view::npos ||
+         first.find(' ') == std::string_view::npos))
+        return input_kind::scontrol_records;
+    if (first.find('|') != std::string_view::npos && first.find('=') == std::string_view::npos)
+        return input_kind::pipe_table;
+    return input_kind::slurm_conf;
+}
+
+/// One `Key=Value` word of an scontrol record and where it was.
+struct scontrol_pair {
+    std::string_view key;
+    std::string value;
+    std::size_t line = 0;         ///< 1-based line
+    std::size_t key_column = 0;   ///< 1-based column of the key
+    std::size_t value_column = 0; ///< 1-based column of the value
+};
+
+/// One scontrol record: its pairs in printed order.
+struct scontrol_record {
+    std::vector<scontrol_pair> pairs;
+    std::size_t line = 0; ///< line of its first pair
+
+    /// The pair named `key` (exact case, as scontrol prints it), if present.
+    [[nodiscard]] const scontrol_pair* find(std::string_view key) const noexcept {
+        for (const auto& p : pairs)
+            if (p.key == key) return &p;
+        return nullptr;
+    }
+};
+
+namespace detail {
+
+/// True when `word` starts a new pair: a key of letters, digits and `_:/()-.` then '='.
+[[nodiscard]] inline std::size_t key_length(std::string_view word) noexcept {
+    if (word.empty() || !((word[0] >= 'A' && word[0] <= 'Z') || (word[0] >= 'a' && word[0] <= 'z')))
+        return 0;
+    for (std::size_t i = 1; i < word.size(); ++i) {
+        const char c = word[i];
+        if (c == '=') return i;
+        const bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || is_digit(c) || c == '_' ||
+                        c == ':' || c == '/' || c == '(' || c == ')' || c == '-' || c == '.';
+        if (!ok) return 0;
+    }
+    return 0;
+}
+
+} // namespace detail
+
+/// Splits scontrol output into records (see the file comment). `text` must outlive the result.
+[[nodiscard]] inline std::vector<scontrol_record> scontrol_records(std::string_view text) {
+    std::vector<scontrol_record> out;
+    const std::size_t bom = text.size() - detail::without_bom(text).size();
+    bool open = false;
+    for (const detail::text_line& tl : detail::split_lines(text)) {
+        std::string_view line = tl.text;
+        std::size_t offset = 0;
+        if (tl.number == 1 && bom != 0) {
+            line.remove_prefix(bom);
+            offset = bom;
+        }
+        if (trim(line).empty()) {
+            open = false;
+            continue;
+        }
+        const bool indented = is_space(line.front());
+        if (!indented || !open) {
+            out.emplace_back();
+            out.back().line = tl.number;
+            open = true;
+        }
+        scontrol_record& rec = out.back();
+        std::size_t i = 0;
+        while (i < line.size()) {
+            while (i < line.size() && is_space(line[i])) ++i;
+            if (i >= line.size()) break;
+            std::size_t end = i;
+            while (end < line.size() && !is_space(line[end])) ++end;
+            const std::string_view word = line.substr(i, end - i);
+            const std::size_t k = detail::key_length(word);
+            if (k != 0 || rec.pairs.empty()) {
+                scontrol_pair p;
+                p.key = word.substr(0, k);
+                p.value = std::string(word.substr(k == 0 ? 0 : k + 1));
+                p.line = tl.number;
+                p.key_column = offset + i + 1;
+                p.value_column = offset + i + (k == 0 ? 0 : k + 1) + 1;
+                rec.pairs.push_back(std::move(p));
+            } else {
+                // A value with spaces: the word continues the value before it.
+                scontrol_pair& p = rec.pairs.back();
+                p.value += ' ';
+                p.value.append(word);
+            }
+            i = end;
+        }
+    }
+    return out;
+}
+
+/// True for scontrol's words for "no value": `(null)`, `N/A`, `None`, `Unknown`, empty.
+[[nodiscard]] inline bool scontrol_unset(std::string_view v) noexcept {
+    v = trim(v);
+    return v.empty() || v == "(null)" || iequals(v, "N/A") || iequals(v, "None") || iequals(v, "Unknown");
+}
+
+namespace detail {
+
+/// The slurm.conf keys mfprio takes from `scontrol show config`.
+inline constexpr std::string_view config_keys[] = {
+    "PriorityType",           "PriorityDecayHalfLife",   "PriorityCalcPeriod",
+    "PriorityMaxAge",         "PriorityUsageResetPeriod", "PriorityFavorSmall",
+    "PriorityWeightAge",      "PriorityWeightAssoc",     "PriorityWeightFairshare",
+    "PriorityWeightJobSize",  "PriorityWeightPartition", "PriorityWeightQOS",
+    "PriorityWeightTRES",     "PriorityFlags",           "FairShareDampeningFactor",
+    "AccountingStorageType",  "AccountingStorageEnforce", "ClusterName"};
+
+/// The NodeName and PartitionName options mfprio reads (see slurm_conf.hpp).
+inline constexpr std::string_view record_keys[] = {
+    "NodeName", "PartitionName", "CPUTot", "Boards", "Sockets", "CoresPerSocket", "ThreadsPerCore",
+    "RealMemory", "Gres", "Nodes", "PriorityJobFactor", "PriorityTier", "MaxTime", "Default",
+    "TRESBillingWeights"};
+
+/// Replaces `text[from, to)` by spaces (newlines kept, so lines and columns stay).
+inline void blank(std::string& text, std::size_t from, std::size_t to) {
+    for (std::size_t i = from; i < to && i < text.size(); ++i)
+        if (text[i] != '\n' && text[i] != '\r') text[i] = ' ';
+}
+
+/// Offset in `text` of (1-based) line `line`, column `column`.
+[[nodiscard]] inline std::size_t offset_of(const std::vector<std::size_t>& line_starts, std::size_t line,
+                                           std::size_t column) noexcept {
+    return line_starts[line - 1] + column - 1;
+}
+
+[[nodiscard]] inline std::vector<std::size_t> line_starts(std::string_view text) {
+    std::vector<std::size_t> out{0};
+    for (std::size_t i = 0; i < text.size(); ++i)
+        if (text[i] == '\n') out.push_back(i + 1);
+    return out;
+}
+
+} // namespace detail
+
+/// `scontrol show config` as slurm.conf text: the lines of the keys mfprio uses are kept
+/// where they are (slurm.conf allows blanks around '='), every other line is blanked, so
+/// errors keep the printed line and column. A key printed empty or as `(null)` is left out
+/// (unset: the default applies, e.g. PriorityFlags).
+/// `version`, when given, receives SLURM_VERSION.
+[[nodiscard]] inline std::string config_as_slurm_conf(std::string_view text, std::string* version = nullptr) {
+    std::string out(text);
+    const auto starts = detail::line_starts(text);
+    for (std::size_t n = 0; n < starts.size(); ++n) {
+        const std::size_t end = n + 1 < starts.size() ? starts[n + 1] : text.size();
+        const std::string_view line = text.substr(starts[n], end - starts[n]);
+        const std::size_t eq = line.find('=');
+        const std::string_view key = eq == std::string_view::npos ? std::string_view{} : trim(line.substr(0, eq));
+        const std::string_view value = eq == std::string_view::npos ? std::string_view{} : trim(line.substr(eq + 1));
+        if (version != nullptr && key == "SLURM_VERSION") *version = std::string(value);
+        const bool used = std::any_of(std::begin(detail::config_keys), std::end(detail::config_keys),
+                                      [&](std::string_view k) { return iequals(k, key); });
+        if (!used || value.empty() || value == "(null)" || line.starts_with(" ") || line.starts_with("\t"))
+            detail::blank(out, starts[n], end);
+    }
+    if (out.starts_with("\xEF\xBB\xBF")) detail::blank(out, 0, 3);
+    return out;
+}
+
+/// `scontrol show partition` / `show node` output as slurm.conf text: each record's pairs
+/// that mfprio reads stay where they are, the rest is blanked (a multi-line record is joined
+/// by slurm.conf's rules only if it was printed with `-o`; the multi-line form is rewritten
+/// onto its first line's positions, keeping each pair's own line for errors). Values printed
+/// as `(null)`, `N/A` or `NONE` are left out.
+[[nodiscard]] inline std::string records_as_slurm_conf(std::string_view text) {
+    std::string out(text.size(), ' ');
+    for (std::size_t i = 0; i < text.size(); ++i)
+        if (text[i] == '\n') out[i] = '\n';
+    const auto starts = detail::line_starts(text);
+    for (const scontrol_record& rec : scontrol_records(text)) {
+        for (const scontrol_pair& p : rec.pairs) {
+            const bool used = std::any_of(std::begin(detail::record_keys), std::end(detail::record_keys),
+                                          [&](std::string_view k) { return k == p.key; });
+            if (!used || scontrol_unset(p.value) || iequals(p.value, "NONE")) continue;
+            // A pair of a continuation line cannot stay on its own line (slurm.conf would
+            // read it as a new top-level key): the multi-line form goes through
+            // `records_one_line` first.
+            const std::size_t at = detail::offset_of(starts, p.line, p.key_column);
+            const std::size_t len = p.key.size() + 1 + p.value.size();
+            for (std::size_t k = 0; k < len && at + k < text.size(); ++k) out[at + k] = text[at + k];
+        }
+    }
+    return out;
+}
+
+/// True when `text` holds scontrol records in the multi-line form (some record spans lines).
+[[nodiscard]] inline bool records_multi_line(std::string_view text) {
+    for (const scontrol_record& rec : scontrol_records(text))
+        if (!rec.pairs.empty() && rec.pairs.back().line != rec.line) return true;
+    return false;
+}
+
+/// Turns multi-line scontrol records into one line each (`-o` form), for the slurm.conf
+/// reader. Errors then name the record's first line.
+[[nodiscard]] inline std::string records_one_line(std::string_view text) {
+    std::string out;
+    for (const scontrol_record& rec : scontrol_records(text)) {
+        std::string line;
+        for (const scontrol_pair& p : rec.pairs) {
+            if (!line.empty()) line += ' ';
+            line.append(p.key);
+            line += '=';
+            line += p.value;
+        }
+        while (std::count(out.begin(), out.end(), '\n') + 1 < static_cast<std::ptrdiff_t>(rec.line)) out += '\n';
+        out += line;
+    }
+    out += '\n';
+    return out;
+}
+
+/// The columns of the jobs table (jobs_table.hpp) that the native job readers fill.
+inline constexpr std::string_view native_job_columns[] = {
+    "JobID", "User", "Account", "Partition", "QOS", "SubmitTime", "EligibleTime", "AccrueTime",
+    "NumNodes", "NumCPUs", "TimeLimit", "Nice", "TRES", "State", "CurrentPriority"};
+
+/// Index of each column of `native_job_columns`.
+enum native_job_column : std::size_t {
+    nj_id, nj_user, nj_account, nj_partition, nj_qos, nj_submit, nj_eligible, nj_accrue, nj_nodes,
+    nj_cpus, nj_time_limit, nj_nice, nj_tres, nj_state, nj_priority, nj_count
+};
+
+/// An empty jobs table with the native columns, for `file`.
+[[nodiscard]] inline table native_jobs_table(std::string_view file) {
+    table t;
+    t.file = std::string(file);
+    for (const std::string_view c : native_job_columns) t.header.emplace_back(c);
+    return t;
+}
+
+namespace detail {
+
+/// The lower bound of scontrol's `min-max` counts (`NumNodes=4-4`, `NumCPUs=2-4`).
+[[nodiscard]] inline std::string_view range_min(std::string_view v) noexcept {
+    return v.substr(0, v.find('-'));
+}
+
+/// The name of `name(uid)` (scontrol's UserId).
+[[nodiscard]] inline std::string_view without_id(std::string_view v) noexcept {
+    return v.substr(0, v.find('('));
+}
+
+} // namespace detail
+
+/// `scontrol show job` output (multi-line or `-o`) as a jobs table: the job id
+/// (JobId: an array task or het component has its own), the user (UserId without the uid),
+/// Account, Partition, QOS, SubmitTime, EligibleTime, AccrueTime (age runs from it), the
+/// least NumNodes and NumCPUs, TimeLimit, Nice, the requested TRES (ReqTRES, or TRES as
+/// 22.05 prints it for a pending job), JobState (a pending job with Priority 0 is held,
+/// as slurmctld marks held jobs), and Priority as slurmctld's current priority. Cells keep
+/// their line and column.
+[[nodiscard]] inline expected<table> scontrol_jobs_table(std::string_view text, std::string_view file) {
+    table t = native_jobs_table(file);
+    for (const scontrol_record& rec : scontrol_records(text)) {
+        table_row row;
+        row.line = rec.line;
+        row.cells.assign(nj_count, std::string());
+        row.columns.assign(nj_count, 1);
+        row.lines.assign(nj_count, rec.line);
+        const auto set = [&](std::size_t col, const scontrol_pair* p, std::string_view value) {
+            row.cells[col] = std::string(value);
+            if (p != nullptr) {
+                row.columns[col] = p->value_column;
+                row.lines[col] = p->line;
+            }
+        };
+        const auto take = [&](std::size_t col, std::string_view key) {
+            if (const scontrol_pair* p = rec.find(key)) set(col, p, p->value);
+            return rec.find(key);
+        };
+        const scontrol_pair* id = rec.find("JobId");
+        if (id == nullptr)
+            return make_error(file, rec.line, 1, "JobId", "a record of `scontrol show job` without JobId");
+        set(nj_id, id, id->value);
+        if (const scontrol_pair* u = rec.find("UserId")) set(nj_user, u, detail::without_id(u->value));
+        take(nj_account, "Account");
+        take(nj_partition, "Partition");
+        take(nj_qos, "QOS");
+        take(nj_submit, "SubmitTime");
+        take(nj_eligible, "EligibleTime");
+        if (!take(nj_accrue, "AccrueTime")) set(nj_accrue, nullptr, row.cells[nj_eligible]);
+        if (const scontrol_pair* p = rec.find("NumNodes")) set(nj_nodes, p, detail::range_min(p->value));
+        if (const scontrol_pair* p = rec.find("NumCPUs")) set(nj_cpus, p, detail::range_min(p->value));
+        take(nj_time_limit, "TimeLimit");
+        take(nj_nice, "Nice");
+        if (!take(nj_tres, "ReqTRES")) take(nj_tres, "TRES");
+        const scontrol_pair* state = take(nj_state, "JobState");
+        const scontrol_pair* prio = take(nj_priority, "Priority");
+        if (state != nullptr && prio != nullptr && state->value == "PENDING" && prio->value == "0")
+            set(nj_state, state, "HELD");
+        // scontrol's words for "none" in the cells the jobs table reads as empty.
+        for (const std::size_t col : {nj_account, nj_partition, nj_qos, nj_tres})
+            if (scontrol_unset(row.cells[col])) row.cells[col].clear();
+        t.rows.push_back(std::move(row));
+    }
+    return t;
+}
+
+/// One configuration input: its text and name (for errors and Include paths).
+struct conf_input {
+    std::string text;
+    std::string name;
+};
+
+/// Reads slurm.conf, `scontrol show config`, `scontrol show partition` and `scontrol show
+/// node` texts (any mix, in order; later keys win, nodes and partitions add up) into one
+/// configuration. `version` receives SLURM_VERSION when a `show config` text has it.
+[[nodiscard]] inline expected<slurm_conf> read_slurm_conf_inputs(std::span<const conf_input> inputs,
+                                                                 std::string* version = nullptr) {
+    detail::conf_reader reader;
+    // Nodes before partitions: a partition's Nodes must name nodes already read.
+    std::vector<std::pair<const conf_input*, std::string>> texts;
+    std::vector<std::pair<const conf_input*, std::string>> partitions;
+    for (const conf_input& in : inputs) {
+        switch (detect_kind(in.text)) {
+        case input_kind::scontrol_config:
+            texts.emplace_back(&in, config_as_slurm_conf(in.text, version));
+            break;
+        case input_kind::scontrol_records: {
+            std::string t = records_as_slurm_conf(records_multi_line(in.text) ? records_one_line(in.text) : in.text);
+            if (detail::first_content_line(in.text).starts_with("PartitionName="))
+                partitions.emplace_back(&in, std::move(t));
+            else
+                texts.emplace_back(&in, std::move(t));
+            break;
+        }
+        case input_kind::slurm_conf:
+            texts.emplace_back(&in, in.text);
+            break;
+        default:
+            return input_error{in.name, 0, 0, {},
+                               "not a slurm.conf, `scontrol show config`, `scontrol show partition` or "
+                               "`scontrol show node` output"};
+        }
+    }
+    texts.insert(texts.end(), std::make_move_iterator(partitions.begin()), std::make_move_iterator(partitions.end()));
+    for (const auto& [in, text] : texts) {
+        const auto dir = std::filesystem::path(in->name).parent_path();
+        if (auto r = reader.add(detail::without_bom(text), in->name, dir); !r) return r.error();
+    }
+    return reader.done();
+}
+
+/// True for the header of `sacctmgr show assoc -P` (Cluster, Account, User and Share or
+/// Priority, no RawShares), as opposed to sshare's.
+[[nodiscard]] inline bool is_sacctmgr_assoc(const table& t) noexcept {
+    return t.column("Account") && t.column("User") && !t.column("RawShares") &&
+           (t.column("Share") || t.column("Priority") || t.column("Cluster"));
+}
+
+/// The association table from several texts, merged by (account, user, partition):
+/// - one `sshare -a -l -P` / `-p` output (or any association table, see assoc_table.hpp):
+///   the tree, shares and sshare's columns;
+/// - `scontrol show assoc_mgr` (`flags=assoc`): RawUsage with its two decimals instead of
+///   sshare's integer (`UsageRaw/Norm/Efctv=`);
+/// - `sacctmgr show assoc -P`: the association priority (`Priority`, which sacctmgr prints
+///   with what the account gave its users).
+/// An association in assoc_mgr or sacctmgr that the sshare output does not have is an error
+/// naming it: the texts come from different clusters or different times.
+[[nodiscard]] inline expected<assoc_table> read_assoc_inputs(std::span<const conf_input> inputs) {
+    const conf_input* tree = nullptr;
+    std::vector<std::pair<const conf_input*, table>> sacctmgr;
+    std::vector<const conf_input*> assoc_mgr;
+    for (const conf_input& in : inputs) {
+        const input_kind k = detect_kind(in.text);
+        if (k == input_kind::assoc_mgr) {
+            assoc_mgr.push_back(&in);
+            continue;
+        }
+        if (k != input_kind::pipe_table)
+            return input_error{in.name, 0, 0, {},
+                               "not an `sshare -a -l -P`, `scontrol show assoc_mgr` or `sacctmgr show assoc -P` output"};
+        auto t = parse_table(detail::without_bom(in.text), in.name);
+        if (!t) return t.error();
+        if (is_sacctmgr_assoc(*t)) {
+            sacctmgr.emplace_back(&in, std::move(*t));
+        } else {
+            if (tree != nullptr)
+                return input_error{in.name, t->header_line, 1, {},
+                                   "a second association tree (the first is " + tree->name +
+                                       "): give one sshare output, with assoc_mgr and sacctmgr outputs beside it"};
+            tree = &in;
+        }
+    }
+    if (tree == nullptr)
+        return input_error{inputs.empty() ? std::string() : inputs.front().name, 0, 0, {},
+                           "no association tree: give `sshare -a -l -P` output (assoc_mgr and sacctmgr "
+                           "outputs only add to it)"};
+    auto out = parse_assoc_table(detail::without_bom(tree->text), tree->name);
+    if (!out) return out.error();
+    const auto find = [&](std::string_view account, std::string_view user, std::string_view partition) {
+        return user.empty() ? out->find_account(account) : out->find_user(account, user, partition);
+    };
+    for (const auto& [in, t] : sacctmgr) {
+        const auto c_account = *t.column("Account"), c_user = *t.column("User");
+        const auto c_part = t.column("Partition"), c_prio = t.column("Priority");
+        if (!c_prio) continue;
+        for (const table_row& row : t.rows) {
+            const std::string_view account = trim(row.cells[c_account]), user = trim(row.cells[c_user]);
+            const std::string_view part = c_part ? trim(row.cells[*c_part]) : std::string_view{};
+            const auto r = find(account, user, part);
+            if (!r)
+                return make_error(in->name, row.line, row.columns[c_account], "Account",
+                                  "association (" + std::string(account) + ", " + std::string(user) +
+                                      ") is not in " + tree->name);
+            const std::string_view cell = trim(row.cells[*c_prio]);
+            if (cell.empty()) continue;
+            const auto v = parse_unsigned<std::uint32_t>(cell);
+            if (!v)
+                return make_error(in->name, row.line, row.columns[*c_prio], "Priority",
+                                  "priority " + detail::quote(cell) + " is not an integer from 0 to 4294967295");
+            out->rows[*r].priority = *v;
+        }
+        if (!out->has_column("Priority")) out->columns.emplace_back("Priority");
+    }
+    for (const conf_input* in : assoc_mgr) {
+        for (const scontrol_record& rec : scontrol_records(in->text)) {
+            const scontrol_pair* account = rec.find("Account");
+            if (account == nullptr || rec.find("ClusterName") == nullptr) continue; // headings, QOS records
+            const scontrol_pair* user = rec.find("UserName");
+            const scontrol_pair* part = rec.find("Partition");
+            const std::string_view uname = user ? detail::without_id(user->value) : std::string_view{};
+            const auto r = find(account->value, uname, part ? std::string_view(part->value) : std::string_view{});
+            if (!r)
+                return make_error(in->name, rec.line, account->key_column, "Account",
+                                  "association (" + account->value + ", " + std::string(uname) + ") is not in " +
+                                      tree->name);
+            const scontrol_pair* usage = rec.find("UsageRaw/Norm/Efctv");
+            if (usage == nullptr) continue;
+            const std::string_view raw = std::string_view(usage->value).substr(0, usage->value.find('/'));
+            const auto v = parse_double(raw);
+            if (!v || *v < 0)
+                return make_error(in->name, usage->line, usage->value_column, "UsageRaw",
+                                  "raw usage " + detail::quote(raw) + " is not a non-negative number");
+            out->rows[*r].raw_usage = *v;
+        }
+        if (!out->has_column("RawUsage")) out->columns.emplace_back("RawUsage");
+    }
+    return out;
+}
+
+} // namespace mfprio::config
