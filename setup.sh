@@ -6,7 +6,10 @@
 #                     (-Werror, assertions on, tests + examples + benchmark smoke runs),
 #                     clang build with AddressSanitizer and UBSan, the queue tests built with
 #                     ThreadSanitizer (clang), the install and consumer checks (pkg-config
-#                     and meson subproject). Ends with "N passed, N failed".
+#                     and meson subproject), and a live Slurm cluster on localhost against
+#                     which mfprio's sprio and sshare are compared (as root, where apt-get
+#                     installs Debian's Slurm; MFPRIO_NO_LIVE_SLURM=1 turns it off).
+#                     Ends with "N passed, N failed".
 #   ./setup.sh deps   install what is missing, nothing else
 #
 # Packages come from Debian/Ubuntu (apt-get) and are installed only if some are missing.
@@ -20,7 +23,11 @@ repo=$(pwd)
 # meson, ninja and the compilers; doctest (tests) and Google Benchmark (bench/); pkg-config
 # for the install check; the clang runtime for the sanitizers (only a Recommends of clang);
 # cmake because Debian's doctest-dev ships no pkg-config file, only a CMake package.
-packages=(meson ninja-build pkg-config g++ clang libclang-rt-dev doctest-dev libbenchmark-dev cmake)
+# libsimdjson-dev: the mfprio tool reads `squeue --json` with it (the library does not).
+packages=(meson ninja-build pkg-config g++ clang libclang-rt-dev doctest-dev libbenchmark-dev cmake libsimdjson-dev)
+# `./setup.sh test` also starts a one-host Slurm cluster on localhost (tests/live) and
+# compares mfprio with the real sprio and sshare; these are its daemons and commands.
+live_packages=(slurmctld slurmd slurmdbd slurm-client munge mariadb-server)
 jobs=${MFPRIO_JOBS:-$(nproc 2>/dev/null || echo 2)}
 
 say() { printf '\n== %s\n' "$*"; }
@@ -47,6 +54,29 @@ install_deps() {
     fi
     "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update
     "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}"
+}
+
+# install_live_deps: the Slurm and database packages of the live test, where apt-get can
+# install them as root; otherwise the live test reports itself skipped.
+install_live_deps() {
+    [[ -z ${MFPRIO_NO_LIVE_SLURM:-} ]] || return 0
+    command -v apt-get >/dev/null 2>&1 && command -v dpkg-query >/dev/null 2>&1 || return 0
+    ((EUID == 0)) || return 0
+    local missing=() p
+    for p in "${live_packages[@]}"; do
+        [[ $(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true) == installed ]] || missing+=("$p")
+    done
+    ((${#missing[@]} == 0)) && return 0
+    say "installing ${missing[*]} (live Slurm test)"
+    # No daemon is started by the packages here (policy-rc.d refuses): the test starts its own.
+    local policy=/usr/sbin/policy-rc.d created=0
+    if [[ ! -e $policy ]]; then
+        printf '#!/bin/sh\nexit 101\n' >"$policy" && chmod +x "$policy" && created=1
+    fi
+    { DEBIAN_FRONTEND=noninteractive apt-get update &&
+        DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}"; } ||
+        echo "setup.sh: could not install ${missing[*]}: the live Slurm test will be skipped"
+    ((created == 0)) || rm -f "$policy"
 }
 
 # configure DIR [meson options...]: a fresh setup, or a reconfigure of an existing tree
@@ -218,8 +248,30 @@ consumer_checks() {
     rm -rf "$tmp"
 }
 
+# live_checks: tests/live/run.sh with the gcc build's mfprio: a real slurmctld under Fair Tree
+# and NO_FAIR_TREE, `mfprio sprio/sshare --live` against sprio and sshare byte for byte, the
+# bundles replayed offline, --verify. Skipped (not failed) where it cannot run: not root, the
+# packages missing, or MFPRIO_NO_LIVE_SLURM set. About two and a half minutes.
+live_checks() {
+    say "live Slurm: tests/live/run.sh"
+    local out=$repo/build-ci-gcc/live-slurm status=0
+    rm -rf "$out"
+    bash "$repo/tests/live/run.sh" "$out" "$repo/build-ci-gcc/examples/mfprio/mfprio" \
+        >"$logdir/live-slurm.log" 2>&1 || status=$?
+    grep -E '^live Slurm: (skipped|mfprio and|DIFFERENT|[0-9]+ differences)' "$logdir/live-slurm.log" || true
+    if ((status == 0)); then
+        pass "live Slurm: mfprio matches a real slurmctld"
+    elif ((status == 77)); then
+        echo "live Slurm: skipped (see $logdir/live-slurm.log)"
+    else
+        tail -n 60 "$logdir/live-slurm.log"
+        fail "live Slurm (see $logdir/live-slurm.log)"
+    fi
+}
+
 cmd_test() {
     install_deps
+    install_live_deps
     logdir=$repo/build-logs
     rm -rf "$logdir"
     mkdir -p "$logdir"
@@ -252,6 +304,7 @@ cmd_test() {
     unset TSAN_OPTIONS
 
     consumer_checks
+    live_checks
 
     say "summary ($((SECONDS - start)) s, logs in $logdir)"
     local f

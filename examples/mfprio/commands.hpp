@@ -156,15 +156,24 @@ inline std::optional<loaded_cluster> load_cluster(const cluster_inputs& ci, fair
     if (!jobs) return fail(jobs.error());
     auto model = config::build_slurm_model(*conf, *qos, *assoc, *jobs, ci.conf.front().name);
     if (!model) return fail(model.error());
-    bool from_cluster = cluster_output;
-    for (const auto& a : ci.assoc) from_cluster = from_cluster || config::detect_kind(a.text) == config::input_kind::assoc_mgr;
-    const bool taken = fs == fairshare_source::taken || (fs == fairshare_source::automatic && from_cluster);
+    bool from_cluster = cluster_output, assoc_mgr = false;
+    for (const auto& a : ci.assoc) assoc_mgr = assoc_mgr || config::detect_kind(a.text) == config::input_kind::assoc_mgr;
+    from_cluster = from_cluster || assoc_mgr;
+    // A cluster's own outputs: Fair Tree's factors are taken (rank / users, restored exactly
+    // from sshare's six decimals). The classic and depth-oblivious factors depend on usage
+    // digits no command prints, so they are taken as printed, except when usage does not
+    // decay: then it is whole CPU-seconds, assoc_mgr prints it exactly, and recomputing
+    // gives Slurm's factors to the bit.
+    const bool fair_tree = conf->flags.has(slurm::priority_flag::fair_tree) &&
+                           !conf->flags.has(slurm::priority_flag::depth_oblivious);
+    const bool exact_usage = assoc_mgr && conf->decay_half_life == 0;
+    const bool taken = fs == fairshare_source::taken ||
+                       (fs == fairshare_source::automatic && from_cluster && (fair_tree || !exact_usage));
     if (taken) {
         if (!assoc->has_column("FairShare"))
             return fail(input_error{ci.assoc.front().name, 0, 0, "FairShare",
                                     "no FairShare column to take the factors from (sshare -a -l -P prints it)"});
-        if (conf->flags.has(slurm::priority_flag::fair_tree) && !conf->flags.has(slurm::priority_flag::depth_oblivious))
-            restore_fair_tree_ranks(model->cluster, *assoc);
+        if (fair_tree) restore_fair_tree_ranks(model->cluster, *assoc);
     } else {
         // With RawUsage in the association table, fair-share is computed (the algorithm
         // slurm.conf selects) instead of taken from its FairShare column.
@@ -187,7 +196,7 @@ inline std::optional<cluster_inputs> inputs_of(const slurm_sources& src, outcome
         ci.conf.push_back({std::string(src.texts[0]), n + "/slurm.conf"});
         ci.qos = config::conf_input{std::string(src.texts[1]), n + "/qos.txt"};
         ci.assoc.push_back({std::string(src.texts[2]), n + "/assoc.txt"});
-        ci.jobs = config::conf_input{std::string(src.texts[3]), n + "/jobs.txt"};
+        ci.jobs = jobs_source(std::string(src.texts[3]), n + "/jobs.txt");
         return ci;
     }
     const auto get = [&](const std::string& path) -> std::optional<config::conf_input> {
@@ -214,8 +223,13 @@ inline std::optional<cluster_inputs> inputs_of(const slurm_sources& src, outcome
         if (!ci.qos) return std::nullopt;
     }
     if (!src.jobs.empty()) {
-        ci.jobs = get(src.jobs);
-        if (!ci.jobs) return std::nullopt;
+        auto j = read_jobs_source(src.jobs);
+        if (!j) {
+            o.status = exit_data;
+            o.err += "mfprio: " + j.error().to_string() + "\n";
+            return std::nullopt;
+        }
+        ci.jobs = std::move(*j);
     }
     return ci;
 }
@@ -341,8 +355,9 @@ inline constexpr std::string_view sprio_help =
     "  --slurm-version V  print as Slurm V does (default: the version the inputs print,\n"
     "                   else the newest); e.g. 22.05 has no ACCOUNT/QOSNAME in -l\n"
     "  --fairshare M    taken: sshare's FairShare column as the cluster computed it;\n"
-    "                   computed: from RawShares and RawUsage; auto (default): taken for a\n"
-    "                   cluster's own outputs (--live, --from, assoc_mgr given), else computed\n"
+    "                   computed: from RawShares and RawUsage; auto (default): for a cluster's\n"
+    "                   own outputs (--live, --from, assoc_mgr given) taken, or computed where\n"
+    "                   that is exact (NO_FAIR_TREE without decay); else computed\n"
     "  --verify         compare each job's priority as slurmctld holds it (squeue/scontrol\n"
     "                   Priority) with mfprio's; lists every difference, exit 1 if any\n"
     "  --now T          time of the calculation: epoch seconds or YYYY-MM-DDTHH:MM:SS\n"

@@ -39,14 +39,19 @@ namespace mfprio::cli {
 }
 
 inline constexpr std::string_view sshare_help =
-    "usage: mfprio sshare --conf FILE --assoc FILE [options]\n"
+    "usage: mfprio sshare --conf FILE... --assoc FILE... [options]\n"
+    "       mfprio sshare --live [--save DIR] [options]\n"
+    "       mfprio sshare --from DIR [options]\n"
     "\n"
-    "Computes fair-share from the RawShares and RawUsage of an association table and prints\n"
-    "what Slurm's sshare prints for it.\n"
+    "Prints what Slurm's sshare prints: fair-share computed from RawShares and RawUsage, or,\n"
+    "for a cluster's own outputs, the cluster's values printed again.\n"
     "\n"
-    "  --conf FILE        slurm.conf (PriorityFlags, FairShareDampeningFactor, NodeName Gres)\n"
-    "  --assoc FILE       association table: `sshare -a -P -l` output, or any subset of its\n"
-    "                     columns with Account and User (RawShares, RawUsage used)\n"
+    "  --conf FILE        slurm.conf, or `scontrol show config` / `show node` outputs (merged)\n"
+    "  --assoc FILE       `sshare -a -l -P` output or any subset of its columns with Account\n"
+    "                     and User; with `scontrol show assoc_mgr` and `sacctmgr show assoc -P`\n"
+    "                     outputs beside it (merged)\n"
+    "  --live, --save DIR, --from DIR, --timeout S, --slurm-version V: as for mfprio sprio\n"
+    "  --fairshare M      taken (the cluster's columns), computed, or auto (as mfprio sprio)\n"
     "  -l, --long         long format (NormUsage, LevelFS, TRES columns)\n"
     "  -p, --parsable     '|'-delimited with a trailing '|'\n"
     "  -P, --parsable2    '|'-delimited without a trailing '|'\n"
@@ -58,14 +63,42 @@ inline constexpr std::string_view sshare_help =
     "  -n, --noheader     no header\n"
     "  -o, --format L     fields, e.g. Account,User,FairShare%12\n"
     "  --algorithm A      classic, fair-tree, fair-tree-merge, depth-oblivious, flux or linear\n"
-    "                     (default: what slurm.conf's PriorityFlags select)\n"
-    "  --damping N        FairShareDampeningFactor (overrides slurm.conf)\n"
-    "  --help             this text\n";
+    "                     (default: what slurm.conf's PriorityFlags select; implies computed)\n"
+    "  --damping N        FairShareDampeningFactor (overrides slurm.conf; implies computed)\n"
+    "  --help             this text\n"
+    "\n"
+    "Example: mfprio sshare --live -a -l\n";
+
+/// What the association table says the cluster printed, by tree index (`all`: every column).
+[[nodiscard]] inline report::sshare_reported reported_of(const config::assoc_table& assoc,
+                                                         const config::fairshare_tree& ft, bool all) {
+    report::sshare_reported r;
+    r.all = all;
+    const std::size_t n = ft.tree.size();
+    for (auto* v : {&r.norm_shares, &r.raw_usage, &r.norm_usage, &r.effective_usage, &r.fairshare, &r.level_fs})
+        v->assign(n, std::nullopt);
+    r.grp_tres_mins.assign(n, std::nullopt);
+    r.tres_run_mins.assign(n, std::nullopt);
+    for (std::size_t row = 0; row < assoc.rows.size(); ++row) {
+        const auto& a = assoc.rows[row];
+        const std::uint32_t i = ft.tree_index_of_row[row];
+        if (i >= n) continue;
+        if (assoc.has_column("RawUsage")) r.raw_usage[i] = a.printed_raw_usage ? a.printed_raw_usage : a.raw_usage;
+        r.norm_shares[i] = a.norm_shares;
+        r.norm_usage[i] = a.norm_usage;
+        r.effective_usage[i] = a.effective_usage;
+        r.fairshare[i] = a.fairshare;
+        r.level_fs[i] = a.level_fs;
+        if (a.grp_tres_mins) r.grp_tres_mins[i] = a.grp_tres_mins;
+        if (a.tres_run_mins) r.tres_run_mins[i] = a.tres_run_mins;
+    }
+    return r;
+}
 
 /// `mfprio sshare ...`
 inline outcome run_sshare(std::span<const std::string_view> args) {
     outcome o;
-    std::string conf_path, assoc_path;
+    cluster_options copt;
     report::sshare_options opt;
     std::optional<fairshare::algorithm> algo;
     std::optional<std::uint16_t> damping;
@@ -84,6 +117,14 @@ inline outcome run_sshare(std::span<const std::string_view> args) {
             o.out = sshare_help;
             return o;
         }
+        if (a == "--qos" || a == "--jobs") return usage("unknown option '" + std::string(a) + "'");
+        std::string error;
+        const auto peek = i + 1 < args.size() ? std::optional<std::string_view>(args[i + 1]) : std::nullopt;
+        if (const int took = cluster_option(a, a == "--live" ? std::nullopt : peek, copt, error)) {
+            if (!error.empty()) return usage(error);
+            if (took == 2) ++i;
+            continue;
+        }
         if (a == "-l" || a == "--long") opt.long_list = true;
         else if (a == "-p" || a == "--parsable") opt.parsable = 1;
         else if (a == "-P" || a == "--parsable2") opt.parsable = 2;
@@ -91,13 +132,11 @@ inline outcome run_sshare(std::span<const std::string_view> args) {
         else if (a == "-U" || a == "--Users") opt.users_only = true;
         else if (a == "-m" || a == "--partition") opt.partitions = true;
         else if (a == "-n" || a == "-h" || a == "--noheader") opt.no_header = true;
-        else if (a == "--conf" || a == "--assoc" || a == "-u" || a == "--users" || a == "-A" || a == "--accounts" ||
-                 a == "-o" || a == "--format" || a == "--algorithm" || a == "--damping") {
+        else if (a == "-u" || a == "--users" || a == "-A" || a == "--accounts" || a == "-o" || a == "--format" ||
+                 a == "--algorithm" || a == "--damping") {
             const auto v = value();
             if (!v) return usage("option " + std::string(a) + " needs a value");
-            if (a == "--conf") conf_path = *v;
-            else if (a == "--assoc") assoc_path = *v;
-            else if (a == "-u" || a == "--users") opt.users = split_list(*v);
+            if (a == "-u" || a == "--users") opt.users = split_list(*v);
             else if (a == "-A" || a == "--accounts") opt.accounts = split_list(*v);
             else if (a == "-o" || a == "--format") opt.format = *v;
             else if (a == "--algorithm") {
@@ -114,25 +153,41 @@ inline outcome run_sshare(std::span<const std::string_view> args) {
             return usage("unknown option '" + std::string(a) + "'");
         }
     }
-    if (conf_path.empty() || assoc_path.empty()) return usage("--conf and --assoc are required");
-    auto conf = config::read_slurm_conf(conf_path);
-    if (!conf) {
+    auto ci = gather_inputs(copt, false, "sshare", o);
+    if (!ci) return o;
+    const auto fail = [&](const input_error& e) {
         o.status = exit_data;
-        o.err = "mfprio: " + conf.error().to_string() + "\n";
+        o.err = "mfprio: " + e.to_string() + "\n";
         return o;
-    }
-    auto ft = config::read_fairshare_tree(assoc_path);
-    if (!ft) {
-        o.status = exit_data;
-        o.err = "mfprio: " + ft.error().to_string() + "\n";
-        return o;
-    }
+    };
+    std::string version;
+    auto conf = config::read_slurm_conf_inputs(ci->conf, &version);
+    if (!conf) return fail(conf.error());
+    auto assoc = config::read_assoc_inputs(ci->assoc);
+    if (!assoc) return fail(assoc.error());
+    auto ft = config::fairshare_tree_from(*assoc, ci->assoc.front().name);
+    if (!ft) return fail(ft.error());
     fairshare::options fo;
     fo = config::fairshare_options_of(*conf);
     if (algo) fo.algo = *algo;
     if (damping) fo.damping = *damping;
+    // Taken or computed, as `mfprio sprio` decides (load_cluster); --algorithm and --damping
+    // ask for a computation.
+    bool assoc_mgr = false;
+    for (const auto& a : ci->assoc) assoc_mgr = assoc_mgr || config::detect_kind(a.text) == config::input_kind::assoc_mgr;
+    const bool from_cluster = copt.live || !copt.from.empty() || assoc_mgr;
+    const bool fair_tree = fo.algo == fairshare::algorithm::fair_tree;
+    const bool exact_usage = assoc_mgr && conf->decay_half_life == 0;
+    bool taken = copt.fs == fairshare_source::taken ||
+                 (copt.fs == fairshare_source::automatic && from_cluster && (fair_tree || !exact_usage));
+    if (algo || damping) taken = false;
+    if (taken && !assoc->has_column("FairShare"))
+        return fail(input_error{ci->assoc.front().name, 0, 0, "FairShare",
+                                "no FairShare column to take the values from (sshare -a -l -P prints it)"});
     fairshare::columns cols;
     fairshare::compute(ft->tree, cols, fo);
+    const report::sshare_reported rep = reported_of(*assoc, *ft, taken);
+    if (from_cluster || taken) opt.reported = &rep;
     opt.fair_tree = fairshare::is_fair_tree_family(fo.algo);
     opt.tres_names = sshare_tres_names(*conf);
     opt.cluster = conf->cluster_name;

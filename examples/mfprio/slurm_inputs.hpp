@@ -1,15 +1,17 @@
 #pragma once
 // Where `mfprio sprio` and `mfprio sshare` get a cluster from: files in any format Slurm
 // prints (read by kind, see config/slurm_native.hpp), `squeue --json` (read here with
-// nlohmann-json, so that the library headers stay free of dependencies), a bundle directory
+// simdjson, so that the library headers stay free of dependencies), a bundle directory
 // (`--from DIR`), or the cluster itself (`--live`: the Slurm commands are run, with a time
-// limit, and their outputs can be kept as a bundle with `--save DIR`).
+// limit, and their outputs can be kept as a bundle with `--save DIR`). `squeue --json` is read
+// with simdjson (Debian: libsimdjson-dev): the library headers use no JSON library.
 //
 // A bundle is a directory of the commands' outputs under fixed names (bundle_files below)
 // and a `meta` file of key=value lines: captured (epoch seconds), slurm_version and
 // priority_calc_time (the time of slurmctld's last priority recalculation, which is the
 // time sprio's factors were computed at).
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdint>
@@ -18,6 +20,7 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -26,10 +29,12 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <nlohmann/json.hpp>
+#include <simdjson.h>
 
 #include <mfprio/config/jobs_table.hpp>
 #include <mfprio/config/slurm_native.hpp>
@@ -42,52 +47,111 @@ namespace mfprio::cli {
 
 namespace detail {
 
-/// A number as squeue's JSON prints it: a plain number (22.05 to 23.02), or an object
-/// {"set": bool, "infinite": bool, "number": n} (23.11 and later). nullopt when unset;
-/// `infinite` is set for an infinite value.
-struct json_number {
-    std::optional<double> value;
-    bool infinite = false;
+/// The text of a JSON value as the jobs table wants it: a string as is; a number as its
+/// token; squeue's number object ({"set", "infinite", "number"}, 23.11 and later) as its
+/// number, "UNLIMITED" when infinite, empty when not set; the first string of a list
+/// (job_state in 23.11 and later: ["PENDING"]); empty for null. false on a JSON error.
+[[nodiscard]] inline simdjson::error_code json_cell(simdjson::ondemand::value v, std::string& out) {
+    using simdjson::ondemand::json_type;
+    out.clear();
+    json_type type;
+    if (auto e = v.type().get(type)) return e;
+    switch (type) {
+    case json_type::string: {
+        std::string_view sv;
+        if (auto e = v.get_string().get(sv)) return e;
+        out.assign(sv);
+        return simdjson::SUCCESS;
+    }
+    case json_type::number: {
+        std::string_view raw = v.raw_json_token();
+        while (!raw.empty() && config::is_space(raw.back())) raw.remove_suffix(1);
+        out.assign(raw); // the jobs table checks the number
+        return simdjson::SUCCESS;
+    }
+    case json_type::object: {
+        simdjson::ondemand::object o;
+        if (auto e = v.get_object().get(o)) return e;
+        bool set = true, infinite = false;
+        std::string number;
+        for (auto field : o) {
+            std::string_view key;
+            if (auto e = field.unescaped_key().get(key)) return e;
+            simdjson::ondemand::value fv;
+            if (auto e = field.value().get(fv)) return e;
+            if (key == "set") {
+                if (auto e = fv.get_bool().get(set)) return e;
+            } else if (key == "infinite") {
+                if (auto e = fv.get_bool().get(infinite)) return e;
+            } else if (key == "number") {
+                if (auto e = json_cell(fv, number)) return e;
+            }
+        }
+        if (infinite) out = "UNLIMITED";
+        else if (set) out = std::move(number);
+        return simdjson::SUCCESS;
+    }
+    case json_type::array: {
+        simdjson::ondemand::array a;
+        if (auto e = v.get_array().get(a)) return e;
+        for (auto item : a) {
+            simdjson::ondemand::value iv;
+            if (auto e = item.get(iv)) return e;
+            std::string cell;
+            if (auto e = json_cell(iv, cell)) return e;
+            if (out.empty()) out = std::move(cell);
+        }
+        return simdjson::SUCCESS;
+    }
+    case json_type::null:
+        return simdjson::SUCCESS;
+    case json_type::boolean: {
+        bool b = false;
+        if (auto e = v.get_bool().get(b)) return e;
+        out = b ? "true" : "false";
+        return simdjson::SUCCESS;
+    }
+    }
+    return simdjson::SUCCESS;
+}
+
+/// The jobs table column of a job's JSON key, or nj_count for the keys not read (about 95
+/// of squeue's 110). By length first: this runs for every key of every job.
+[[nodiscard]] inline std::size_t json_job_column(std::string_view k) noexcept {
+    using namespace std::string_view_literals;
+    using namespace config;
+    switch (k.size()) {
+    case 3: return k == "qos"sv ? nj_qos : nj_count;
+    case 4: return k == "cpus"sv ? nj_cpus : k == "nice"sv ? nj_nice : nj_count;
+    case 6: return k == "job_id"sv ? nj_id : nj_count;
+    case 7: return k == "account"sv ? nj_account : nj_count;
+    case 8: return k == "priority"sv ? nj_priority : nj_count;
+    case 9: return k == "user_name"sv ? nj_user : k == "partition"sv ? nj_partition : k == "job_state"sv ? nj_state : nj_count;
+    case 10: return k == "node_count"sv ? nj_nodes : k == "time_limit"sv ? nj_time_limit : nj_count;
+    case 11: return k == "submit_time"sv ? nj_submit : k == "accrue_time"sv ? nj_accrue : nj_count;
+    case 12: return k == "tres_req_str"sv ? nj_tres : nj_count;
+    case 13: return k == "eligible_time"sv ? nj_eligible : nj_count;
+    default: return nj_count;
+    }
+}
+
+/// Line and column of byte `offset` of `text`, counting from the previous call's position.
+struct line_counter {
+    std::string_view text;
+    std::size_t at = 0, line = 1, line_start = 0;
+    void advance(std::size_t offset) {
+        offset = std::min(offset, text.size());
+        if (offset <= at) return;
+        const std::string_view span = text.substr(at, offset - at);
+        const auto newlines = static_cast<std::size_t>(std::count(span.begin(), span.end(), '\n'));
+        if (newlines != 0) {
+            line += newlines;
+            line_start = at + span.rfind('\n') + 1;
+        }
+        at = offset;
+    }
+    [[nodiscard]] std::size_t column() const noexcept { return at - line_start + 1; }
 };
-
-[[nodiscard]] inline json_number json_num(const nlohmann::json& j) {
-    json_number n;
-    if (j.is_number()) n.value = j.get<double>();
-    else if (j.is_object()) {
-        const bool set = j.value("set", true);
-        n.infinite = j.value("infinite", false);
-        if (set && !n.infinite && j.contains("number") && j["number"].is_number()) n.value = j["number"].get<double>();
-    }
-    return n;
-}
-
-[[nodiscard]] inline std::string json_text(const nlohmann::json& job, const char* key) {
-    const auto it = job.find(key);
-    if (it == job.end() || it->is_null()) return {};
-    if (it->is_string()) return it->get<std::string>();
-    if (it->is_array()) { // job_state in 23.11+: ["PENDING"] (and flags such as "REQUEUED")
-        for (const auto& e : *it)
-            if (e.is_string()) return e.get<std::string>();
-        return {};
-    }
-    const json_number n = json_num(*it);
-    if (n.infinite) return "UNLIMITED";
-    if (!n.value) return {};
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.0f", *n.value);
-    return buf;
-}
-
-/// The 1-based line of each job object in `text` (the line of its "job_id" key), in order.
-[[nodiscard]] inline std::vector<std::size_t> json_job_lines(std::string_view text) {
-    std::vector<std::size_t> lines;
-    std::size_t line = 1;
-    for (std::size_t i = 0; i < text.size(); ++i) {
-        if (text[i] == '\n') ++line;
-        else if (text[i] == '"' && text.substr(i, 9) == "\"job_id\":") lines.push_back(line);
-    }
-    return lines;
-}
 
 } // namespace detail
 
@@ -95,77 +159,105 @@ struct json_number {
 /// Slurm 22.05 (openapi v0.0.38) through 25.x: plain numbers or number objects, job_state a
 /// string or a list, the nice value null for 0 and an unsigned wrap for negatives (22.05).
 /// A pending job with priority 0 is held. Times are epoch seconds; 0 means unset. `version`
-/// receives meta.Slurm.release when present.
-[[nodiscard]] inline expected<config::table> squeue_json_table(std::string_view text, std::string_view file,
-                                                               std::string* version = nullptr) {
-    nlohmann::json doc;
-    try {
-        doc = nlohmann::json::parse(config::detail::without_bom(text));
-    } catch (const nlohmann::json::parse_error& e) {
-        // e.byte is the 1-based offset where parsing stopped: turn it into line and column.
-        std::size_t line = 1, column = 1;
-        for (std::size_t i = 0; i + 1 < e.byte && i < text.size(); ++i) {
-            if (text[i] == '\n') {
-                ++line;
-                column = 1;
-            } else {
-                ++column;
-            }
-        }
-        std::string what = e.what();
-        if (const auto p = what.find("parse error"); p != std::string::npos) what = what.substr(p);
-        return config::make_error(file, line, column, {}, "not valid JSON: " + what);
+/// receives meta.Slurm.release (meta.slurm.release in later layouts) when present. The
+/// text is parsed in place when `readable_after` bytes after it may be read (simdjson's
+/// padding), copied otherwise.
+[[nodiscard]] inline expected<config::table> squeue_json_table(std::string_view text, std::size_t readable_after,
+                                                               std::string_view file, std::string* version = nullptr) {
+    using namespace config;
+    const std::string_view body = config::detail::without_bom(text);
+    const std::size_t bom = text.size() - body.size();
+    simdjson::padded_string copy;
+    simdjson::padded_string_view view;
+    if (readable_after >= simdjson::SIMDJSON_PADDING) {
+        view = simdjson::padded_string_view(body.data(), body.size(), body.size() + readable_after);
+    } else {
+        copy = simdjson::padded_string(body);
+        view = copy;
     }
-    if (!doc.is_object() || !doc.contains("jobs") || !doc["jobs"].is_array())
-        return config::make_error(file, 1, 1, "jobs", "a JSON document without a \"jobs\" list (not `squeue --json` output)");
-    if (version != nullptr && doc.contains("meta") && doc["meta"].is_object()) {
-        const auto& meta = doc["meta"];
-        const nlohmann::json* slurm = meta.contains("Slurm") ? &meta["Slurm"] : meta.contains("slurm") ? &meta["slurm"] : nullptr;
-        if (slurm != nullptr && slurm->is_object() && slurm->contains("release") && (*slurm)["release"].is_string())
-            *version = (*slurm)["release"].get<std::string>();
-    }
-    const auto lines = detail::json_job_lines(text);
-    config::table t = config::native_jobs_table(file);
+    simdjson::ondemand::parser parser;
+    simdjson::ondemand::document doc;
+    detail::line_counter lc{body};
+    bool iterating = false;
+    const auto fail = [&](simdjson::error_code e, std::string what) -> input_error {
+        const char* loc = nullptr;
+        if (iterating && !doc.current_location().get(loc) && loc >= body.data() && loc <= body.data() + body.size())
+            lc.advance(static_cast<std::size_t>(loc - body.data()));
+        if (what.empty()) what = std::string("not valid JSON: ") + simdjson::error_message(e);
+        return config::make_error(file, lc.line, lc.column() + (lc.line == 1 ? bom : 0), "jobs", what);
+    };
+    if (auto e = parser.iterate(view).get(doc)) return fail(e, {});
+    iterating = true;
+    simdjson::ondemand::object root;
+    if (auto e = doc.get_object().get(root)) return fail(e, "not `squeue --json` output: the document is not an object");
+    table t = native_jobs_table(file);
     t.header_line = 1;
-    std::size_t k = 0;
-    for (const auto& job : doc["jobs"]) {
-        const std::size_t line = k < lines.size() ? lines[k] : 1;
-        ++k;
-        if (!job.is_object()) return config::make_error(file, line, 1, "jobs", "an entry of \"jobs\" is not an object");
-        config::table_row row;
-        row.line = line;
-        row.cells.assign(config::nj_count, std::string());
-        row.columns.assign(config::nj_count, 1);
-        using namespace config;
-        row.cells[nj_id] = detail::json_text(job, "job_id");
-        row.cells[nj_user] = detail::json_text(job, "user_name");
-        row.cells[nj_account] = detail::json_text(job, "account");
-        row.cells[nj_partition] = detail::json_text(job, "partition");
-        row.cells[nj_qos] = detail::json_text(job, "qos");
-        row.cells[nj_submit] = detail::json_text(job, "submit_time");
-        row.cells[nj_eligible] = detail::json_text(job, "eligible_time");
-        row.cells[nj_accrue] = detail::json_text(job, "accrue_time");
-        for (const std::size_t c : {nj_eligible, nj_accrue})
-            if (row.cells[c] == "0") row.cells[c] = "Unknown";
-        row.cells[nj_nodes] = detail::json_text(job, "node_count");
-        row.cells[nj_cpus] = detail::json_text(job, "cpus");
-        std::string limit = detail::json_text(job, "time_limit");
-        row.cells[nj_time_limit] = limit.empty() ? "Partition_Limit" : limit;
-        // nice: null is 0; 22.05 prints a negative nice as its unsigned 32-bit wrap.
-        if (const auto it = job.find("nice"); it != job.end() && !it->is_null()) {
-            const detail::json_number n = detail::json_num(*it);
-            double v = n.value.value_or(0.0);
-            if (v > 2147483647.0 && v <= 4294967295.0) v -= 4294967296.0;
-            char buf[32];
-            std::snprintf(buf, sizeof buf, "%.0f", v);
-            row.cells[nj_nice] = buf;
+    bool have_jobs = false;
+    std::string cell;
+    for (auto field : root) {
+        std::string_view key;
+        if (auto e = field.unescaped_key().get(key)) return fail(e, {});
+        simdjson::ondemand::value v;
+        if (auto e = field.value().get(v)) return fail(e, {});
+        if (key == "meta") {
+            simdjson::ondemand::object meta;
+            if (v.get_object().get(meta)) continue;
+            for (auto m : meta) {
+                std::string_view mk;
+                if (auto e = m.unescaped_key().get(mk)) return fail(e, {});
+                if (mk != "Slurm" && mk != "slurm") continue;
+                simdjson::ondemand::object so;
+                if (m.value().get_object().get(so)) continue;
+                for (auto f : so) {
+                    std::string_view fk;
+                    if (auto e = f.unescaped_key().get(fk)) return fail(e, {});
+                    std::string_view release;
+                    if (fk == "release" && !f.value().get_string().get(release) && version != nullptr)
+                        *version = std::string(release);
+                }
+            }
+            continue;
         }
-        row.cells[nj_tres] = detail::json_text(job, "tres_req_str");
-        row.cells[nj_state] = detail::json_text(job, "job_state");
-        row.cells[nj_priority] = detail::json_text(job, "priority");
-        if (row.cells[nj_state] == "PENDING" && row.cells[nj_priority] == "0") row.cells[nj_state] = "HELD";
-        t.rows.push_back(std::move(row));
+        if (key != "jobs") continue;
+        have_jobs = true;
+        simdjson::ondemand::array jobs;
+        if (auto e = v.get_array().get(jobs)) return fail(e, "\"jobs\" is not a list (not `squeue --json` output)");
+        for (auto item : jobs) {
+            simdjson::ondemand::object job;
+            if (auto e = item.get_object().get(job)) return fail(e, "an entry of \"jobs\" is not an object");
+            const char* loc = nullptr;
+            if (!doc.current_location().get(loc)) lc.advance(static_cast<std::size_t>(loc - body.data()));
+            table_row row;
+            row.line = lc.line;
+            row.cells.assign(nj_count, std::string());
+            row.columns.assign(nj_count, 1);
+            std::string nice;
+            for (auto jf : job) {
+                // The key as written (squeue's keys have no escapes): no unescaping copy.
+                simdjson::ondemand::raw_json_string rk;
+                if (auto e = jf.key().get(rk)) return fail(e, {});
+                const char* kp = rk.raw();
+                const void* kq = std::memchr(kp, '"', 32);
+                const std::size_t col =
+                    kq == nullptr ? nj_count
+                                  : detail::json_job_column(std::string_view(kp, static_cast<std::size_t>(static_cast<const char*>(kq) - kp)));
+                if (col == nj_count) continue; // skipped unread by On Demand
+                simdjson::ondemand::value jv;
+                if (auto e = jf.value().get(jv)) return fail(e, {});
+                if (auto e = detail::json_cell(jv, cell)) return fail(e, {});
+                row.cells[col] = cell;
+            }
+            for (const std::size_t c : {nj_eligible, nj_accrue})
+                if (row.cells[c] == "0") row.cells[c] = "Unknown";
+            if (row.cells[nj_time_limit].empty()) row.cells[nj_time_limit] = "Partition_Limit";
+            // 22.05 prints a negative nice as its unsigned 32-bit wrap.
+            if (const auto n = parse_unsigned<std::uint64_t>(row.cells[nj_nice]); n && *n > 2147483647 && *n <= 4294967295)
+                row.cells[nj_nice] = std::to_string(static_cast<std::int64_t>(*n) - 4294967296);
+            if (row.cells[nj_state] == "PENDING" && row.cells[nj_priority] == "0") row.cells[nj_state] = "HELD";
+            t.rows.push_back(std::move(row));
+        }
     }
+    if (!have_jobs) return config::make_error(file, 1, 1, "jobs", "a JSON document without a \"jobs\" list (not `squeue --json` output)");
     return t;
 }
 
@@ -181,21 +273,80 @@ struct json_number {
         while ((n = std::fread(buf, 1, sizeof buf, stdin)) > 0) text.append(buf, n);
         return config::conf_input{std::move(text), "<stdin>"};
     }
-    auto text = config::read_text_file(path);
-    if (!text) return text.error();
-    return config::conf_input{std::move(*text), path};
+    // Read with room for simdjson's padding, so that a large squeue --json is parsed in place.
+    std::ifstream f(path, std::ios::binary | std::ios::ate);
+    if (!f) return input_error{path, 0, 0, {}, "cannot open file"};
+    const auto size = static_cast<std::size_t>(f.tellg());
+    std::string text;
+    text.reserve(size + simdjson::SIMDJSON_PADDING);
+    text.resize(size);
+    f.seekg(0);
+    if (size != 0 && !f.read(text.data(), static_cast<std::streamsize>(size))) return input_error{path, 0, 0, {}, "cannot read file"};
+    return config::conf_input{std::move(text), path};
+}
+
+/// A jobs input: a text in memory, or a large file mapped (a 100,000-job squeue --json is
+/// some 300 MB: mapping it saves copying it).
+struct jobs_source {
+    std::string name;
+    std::string owned;                 ///< the text, when read into memory
+    std::shared_ptr<const char> mapped; ///< the mapping, when mapped
+    std::size_t mapped_size = 0;       ///< the file's size
+    std::size_t mapped_after = 0;      ///< readable bytes after the end (the rest of the last page)
+
+    jobs_source() = default;
+    jobs_source(config::conf_input in) : name(std::move(in.name)), owned(std::move(in.text)) {}
+    jobs_source(std::string text, std::string n) : name(std::move(n)), owned(std::move(text)) {}
+
+    [[nodiscard]] std::string_view text() const noexcept {
+        return mapped ? std::string_view(mapped.get(), mapped_size) : std::string_view(owned);
+    }
+    [[nodiscard]] std::size_t readable_after() const noexcept {
+        return mapped ? mapped_after : owned.capacity() - owned.size();
+    }
+};
+
+/// Reads the jobs input at `path`: mapped when it is a regular file of 1 MiB or more, read
+/// into memory otherwise ("-": standard input).
+[[nodiscard]] inline expected<jobs_source> read_jobs_source(const std::string& path) {
+    if (path != "-") {
+        const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+        struct stat st {};
+        if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size >= (1 << 20)) {
+            const auto size = static_cast<std::size_t>(st.st_size);
+            void* p = mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+            close(fd);
+            if (p != MAP_FAILED) {
+                jobs_source j;
+                j.name = path;
+                j.mapped = std::shared_ptr<const char>(static_cast<const char*>(p), [size](const char* q) {
+                    munmap(const_cast<char*>(q), size);
+                });
+                j.mapped_size = size;
+                const auto page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+                j.mapped_after = size % page == 0 ? 0 : page - size % page;
+                return j;
+            }
+        } else if (fd >= 0) {
+            close(fd);
+        }
+    }
+    auto in = read_input(path);
+    if (!in) return in.error();
+    return jobs_source(std::move(*in));
 }
 
 /// The jobs table of a jobs input of any kind: squeue --json, scontrol show job, or a '|'
 /// table (mfprio's jobs table).
-[[nodiscard]] inline expected<config::table> jobs_input_table(const config::conf_input& in, std::string* version) {
-    switch (config::detect_kind(in.text)) {
+[[nodiscard]] inline expected<config::table> jobs_input_table(const jobs_source& in, std::string* version) {
+    const std::string_view text = in.text();
+    switch (config::detect_kind(text)) {
     case config::input_kind::json:
-        return squeue_json_table(in.text, in.name, version);
+        return squeue_json_table(text, in.readable_after(), in.name, version);
     case config::input_kind::scontrol_jobs:
-        return config::scontrol_jobs_table(in.text, in.name);
+        return config::scontrol_jobs_table(text, in.name);
     case config::input_kind::pipe_table:
-        return config::parse_table(config::detail::without_bom(in.text), in.name);
+        return config::parse_table(config::detail::without_bom(text), in.name);
     default:
         return input_error{in.name, 0, 0, {},
                            "not a jobs input: expected `squeue --json`, `scontrol show job` or a '|' jobs table"};
@@ -230,7 +381,7 @@ struct cluster_inputs {
     std::vector<config::conf_input> conf;   ///< slurm.conf-like texts
     std::vector<config::conf_input> assoc;  ///< sshare / assoc_mgr / sacctmgr texts
     std::optional<config::conf_input> qos;  ///< sacctmgr show qos -P
-    std::optional<config::conf_input> jobs; ///< squeue --json / scontrol show job / table
+    std::optional<jobs_source> jobs;        ///< squeue --json / scontrol show job / table
     std::string slurm_version;              ///< from meta or the inputs
     std::optional<std::int64_t> calc_time;  ///< slurmctld's last recalculation
     std::optional<std::int64_t> captured;   ///< when the bundle was captured
@@ -281,7 +432,7 @@ inline void read_meta(std::string_view text, cluster_inputs& ci) {
     ci.qos = std::move(*qos);
     const std::string_view jobs = exists("squeue.json") ? "squeue.json" : "scontrol_show_job.txt";
     if (!exists(jobs)) return input_error{path("squeue.json"), 0, 0, {}, "missing from the bundle"};
-    auto j = get(jobs);
+    auto j = read_jobs_source(path(jobs));
     if (!j) return j.error();
     ci.jobs = std::move(*j);
     if (exists("meta")) {
@@ -418,7 +569,7 @@ struct command_output {
         } else if (f.name == "sacctmgr_show_qos.txt") {
             ci.qos = std::move(in);
         } else if (f.name == "squeue.json") {
-            ci.jobs = std::move(in);
+            ci.jobs = jobs_source(std::move(in));
         } else {
             ci.assoc.push_back(std::move(in));
         }
@@ -439,15 +590,14 @@ struct command_output {
         if (!f) return "cannot write " + p;
         return std::nullopt;
     };
-    std::vector<const config::conf_input*> all;
-    for (const auto& c : ci.conf) all.push_back(&c);
-    for (const auto& c : ci.assoc) all.push_back(&c);
-    if (ci.qos) all.push_back(&*ci.qos);
-    if (ci.jobs) all.push_back(&*ci.jobs);
-    for (const auto* in : all) {
-        std::string_view name = in->name;
+    std::vector<std::pair<std::string_view, std::string_view>> all; // name, text
+    for (const auto& c : ci.conf) all.emplace_back(c.name, c.text);
+    for (const auto& c : ci.assoc) all.emplace_back(c.name, c.text);
+    if (ci.qos) all.emplace_back(ci.qos->name, ci.qos->text);
+    if (ci.jobs) all.emplace_back(ci.jobs->name, ci.jobs->text());
+    for (auto [name, text] : all) {
         if (const auto p = name.find(':'); p != std::string_view::npos) name.remove_prefix(p + 1);
-        if (auto e = write(fs::path(name).filename().string(), in->text)) return e;
+        if (auto e = write(fs::path(name).filename().string(), text)) return e;
     }
     std::string meta;
     if (ci.captured) meta += "captured=" + std::to_string(*ci.captured) + "\n";

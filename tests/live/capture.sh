@@ -3,7 +3,12 @@
 # priority recalculation, as a bundle directory: the inputs mfprio reads (jobs, configuration,
 # associations, QOS) and, under expected/, what sprio and sshare print.
 #
-#   capture.sh DIR OUT
+#   capture.sh DIR OUT [MFPRIO]
+#
+# With MFPRIO (the mfprio tool), also runs `mfprio sprio --live` and `mfprio sshare --live`
+# with the same options as the expected outputs, into OUT/mfprio/ (same file names), and
+# `mfprio sprio --live --save OUT/saved`. All of it must happen within one recalculation
+# period: when slurmctld recalculated meanwhile, the capture is taken again (three tries).
 #
 # sprio shows the factors of slurmctld's last recalculation, not of the moment it runs; that
 # time is in StateSaveLocation/priority_last_decay_ran (two packed 64-bit times: the last
@@ -14,42 +19,71 @@ set -euo pipefail
 
 dir=$1
 out=$2
+mfprio=${3:-}
 # shellcheck disable=SC1091
 . "$dir/env"
 stamp=$dir/state/priority_last_decay_ran
 
 last_pass() { od -An -tx1 -N8 "$stamp" 2>/dev/null | tr -d ' \n'; }
-before=$(last_pass)
-for _ in $(seq 1 700); do
-    [[ $(last_pass) != "$before" ]] && break
-    sleep 0.1
-done
-[[ $(last_pass) != "$before" ]] || { echo "capture.sh: no priority recalculation within 70 s" >&2; exit 1; }
 
-mkdir -p "$out/expected"
-# The inputs.
-squeue -a --json >"$out/squeue.json"
-scontrol show job >"$out/scontrol_show_job.txt"
-scontrol -o show job >"$out/scontrol_show_job_o.txt"
-scontrol show config >"$out/scontrol_show_config.txt"
-scontrol -o show partition >"$out/scontrol_show_partition.txt"
-scontrol -o show node >"$out/scontrol_show_node.txt"
-sshare -a -l -P >"$out/sshare_a_l_P.txt"
-scontrol show assoc_mgr flags=assoc,qos >"$out/scontrol_show_assoc_mgr.txt"
-sacctmgr -P show assoc >"$out/sacctmgr_show_assoc.txt"
-sacctmgr -P show qos >"$out/sacctmgr_show_qos.txt"
-# What mfprio must print the same.
-sprio >"$out/expected/sprio.txt"
-sprio -l >"$out/expected/sprio_l.txt"
-sprio -n >"$out/expected/sprio_n.txt"
-sprio -w >"$out/expected/sprio_w.txt"
-sprio -l -n >"$out/expected/sprio_l_n.txt"
-sshare -a -l >"$out/expected/sshare_a_l.txt"
-sshare -a -l -P >"$out/expected/sshare_a_l_P.txt"
-sshare -A chem,theory -l >"$out/expected/sshare_A_chem_theory_l.txt"
-{
-    echo "captured=$(date +%s)"
-    echo "slurm_version=$(scontrol --version | awk '{print $2}')"
-    echo "priority_calc_time=$((16#$(last_pass)))"
-    echo "priority_flags=$(scontrol show config | awk -F' = ' '/^PriorityFlags/ {print $2}')"
-} >"$out/meta"
+# capture_once: waits for a recalculation, captures everything; fails (1) when another
+# recalculation happened before it was done.
+capture_once() {
+    local before pass
+    before=$(last_pass)
+    for _ in $(seq 1 700); do
+        [[ $(last_pass) != "$before" ]] && break
+        sleep 0.1
+    done
+    [[ $(last_pass) != "$before" ]] || { echo "capture.sh: no priority recalculation within 70 s" >&2; exit 1; }
+    pass=$(last_pass)
+
+    rm -rf "$out"
+    mkdir -p "$out/expected"
+    # The inputs.
+    squeue -a --json >"$out/squeue.json"
+    scontrol show job >"$out/scontrol_show_job.txt"
+    scontrol -o show job >"$out/scontrol_show_job_o.txt"
+    scontrol show config >"$out/scontrol_show_config.txt"
+    scontrol -o show partition >"$out/scontrol_show_partition.txt"
+    scontrol -o show node >"$out/scontrol_show_node.txt"
+    sshare -a -l -P >"$out/sshare_a_l_P.txt"
+    scontrol show assoc_mgr flags=assoc,qos >"$out/scontrol_show_assoc_mgr.txt"
+    sacctmgr -P show assoc >"$out/sacctmgr_show_assoc.txt"
+    sacctmgr -P show qos >"$out/sacctmgr_show_qos.txt"
+    # What mfprio must print the same.
+    sprio >"$out/expected/sprio.txt"
+    sprio -l >"$out/expected/sprio_l.txt"
+    sprio -n >"$out/expected/sprio_n.txt"
+    sprio -w >"$out/expected/sprio_w.txt"
+    sprio -l -n >"$out/expected/sprio_l_n.txt"
+    sshare -a -l >"$out/expected/sshare_a_l.txt"
+    sshare -a -l -P >"$out/expected/sshare_a_l_P.txt"
+    sshare -A chem,theory -l >"$out/expected/sshare_A_chem_theory_l.txt"
+    {
+        echo "captured=$(date +%s)"
+        echo "slurm_version=$(scontrol --version | awk '{print $2}')"
+        echo "priority_calc_time=$((16#$pass))"
+        echo "priority_flags=$(scontrol show config | awk -F' = ' '/^PriorityFlags/ {print $2}')"
+    } >"$out/meta"
+    if [[ -n $mfprio ]]; then
+        mkdir -p "$out/mfprio"
+        "$mfprio" sprio --live >"$out/mfprio/sprio.txt"
+        "$mfprio" sprio --live -l >"$out/mfprio/sprio_l.txt"
+        "$mfprio" sprio --live -n >"$out/mfprio/sprio_n.txt"
+        "$mfprio" sprio --live -w >"$out/mfprio/sprio_w.txt"
+        "$mfprio" sprio --live -l -n >"$out/mfprio/sprio_l_n.txt"
+        "$mfprio" sshare --live -a -l >"$out/mfprio/sshare_a_l.txt"
+        "$mfprio" sshare --live -a -l -P >"$out/mfprio/sshare_a_l_P.txt"
+        "$mfprio" sshare --live -A chem,theory -l >"$out/mfprio/sshare_A_chem_theory_l.txt"
+        "$mfprio" sprio --live --save "$out/saved" >/dev/null
+    fi
+    [[ $(last_pass) == "$pass" ]]
+}
+
+for try in 1 2 3; do
+    capture_once && exit 0
+    echo "capture.sh: slurmctld recalculated during the capture (try $try); again" >&2
+done
+echo "capture.sh: no capture within one recalculation period in three tries" >&2
+exit 1

@@ -4,7 +4,12 @@
 # (capture.sh, after slurmctld's restart with the new flag), then stops every daemon it
 # started, by PID, removes the test users and its directory.
 #
-#   run.sh OUT        bundles in OUT/fair_tree and OUT/classic
+#   run.sh OUT [MFPRIO]   bundles in OUT/fair_tree and OUT/classic; with MFPRIO (the mfprio
+#                         tool), also compares, byte for byte, `mfprio sprio --live` and
+#                         `mfprio sshare --live` with sprio and sshare (default, -l, -n, -w,
+#                         -l -n; sshare -a -l, -a -l -P, -A chem,theory -l), replays each
+#                         bundle and the --save bundle offline (--from) against the same
+#                         outputs, and runs --verify; exit 1 on any difference
 #
 # Skipped (exit 77) when MFPRIO_NO_LIVE_SLURM is set, when not root, or when the Slurm
 # daemons are not installed. About two minutes, most of it waiting for slurmctld's
@@ -13,6 +18,8 @@ set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 out=$1
+mfprio=${2:-}
+[[ -z $mfprio ]] || mfprio=$(cd "$(dirname "$mfprio")" && pwd)/$(basename "$mfprio")
 
 skip() { printf 'live Slurm: skipped: %s\n' "$*"; exit 77; }
 [[ -z ${MFPRIO_NO_LIVE_SLURM:-} ]] || skip "MFPRIO_NO_LIVE_SLURM is set"
@@ -39,7 +46,48 @@ report() {
 bash "$here/slurm_cluster.sh" start "$dir" FAIR_TREE || { report "the cluster did not start"; exit 1; }
 bash "$here/populate.sh" "$dir" || { report "populating the cluster failed"; exit 1; }
 rm -rf "$out/fair_tree" "$out/classic"
-bash "$here/capture.sh" "$dir" "$out/fair_tree" || { report "capture under Fair Tree failed"; exit 1; }
+bash "$here/capture.sh" "$dir" "$out/fair_tree" "$mfprio" || { report "capture under Fair Tree failed"; exit 1; }
 bash "$here/slurm_cluster.sh" restart-ctld "$dir" NO_FAIR_TREE || { report "slurmctld did not restart"; exit 1; }
-bash "$here/capture.sh" "$dir" "$out/classic" || { report "capture under NO_FAIR_TREE failed"; exit 1; }
+bash "$here/capture.sh" "$dir" "$out/classic" "$mfprio" || { report "capture under NO_FAIR_TREE failed"; exit 1; }
 echo "live Slurm: bundles in $out/fair_tree and $out/classic"
+[[ -n $mfprio ]] || exit 0
+
+# The options of each expected output.
+declare -A options=(
+    [sprio.txt]="sprio" [sprio_l.txt]="sprio -l" [sprio_n.txt]="sprio -n" [sprio_w.txt]="sprio -w"
+    [sprio_l_n.txt]="sprio -l -n" [sshare_a_l.txt]="sshare -a -l" [sshare_a_l_P.txt]="sshare -a -l -P"
+    [sshare_A_chem_theory_l.txt]="sshare -A chem,theory -l")
+differences=0
+same() { # same WHAT EXPECTED ACTUAL
+    if cmp -s "$2" "$3"; then
+        echo "live Slurm: same: $1"
+    else
+        echo "live Slurm: DIFFERENT: $1" >&2
+        diff "$2" "$3" | head -n 20 >&2 || true
+        differences=$((differences + 1))
+    fi
+}
+for scenario in fair_tree classic; do
+    b=$out/$scenario
+    for f in "${!options[@]}"; do
+        read -r -a o <<<"${options[$f]}"
+        same "$scenario: mfprio ${o[*]} --live" "$b/expected/$f" "$b/mfprio/$f"
+        USER=root "$mfprio" "${o[0]}" --from "$b" "${o[@]:1}" >"$b/replay.out" 2>&1 || true
+        same "$scenario: mfprio ${o[*]} --from (the capture)" "$b/expected/$f" "$b/replay.out"
+        USER=root "$mfprio" "${o[0]}" --from "$b/saved" "${o[@]:1}" >"$b/replay.out" 2>&1 || true
+        same "$scenario: mfprio ${o[*]} --from (the --save bundle)" "$b/expected/$f" "$b/replay.out"
+    done
+    if "$mfprio" sprio --from "$b/saved" --verify >"$b/verify.out" 2>&1; then
+        echo "live Slurm: $scenario: --verify: $(tail -n 1 "$b/verify.out")"
+    else
+        echo "live Slurm: $scenario: --verify found differences:" >&2
+        cat "$b/verify.out" >&2
+        differences=$((differences + 1))
+    fi
+    rm -f "$b/replay.out" "$b/verify.out"
+done
+if ((differences != 0)); then
+    echo "live Slurm: $differences differences" >&2
+    exit 1
+fi
+echo "live Slurm: mfprio and the cluster agree byte for byte under Fair Tree and NO_FAIR_TREE"

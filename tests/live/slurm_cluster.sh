@@ -10,6 +10,11 @@
 #   slurm_cluster.sh stop DIR                   stop every daemon started under DIR, by PID
 #
 # Needs root and Debian's slurmctld slurmd slurmdbd slurm-client munge mariadb-server.
+#
+# Usage does not decay (PriorityDecayHalfLife=0): it stays whole CPU-seconds, which sshare
+# and assoc_mgr print exactly, so that the classic (NO_FAIR_TREE) factors can be recomputed
+# to the bit. With decay, the classic factors depend on digits of usage that no Slurm
+# command prints (README, "Exactness"); Fair Tree's do not.
 set -euo pipefail
 
 die() { printf 'slurm_cluster.sh: %s\n' "$*" >&2; exit 1; }
@@ -81,7 +86,8 @@ GresTypes=gpu
 PriorityType=priority/multifactor
 PriorityFlags=$flags
 PriorityCalcPeriod=1
-PriorityDecayHalfLife=1-0
+PriorityDecayHalfLife=0
+PriorityUsageResetPeriod=NONE
 PriorityMaxAge=1-0
 PriorityFavorSmall=NO
 PriorityWeightAge=10000

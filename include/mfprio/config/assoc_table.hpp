@@ -58,6 +58,9 @@ struct assoc_row {
     std::optional<double> fairshare;       ///< FairShare
     std::optional<double> level_fs;        ///< LevelFS (may be +infinity)
     std::optional<std::uint32_t> priority; ///< association priority (inherited, see file comment)
+    std::optional<double> printed_raw_usage; ///< RawUsage as sshare printed it, when a more precise one replaced `raw_usage`
+    std::optional<std::string> grp_tres_mins; ///< GrpTRESMins as printed (not used in calculations)
+    std::optional<std::string> tres_run_mins; ///< TRESRunMins as printed (not used in calculations)
     std::size_t line = 0;              ///< 1-based line in the file; 0 for a synthesized root
 
     /// True for user associations (leaves).
@@ -152,6 +155,7 @@ namespace detail {
     const auto part_col = t.column("Partition");
     const auto shares_col = t.column("RawShares");
     const auto prio_col = t.column("Priority");
+    const auto grp_tres_col = t.column("GrpTRESMins"), run_mins_col = t.column("TRESRunMins");
     struct number_column {
         std::optional<std::size_t> col;
         std::optional<double> assoc_row::*field;
@@ -263,6 +267,8 @@ namespace detail {
                 a.priority = *v;
             }
         }
+        if (grp_tres_col) a.grp_tres_mins = std::string(trim(row.cells[*grp_tres_col]));
+        if (run_mins_col) a.tres_run_mins = std::string(trim(row.cells[*run_mins_col]));
 
         const std::string k = assoc_table::key(a.account, a.user, a.partition);
         if (const auto it = out.index.find(k); it != out.index.end()) {

@@ -518,6 +518,7 @@ struct conf_input {
             if (!v || *v < 0)
                 return make_error(in->name, usage->line, usage->value_column, "UsageRaw",
                                   "raw usage " + detail::quote(raw) + " is not a non-negative number");
+            if (!out->rows[*r].printed_raw_usage) out->rows[*r].printed_raw_usage = out->rows[*r].raw_usage;
             out->rows[*r].raw_usage = *v;
         }
         if (!out->has_column("RawUsage")) out->columns.emplace_back("RawUsage");

@@ -8,6 +8,7 @@
 /// plain-language `--explain` of one job.
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -245,8 +246,10 @@ inline void put_str(std::string& out, std::string_view s, int width, bool right)
     }
     const auto w = static_cast<std::size_t>(width);
     if (right) {
-        std::string padded = s.size() < w ? std::string(w - s.size(), ' ') + std::string(s) : std::string(s);
-        out += padded.substr(0, w);
+        // "%*s" then cut to the width: the padding, then as much of the text as fits.
+        const std::size_t pad = s.size() < w ? w - s.size() : 0;
+        out.append(pad, ' ');
+        out += s.substr(0, w - pad);
     } else {
         const std::string_view cut = s.substr(0, std::min(s.size(), w));
         out += cut;
@@ -254,14 +257,33 @@ inline void put_str(std::string& out, std::string_view s, int width, bool right)
     }
 }
 
+/// A double as printf's `%.<precision>f` prints it in the C locale (std::to_chars with a
+/// precision is specified to give the same characters; snprintf for what it does not cover).
+struct fixed_text {
+    char buf[400];
+    std::size_t size = 0;
+    fixed_text(double v, int precision) {
+        if (std::isfinite(v)) {
+            const auto r = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::fixed, precision);
+            if (r.ec == std::errc()) {
+                size = static_cast<std::size_t>(r.ptr - buf);
+                return;
+            }
+        }
+        const int n = std::snprintf(buf, sizeof buf, "%.*f", precision, v);
+        size = n < 0 ? 0 : std::min(static_cast<std::size_t>(n), sizeof buf - 1);
+    }
+    [[nodiscard]] std::string_view view() const noexcept { return {buf, size}; }
+};
+
 inline std::string fmt_double(const char* f, double v) {
     char buf[64];
     std::snprintf(buf, sizeof buf, f, v);
     return buf;
 }
 
-inline void put_int(std::string& out, double v, int width, bool right) { put_str(out, fmt_double("%.0f", v), width, right); }
-inline void put_norm(std::string& out, double v, int width, bool right) { put_str(out, fmt_double("%.7f", v), width, right); }
+inline void put_int(std::string& out, double v, int width, bool right) { put_str(out, fixed_text(v, 0).view(), width, right); }
+inline void put_norm(std::string& out, double v, int width, bool right) { put_str(out, fixed_text(v, 7).view(), width, right); }
 
 inline void put_header(std::string& out, const sprio_field& f) {
     std::string_view h;
@@ -350,7 +372,7 @@ inline void put_value(std::string& out, const sprio_field& f, const sprio_row& r
                 if (!s.empty()) s += ',';
                 s += t.name;
                 s += '=';
-                s += f.type == 'T' ? fmt_double("%.0f", t.weighted) : fmt_double("%.2f", t.weighted / t.weight);
+                s += fixed_text(f.type == 'T' ? t.weighted : t.weighted / t.weight, f.type == 'T' ? 0 : 2).view();
             }
         put_str(out, s, f.width, f.right);
         break;

@@ -38,6 +38,18 @@ struct sshare_options {
     bool fair_tree = true;    ///< FAIR_TREE set (default columns, FairShare and LevelFS rules)
     std::vector<std::string> tres_names; ///< TRES names for GrpTRESRaw/TRESRunMins (all zero here)
     std::string cluster;      ///< ClusterName for the Cluster column
+    /// Values as a cluster's sshare printed them (see `sshare_reported`), or null.
+    const struct sshare_reported* reported = nullptr;
+};
+
+/// Columns as a cluster's own sshare printed them, per tree index: printed again instead of
+/// mfprio's where present. `all` replays every column (the cluster's computation); otherwise
+/// only what mfprio does not compute is taken (an account's RawUsage, which Slurm keeps
+/// itself rather than summing what sshare prints of its children, and the TRES columns).
+struct sshare_reported {
+    bool all = false;
+    std::vector<std::optional<double>> norm_shares, raw_usage, norm_usage, effective_usage, fairshare, level_fs;
+    std::vector<std::optional<std::string>> grp_tres_mins, tres_run_mins;
 };
 
 /// The outcome of rendering: text, or an error sentence for a bad field name.
@@ -227,6 +239,20 @@ inline bool listed(const std::vector<std::string>& list, std::string_view v) {
     std::string tres_zero;
     for (const auto& name : o.tres_names) tres_zero += (tres_zero.empty() ? "" : ",") + name + "=0";
     const bool show_all_users = o.all || (!o.users.empty() && o.users.front() == "-1");
+    const sshare_reported* rep = o.reported;
+    // A reported value of association `a` in column `col`, if any.
+    const auto reported = [&](const std::vector<std::optional<double>>& col, std::uint32_t a) -> const std::optional<double>* {
+        return a < col.size() ? &col[a] : nullptr;
+    };
+    // Prints a reported number, or blank where the cluster printed none.
+    const auto put_reported = [&](const detail::sshare_field_def& f, const std::optional<double>& v, bool last) {
+        if (v) line.dbl(f, *v, last);
+        else line.str(f, nullptr, last);
+    };
+    // Indentation as sshare builds it (slurmdb_tree_name_get): one space more than the
+    // parent account's row when that row was printed, none otherwise; so `-A` lists indent
+    // relative to the accounts shown.
+    std::vector<int> spaces(t.size(), -1);
     for (std::uint32_t a = 0; a < t.size(); ++a) {
         const bool user = t.is_user(a);
         if (o.users_only && !user) continue;
@@ -238,19 +264,29 @@ inline bool listed(const std::vector<std::string>& list, std::string_view v) {
             }
         }
         if (!o.accounts.empty() && !detail::listed(o.accounts, t.account[a])) continue;
+        {
+            const std::uint32_t p = a == 0 ? 0 : t.parent[a];
+            spaces[a] = (a != 0 && p < t.size() && spaces[p] >= 0) ? spaces[p] + 1 : 0;
+        }
         for (std::size_t i = 0; i < fields.size(); ++i) {
             const auto& f = fields[i];
             const bool last = i + 1 == fields.size();
             switch (f.type) {
             case sshare_field::account: {
-                // one space per depth; a user row shows its account one level deeper
-                const std::string name = std::string(t.depth[a], ' ') + t.account[a];
+                const std::string name = std::string(static_cast<std::size_t>(spaces[a]), ' ') + t.account[a];
                 line.str(f, &name, last);
                 break;
             }
             case sshare_field::cluster: line.str(f, o.cluster.empty() ? nullptr : &o.cluster, last); break;
-            case sshare_field::eused: line.dbl(f, static_cast<double>(c.usage_efctv[a]), last); break;
+            case sshare_field::eused:
+                if (rep && rep->all && reported(rep->effective_usage, a)) put_reported(f, rep->effective_usage[a], last);
+                else line.dbl(f, static_cast<double>(c.usage_efctv[a]), last);
+                break;
             case sshare_field::fsfactor:
+                if (rep && rep->all && reported(rep->fairshare, a)) {
+                    put_reported(f, rep->fairshare[a], last);
+                    break;
+                }
                 // Fair Tree: users only. Classic: every row, 2^(-UE/S/d) from the row's own UE
                 // and S, which is what the classic pass leaves in fs_factor (for a
                 // FairShare=parent row, its fs parent's UE and S, which are its own).
@@ -259,19 +295,30 @@ inline bool listed(const std::vector<std::string>& list, std::string_view v) {
                 break;
             case sshare_field::tresmins: {
                 const std::string empty;
-                line.str(f, &empty, last);
+                if (rep && a < rep->grp_tres_mins.size() && rep->grp_tres_mins[a]) line.str(f, &*rep->grp_tres_mins[a], last);
+                else line.str(f, &empty, last);
                 break;
             }
-            case sshare_field::grptresraw:
-            case sshare_field::runmins: line.str(f, &tres_zero, last); break;
+            case sshare_field::grptresraw: line.str(f, &tres_zero, last); break;
+            case sshare_field::runmins:
+                if (rep && a < rep->tres_run_mins.size() && rep->tres_run_mins[a]) line.str(f, &*rep->tres_run_mins[a], last);
+                else line.str(f, &tres_zero, last);
+                break;
             case sshare_field::id: line.u64(f, a + 1, last); break;
             case sshare_field::levelfs:
-                if (t.is_use_parent(a) || std::isnan(c.level_fs_of(a))) line.str(f, nullptr, last);
+                if (rep && rep->all && reported(rep->level_fs, a)) put_reported(f, rep->level_fs[a], last);
+                else if (t.is_use_parent(a) || std::isnan(c.level_fs_of(a))) line.str(f, nullptr, last);
                 else line.dbl(f, static_cast<double>(c.level_fs_of(a)), last);
                 break;
-            case sshare_field::norms: line.dbl(f, c.shares_norm[a], last); break;
+            case sshare_field::norms:
+                if (rep && rep->all && reported(rep->norm_shares, a)) put_reported(f, rep->norm_shares[a], last);
+                else line.dbl(f, c.shares_norm[a], last);
+                break;
             case sshare_field::normu:
-                if (a == 0) line.blank(f, last); // the root's usage_norm is never set (NO_VAL)
+                if (rep && rep->all && reported(rep->norm_usage, a)) {
+                    if (rep->norm_usage[a]) line.dbl(f, *rep->norm_usage[a], last);
+                    else line.blank(f, last);
+                } else if (a == 0) line.blank(f, last); // the root's usage_norm is never set (NO_VAL)
                 else line.dbl(f, static_cast<double>(fairshare::usage_norm(t, a)), last);
                 break;
             case sshare_field::partition: line.str(f, t.partition[a].empty() ? nullptr : &t.partition[a], last); break;
@@ -285,7 +332,12 @@ inline bool listed(const std::vector<std::string>& list, std::string_view v) {
                     line.u64(f, t.shares_raw[a], last);
                 }
                 break;
-            case sshare_field::rawu: line.u64(f, static_cast<std::uint64_t>(t.usage_raw[a]), last); break;
+            case sshare_field::rawu:
+                if (rep && (rep->all || !t.is_user(a)) && a < rep->raw_usage.size() && rep->raw_usage[a])
+                    line.u64(f, static_cast<std::uint64_t>(*rep->raw_usage[a]), last);
+                else
+                    line.u64(f, static_cast<std::uint64_t>(t.usage_raw[a]), last);
+                break;
             case sshare_field::user: line.str(f, user ? &t.user_name[a] : nullptr, last); break;
             }
         }
