@@ -3,7 +3,8 @@
 // tests/data/live/{fair_tree,classic} were captured by tests/live/run.sh from a one-host
 // cluster (Debian 12's slurmctld, slurmd, slurmdbd, MariaDB, munge) right after one of
 // slurmctld's priority recalculations; fair_tree_decay is an earlier capture of the same
-// cluster with PriorityDecayHalfLife=1-0. Each bundle holds the cluster's own outputs
+// cluster with PriorityDecayHalfLife=1-0, fair_tree_running one with a job running (non-zero
+// TRESRunMins, usage growing between recalculations). Each bundle holds the cluster's own outputs
 // (squeue --json, scontrol show job/config/partition/node/assoc_mgr, sshare -a -l -P,
 // sacctmgr show assoc/qos) and, under expected/, what the real sprio and sshare printed.
 // Every expected byte below comes from those files: none is mfprio's output.
@@ -75,7 +76,7 @@ std::string calc_time(const std::string& dir) {
 
 TEST_CASE("live: every capture replays byte for byte (--from), sprio and sshare") {
     setenv("USER", "root", 1);
-    for (const char* name : {"fair_tree", "classic", "fair_tree_decay"}) {
+    for (const char* name : {"fair_tree", "classic", "fair_tree_decay", "fair_tree_running"}) {
         const std::string dir = bundle(name);
         for (const auto& e : outputs()) {
             CAPTURE(name);
@@ -106,13 +107,13 @@ TEST_CASE("live: --verify finds slurmctld's stored priority for every listed job
 }
 
 TEST_CASE("live: --verify lists a job whose stored priority differs") {
-    // The same capture with job 8's Priority changed in squeue --json from 26742 (what
-    // slurmctld computed) to 30000, as an administrator's `scontrol update priority` would.
+    // The same capture with job 8's Priority changed in squeue --json from 55313 (what
+    // slurmctld computed) to 60000, as an administrator's `scontrol update priority` would.
     const std::string dir = bundle("fair_tree");
     std::string json = slurp(dir + "/squeue.json");
-    const auto at = json.find("\"priority\": 26742");
+    const auto at = json.find("\"priority\": 55313");
     REQUIRE(at != std::string::npos);
-    json.replace(at, 17, "\"priority\": 30000");
+    json.replace(at, 17, "\"priority\": 60000");
     const std::string tmp = std::string(std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "/tmp") + "/mfprio_verify_squeue.json";
     std::ofstream(tmp, std::ios::binary) << json;
     auto files = file_args(dir, "");
@@ -122,7 +123,7 @@ TEST_CASE("live: --verify lists a job whose stored priority differs") {
     args.insert(args.end(), {"--now", now, "--verify"});
     const auto o = mfprio::cli::run_sprio(args);
     CHECK(o.status == 1);
-    CHECK(o.out == "job 8: slurmctld 30000, mfprio 26742 (3258)\nverify: 12 jobs compared, 1 differ\n");
+    CHECK(o.out == "job 8: slurmctld 60000, mfprio 55313 (4687)\nverify: 12 jobs compared, 1 differ\n");
     std::remove(tmp.c_str());
 }
 
@@ -184,4 +185,86 @@ TEST_CASE("live: --live names the Slurm command that cannot run") {
     CHECK(o.status == 65);
     CHECK(o.err == "mfprio sprio --live: `scontrol show config` exited with status 127: cannot run scontrol: No such "
                    "file or directory\n");
+}
+
+TEST_CASE("live: squeue -h -O text with the documented fields gives the captured sprio") {
+    // tests/data/live/squeue_text: another capture of the same cluster (Fair Tree), with
+    // `squeue -a -h -t all -O "<config::squeue_format>"` taken right after sprio.
+    const std::string dir = bundle("squeue_text");
+    const std::string now = calc_time(dir);
+    for (const char* opt : {"-l", "-n"}) {
+        CAPTURE(opt);
+        const auto files = file_args(dir, "squeue_O.txt");
+        std::vector<std::string_view> args(files.begin(), files.end());
+        args.insert(args.end(), {"--now", now, opt});
+        const auto o = mfprio::cli::run_sprio(args);
+        CHECK(o.err == "");
+        CHECK(o.out == slurp(dir + "/expected/sprio_" + std::string(opt + 1) + ".txt"));
+    }
+}
+
+TEST_CASE("live: squeue --json of the 23.11+ layout (number objects, state lists, meta.slurm)") {
+    // tests/data/native/squeue_v0040.json, written from the data_parser v0.0.40 layout: the
+    // same three jobs as config_slurm_native.cpp's `scontrol show job` text.
+    const std::string path = std::string(MFPRIO_TEST_DATA) + "/native/squeue_v0040.json";
+    auto in = mfprio::cli::read_jobs_source(path);
+    REQUIRE(in);
+    std::string version;
+    auto t = mfprio::cli::squeue_json_table(in->text(), in->readable_after(), in->name, &version);
+    REQUIRE(t);
+    CHECK(version == "23.11.4");
+    using namespace mfprio::config;
+    const slurm_conf conf = *parse_slurm_conf("NodeName=n[1-4] CPUs=16 RealMemory=64000\n"
+                                              "PartitionName=big Nodes=ALL Default=YES\nPartitionName=gpu Nodes=n[3-4]\n");
+    const qos_table qos = *parse_qos_table("Name|Priority|UsageFactor\nnormal|0|1\nhigh|100|1\n");
+    const assoc_table assoc = *parse_assoc_table("Account|User|RawShares\nroot||\n chem||1\n  chem|alice|1\n");
+    auto jobs = jobs_table_from(*t, conf, qos, assoc);
+    REQUIRE(jobs);
+    REQUIRE(jobs->jobs.size() == 3);
+    const auto& a = jobs->jobs[0];
+    CHECK(a.job_id == 22);
+    CHECK(a.line == 4); // the line of the job's object
+    CHECK(a.partitions.size() == 2);
+    CHECK(a.eligible_time == 1795571758);
+    CHECK(*a.accrue_time == 1795571770);
+    CHECK(a.time_limit == 45);
+    CHECK(a.num_cpus == 3);
+    CHECK(*a.current_priority == 33013);
+    REQUIRE(a.tres.size() == 5);
+    CHECK(a.tres[1].second == 64000.0);
+    CHECK(a.tres[4].first == "gres/gpu:a100");
+    const auto& b = jobs->jobs[1];
+    CHECK(b.state == mfprio::job_state::held); // ["PENDING", "REQUEUED"], priority 0
+    CHECK(b.eligible_time == 0);               // "set": false
+    CHECK(*b.accrue_time == 0);
+    CHECK(b.time_limit == mfprio::infinite32); // "infinite": true
+    CHECK(b.nice == -50);
+    const auto& c = jobs->jobs[2];
+    CHECK(c.job_id == 31);
+    CHECK(c.state == mfprio::job_state::running);
+    CHECK(c.time_limit == mfprio::no_val32);   // not set: the partition's limit
+}
+
+TEST_CASE("live: squeue --json errors name the file, the line and the column") {
+    const std::string tmp = std::string(std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "/tmp") + "/mfprio_bad_squeue.json";
+    const auto attempt = [&](const std::string& text) {
+        std::ofstream(tmp, std::ios::binary) << text;
+        auto in = mfprio::cli::read_jobs_source(tmp);
+        REQUIRE(in);
+        auto t = mfprio::cli::squeue_json_table(in->text(), in->readable_after(), in->name);
+        std::remove(tmp.c_str());
+        REQUIRE(!t);
+        return t.error();
+    };
+    auto e = attempt("{\"jobs\": [\n  {\"job_id\": 1,\n   \"user_name\": }\n]}\n");
+    CHECK(e.file == tmp);
+    CHECK(e.line == 3);
+    CHECK(e.message.starts_with("not valid JSON: "));
+    e = attempt("{\"meta\": {}}\n");
+    CHECK(e.message == "a JSON document without a \"jobs\" list (not `squeue --json` output)");
+    e = attempt("[1, 2]\n");
+    CHECK(e.message == "not `squeue --json` output: the document is not an object");
+    e = attempt("{\"jobs\": [\n 7\n]}\n");
+    CHECK(e.line == 2);
+    CHECK(e.message == "an entry of \"jobs\" is not an object");
 }

@@ -340,8 +340,8 @@ TEST_CASE("config: jobs table cell errors name the job, line and column") {
         return jobs_error(in, h + "\n" + ok + "\n" + line(std::move(changes)) + "\n", 3, key, what);
     };
     REQUIRE(parse_jobs_table(h + "\n" + ok + "\n", "jobs.txt", in.conf, in.qos, in.assoc));
-    err({{"JobID", "0"}}, "JobID", "not an integer from 1");
-    err({{"JobID", "x"}}, "JobID", "not an integer from 1");
+    err({{"JobID", "0"}}, "JobID", "JobID '0' is not a job id (1 to 4294967295, 1234_5, 1234_[6-9] or 1234+0)");
+    err({{"JobID", "x"}}, "JobID", "JobID 'x' is not a job id");
     err({{"JobID", "1"}}, "JobID", "job 1: JobID is listed twice");
     err({{"User", ""}}, "User", "job 2: empty User");
     err({{"Account", ""}}, "Account", "job 2: empty Account");

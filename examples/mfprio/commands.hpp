@@ -131,6 +131,25 @@ inline void restore_fair_tree_ranks(slurm::cluster& cl, const config::assoc_tabl
     }
 }
 
+/// Whether the users' fair-share factors are taken from sshare's FairShare column rather than
+/// computed. `automatic`: computed from files, as mfprio always did; for a cluster's own
+/// outputs (assoc_mgr among the inputs, --live, --from) taken, because Fair Tree's factors are
+/// rank / users (restored exactly from six decimals) and the classic and depth-oblivious ones
+/// depend on usage digits no command prints. One case is computed: usage that does not decay
+/// (PriorityDecayHalfLife=0) and does not grow (no running jobs' TRESRunMins) is whole
+/// CPU-seconds, which assoc_mgr prints exactly, and recomputing gives Slurm's factors to the
+/// bit. (With jobs running, slurmctld's classic columns trail its RawUsage.)
+[[nodiscard]] inline bool fairshare_taken(fairshare_source fs, bool cluster_output,
+                                          std::span<const config::conf_input> assoc_inputs, bool fair_tree,
+                                          const config::slurm_conf& conf, const config::assoc_table& assoc) {
+    if (fs != fairshare_source::automatic) return fs == fairshare_source::taken;
+    bool assoc_mgr = false;
+    for (const auto& a : assoc_inputs) assoc_mgr = assoc_mgr || config::detect_kind(a.text) == config::input_kind::assoc_mgr;
+    if (!cluster_output && !assoc_mgr) return false;
+    const bool exact_usage = assoc_mgr && conf.decay_half_life == 0 && !config::usage_accruing(assoc);
+    return fair_tree || !exact_usage;
+}
+
 /// Loads a cluster's inputs into a model. On failure, `o` holds the message and status.
 inline std::optional<loaded_cluster> load_cluster(const cluster_inputs& ci, fairshare_source fs, outcome& o,
                                                   bool cluster_output = false) {
@@ -156,19 +175,9 @@ inline std::optional<loaded_cluster> load_cluster(const cluster_inputs& ci, fair
     if (!jobs) return fail(jobs.error());
     auto model = config::build_slurm_model(*conf, *qos, *assoc, *jobs, ci.conf.front().name);
     if (!model) return fail(model.error());
-    bool from_cluster = cluster_output, assoc_mgr = false;
-    for (const auto& a : ci.assoc) assoc_mgr = assoc_mgr || config::detect_kind(a.text) == config::input_kind::assoc_mgr;
-    from_cluster = from_cluster || assoc_mgr;
-    // A cluster's own outputs: Fair Tree's factors are taken (rank / users, restored exactly
-    // from sshare's six decimals). The classic and depth-oblivious factors depend on usage
-    // digits no command prints, so they are taken as printed, except when usage does not
-    // decay: then it is whole CPU-seconds, assoc_mgr prints it exactly, and recomputing
-    // gives Slurm's factors to the bit.
     const bool fair_tree = conf->flags.has(slurm::priority_flag::fair_tree) &&
                            !conf->flags.has(slurm::priority_flag::depth_oblivious);
-    const bool exact_usage = assoc_mgr && conf->decay_half_life == 0;
-    const bool taken = fs == fairshare_source::taken ||
-                       (fs == fairshare_source::automatic && from_cluster && (fair_tree || !exact_usage));
+    const bool taken = fairshare_taken(fs, cluster_output, ci.assoc, fair_tree, *conf, *assoc);
     if (taken) {
         if (!assoc->has_column("FairShare"))
             return fail(input_error{ci.assoc.front().name, 0, 0, "FairShare",
@@ -346,7 +355,8 @@ inline constexpr std::string_view sprio_help =
     "  --qos FILE       `sacctmgr show qos -P` output (Name, Priority, UsageFactor columns)\n"
     "  --assoc FILE     `sshare -a -l -P` output, plus `scontrol show assoc_mgr` (exact usage)\n"
     "                   and `sacctmgr show assoc -P` (association priority) outputs, merged\n"
-    "  --jobs FILE      `squeue --json`, `scontrol show job` (-o or not) or a '|' jobs table\n"
+    "  --jobs FILE      `squeue --json`, `scontrol show job` (-o or not), squeue's text with\n"
+    "                   the fields below, or a '|' jobs table\n"
     "                   (JobID|User|Account|Partition|QOS|SubmitTime|...); - reads stdin\n"
     "  --live           run the Slurm commands on this host and use what they print\n"
     "  --save DIR       with --live: keep the captured outputs as a bundle in DIR\n"
@@ -374,6 +384,10 @@ inline constexpr std::string_view sprio_help =
     "  -h, --noheader   no header line\n"
     "  --explain JOBID  a plain-language breakdown of one job's priority\n"
     "  --help           this text\n"
+    "\n"
+    "squeue's text: squeue -a -h -t all -O \"JobID:0|,UserName:0|,Account:0|,Partition:0|,QOS:0|,\n"
+    "  SubmitTime:0|,EligibleTime:0|,AccrueTime:0|,NumNodes:0|,NumCPUs:0|,TimeLimit:0|,Nice:0|,\n"
+    "  tres-alloc:0|,State:0|,PriorityLong:0\"   (one line, no spaces)\n"
     "\n"
     "Example: mfprio sprio --live -l --save bundle; later: mfprio sprio --from bundle -l\n";
 

@@ -171,16 +171,14 @@ inline outcome run_sshare(std::span<const std::string_view> args) {
     fo = config::fairshare_options_of(*conf);
     if (algo) fo.algo = *algo;
     if (damping) fo.damping = *damping;
-    // Taken or computed, as `mfprio sprio` decides (load_cluster); --algorithm and --damping
-    // ask for a computation.
-    bool assoc_mgr = false;
-    for (const auto& a : ci->assoc) assoc_mgr = assoc_mgr || config::detect_kind(a.text) == config::input_kind::assoc_mgr;
-    const bool from_cluster = copt.live || !copt.from.empty() || assoc_mgr;
-    const bool fair_tree = fo.algo == fairshare::algorithm::fair_tree;
-    const bool exact_usage = assoc_mgr && conf->decay_half_life == 0;
-    bool taken = copt.fs == fairshare_source::taken ||
-                 (copt.fs == fairshare_source::automatic && from_cluster && (fair_tree || !exact_usage));
+    // Taken or computed, as `mfprio sprio` decides; --algorithm and --damping ask for a
+    // computation.
+    const bool cluster_output = copt.live || !copt.from.empty();
+    bool taken = fairshare_taken(copt.fs, cluster_output, ci->assoc, fo.algo == fairshare::algorithm::fair_tree,
+                                 *conf, *assoc);
     if (algo || damping) taken = false;
+    bool from_cluster = cluster_output;
+    for (const auto& a : ci->assoc) from_cluster = from_cluster || config::detect_kind(a.text) == config::input_kind::assoc_mgr;
     if (taken && !assoc->has_column("FairShare"))
         return fail(input_error{ci->assoc.front().name, 0, 0, "FairShare",
                                 "no FairShare column to take the values from (sshare -a -l -P prints it)"});

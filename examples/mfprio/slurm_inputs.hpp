@@ -247,8 +247,9 @@ struct line_counter {
                 if (auto e = detail::json_cell(jv, cell)) return fail(e, {});
                 row.cells[col] = cell;
             }
+            // 0 (22.05) or an unset number object (later layouts): no such time.
             for (const std::size_t c : {nj_eligible, nj_accrue})
-                if (row.cells[c] == "0") row.cells[c] = "Unknown";
+                if (row.cells[c] == "0" || row.cells[c].empty()) row.cells[c] = "Unknown";
             if (row.cells[nj_time_limit].empty()) row.cells[nj_time_limit] = "Partition_Limit";
             // 22.05 prints a negative nice as its unsigned 32-bit wrap.
             if (const auto n = parse_unsigned<std::uint64_t>(row.cells[nj_nice]); n && *n > 2147483647 && *n <= 4294967295)
@@ -345,11 +346,14 @@ struct jobs_source {
         return squeue_json_table(text, in.readable_after(), in.name, version);
     case config::input_kind::scontrol_jobs:
         return config::scontrol_jobs_table(text, in.name);
+    case config::input_kind::squeue_text:
+        return config::squeue_text_table(text, in.name);
     case config::input_kind::pipe_table:
         return config::parse_table(config::detail::without_bom(text), in.name);
     default:
         return input_error{in.name, 0, 0, {},
-                           "not a jobs input: expected `squeue --json`, `scontrol show job` or a '|' jobs table"};
+                           "not a jobs input: expected `squeue --json`, `scontrol show job`, `squeue -h -O` with the "
+                           "format of `mfprio sprio --help`, or a '|' jobs table"};
     }
 }
 

@@ -40,6 +40,7 @@ enum class input_kind {
     scontrol_jobs,   ///< `scontrol show job`
     json,            ///< a JSON document (`squeue --json`)
     assoc_mgr,       ///< `scontrol show assoc_mgr`
+    squeue_text,     ///< `squeue -h -O` with `squeue_format` (no header)
     pipe_table,      ///< a '|' separated table with a header (sshare -P, sacctmgr -P, mfprio's tables)
 };
 
@@ -66,6 +67,26 @@ namespace detail {
 
 } // namespace detail
 
+/// The fields of `squeue -a -h -t all -O "<squeue_format>"`, the squeue output mfprio reads
+/// as jobs: one job per line, '|' after every field but the last, no padding (`:0`), no
+/// header. (`squeue -o` has no letters for the eligible and accrue times.)
+inline constexpr std::string_view squeue_format =
+    "JobID:0|,UserName:0|,Account:0|,Partition:0|,QOS:0|,SubmitTime:0|,EligibleTime:0|,AccrueTime:0|,"
+    "NumNodes:0|,NumCPUs:0|,TimeLimit:0|,Nice:0|,tres-alloc:0|,State:0|,PriorityLong:0";
+
+/// True for a line of `squeue_format` output: 15 fields, the first a job id.
+[[nodiscard]] constexpr bool is_squeue_text_line(std::string_view line) noexcept {
+    std::size_t bars = 0;
+    for (const char c : line) bars += c == '|' ? 1 : 0;
+    if (bars != 14) return false;
+    const std::string_view id = line.substr(0, line.find('|'));
+    if (id.empty() || !is_digit(id.front())) return false;
+    for (const char c : id)
+        if (!is_digit(c) && c != '_' && c != '[' && c != ']' && c != '-' && c != ',' && c != '%' && c != '+')
+            return false;
+    return true;
+}
+
 /// Tells what kind of Slurm input `text` is (see `input_kind`).
 [[nodiscard]] inline input_kind detect_kind(std::string_view text) noexcept {
     const std::string_view first = detail::first_content_line(text);
@@ -75,6 +96,7 @@ namespace detail {
     if (first.starts_with("JobId=")) return input_kind::scontrol_jobs;
     // scontrol prints keys slurm.conf never holds: a node's CPUTot or State, a partition's
     // TotalCPUs.
+    if (is_squeue_text_line(first)) return input_kind::squeue_text;
     if ((first.starts_with("NodeName=") || first.starts_with("PartitionName=")) &&
         (first.find(" CPUTot=") != std::string_view::npos || first.find(" TotalCPUs=") != std::string_view::npos ||
          first.find(' ') == std::string_view::npos))
@@ -382,6 +404,36 @@ namespace detail {
     return t;
 }
 
+/// `squeue -h -O` output with `squeue_format` as a jobs table (the fields are the native
+/// job columns, in order; a pending job with priority 0 is held). Every line must have the
+/// 15 fields.
+[[nodiscard]] inline expected<table> squeue_text_table(std::string_view text, std::string_view file) {
+    std::string with_header;
+    for (const std::string_view c : native_job_columns) {
+        if (!with_header.empty()) with_header += '|';
+        with_header.append(c);
+    }
+    with_header += '\n';
+    with_header.append(detail::without_bom(text));
+    auto t = parse_table(with_header, file);
+    if (!t) {
+        input_error e = t.error();
+        if (e.line > 0) --e.line;
+        if (e.message.starts_with("row has"))
+            e.message = e.message.substr(0, e.message.find(" but")) + ": squeue -h -O \"" + std::string(squeue_format) +
+                        "\" prints 15";
+        return e;
+    }
+    t->header_line = 0;
+    for (table_row& row : t->rows) {
+        --row.line;
+        if (trim(row.cells[nj_state]) == "PENDING" && trim(row.cells[nj_priority]) == "0") row.cells[nj_state] = "HELD";
+        for (const std::size_t col : {nj_account, nj_partition, nj_qos, nj_tres})
+            if (scontrol_unset(row.cells[col])) row.cells[col].clear();
+    }
+    return t;
+}
+
 /// One configuration input: its text and name (for errors and Include paths).
 struct conf_input {
     std::string text;
@@ -524,6 +576,19 @@ struct conf_input {
         if (!out->has_column("RawUsage")) out->columns.emplace_back("RawUsage");
     }
     return out;
+}
+
+/// True when some association has running jobs' TRES minutes in its TRESRunMins column (a
+/// count other than 0): its usage grows between two of slurmctld's recalculations.
+[[nodiscard]] inline bool usage_accruing(const assoc_table& a) {
+    for (const auto& r : a.rows) {
+        if (!r.tres_run_mins) continue;
+        for (const std::string_view item : split(*r.tres_run_mins, ',')) {
+            const std::size_t eq = item.find('=');
+            if (eq != std::string_view::npos && trim(item.substr(eq + 1)) != "0") return true;
+        }
+    }
+    return false;
 }
 
 } // namespace mfprio::config
