@@ -199,8 +199,17 @@ stop_pid() {
 }
 
 cmd_stop() {
-    local dir=$1
+    local dir=$1 pid parent
     [[ -d $dir ]] || return 0
+    # Jobs still running on n1: their batch scripts run from the node's spool directory; the
+    # slurmstepd above each one outlives slurmd. Stop both.
+    for pid in $(pgrep -f "$dir/spool/" || true); do
+        parent=$(ps -o ppid= -p "$pid" | tr -d ' ' || true)
+        kill -KILL "$pid" 2>/dev/null || true
+        if [[ -n $parent && $(ps -o comm= -p "$parent" 2>/dev/null) == slurmstepd ]]; then
+            kill -KILL "$parent" 2>/dev/null || true
+        fi
+    done
     stop_pid "$dir/run/slurmd-n1.pid"
     stop_pid "$dir/run/slurmctld.pid"
     stop_pid "$dir/run/slurmdbd.pid"
