@@ -194,6 +194,7 @@ auto all_factors() {
         entry<ms::fairshare_factor>{"fairshare", ms::fairshare_factor{}, true},
         entry<ms::job_size_factor>{"job size favor large", ms::job_size_factor{false, false}, true},
         entry<ms::job_size_factor>{"job size favor small", ms::job_size_factor{true, false}, true},
+        entry<ms::job_size_factor>{"job size favor small, Slurm 22.05", ms::job_size_factor{true, false, true}, true},
         entry<ms::job_size_factor>{"job size SMALL_RELATIVE_TO_TIME", ms::job_size_factor{false, true}, true},
         entry<ms::job_size_factor>{"job size SMALL_RELATIVE_TO_TIME favor small", ms::job_size_factor{true, true}, true},
         entry<ms::partition_factor>{"partition", ms::partition_factor{true}, true},
@@ -446,8 +447,8 @@ TEST_CASE("every factor: a block hook gives the call operator's values, bit for 
             }(),
             ...);
     }, all_factors());
-    // age (3 modes), job size (4 modes), partition (2), QOS (2) and TRES (2 modes) have one.
-    CHECK(hooked == 13);
+    // age (3 modes), job size (5 modes), partition (2), QOS (2) and TRES (2 modes) have one.
+    CHECK(hooked == 14);
 }
 
 namespace {

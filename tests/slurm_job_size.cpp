@@ -9,6 +9,7 @@
 
 #include <array>
 #include <cstdint>
+#include <span>
 
 #include <doctest/doctest.h>
 
@@ -96,6 +97,27 @@ TEST_CASE("slurm: job size with PriorityFavorSmall: n >= N gives a node part of 
     CHECK(favor_small(job(8, 0), cluster(8, 256)) == 0.0);
     // n = 10 > N = 8 (no uint32 wrap on the node part): (0 + (256-128)/256)/2 = 0.25
     CHECK(favor_small(job(10, 128), cluster(8, 256)) == 0.25);
+}
+
+TEST_CASE("slurm: job size with PriorityFavorSmall before Slurm 23.02: N - n wraps as uint32") {
+    // Slurm 22.05.8's set_priority_factors: js = (double)(node_record_count - min_nodes) /
+    // (double)node_record_count, uint32 subtraction, no N > n test (23.02 added it).
+    constexpr job_size_factor favor_small_2205{true, false, true};
+    // n = 10 > N = 8: (uint32)(8 - 10) = 4294967294; 4294967294/8 = 536870911.75, plus
+    // (256-128)/256 = 0.5, halved: 268435456.125 > 1 -> 1 (23.02 and later: 0.25, above)
+    CHECK(favor_small_2205(job(10, 128), cluster(8, 256)) == 1.0);
+    // c = 0: 536870911.75 -> 1
+    CHECK(favor_small_2205(job(10, 0), cluster(8, 256)) == 1.0);
+    // n = N: 0 as before; n < N: the same as 23.02 and later
+    CHECK(favor_small_2205(job(8, 0), cluster(8, 256)) == 0.0);
+    CHECK(favor_small_2205(job(2, 64), cluster(8, 256)) == 0.75);
+    // The block path gives the call operator's values.
+    std::array<mfprio::job, 4> jobs{job(10, 128), job(2, 64), job(9, 0), job(8, 256)};
+    std::array<double, 4> out{};
+    const auto c = cluster(8, 256);
+    favor_small_2205.block(std::span<const mfprio::job, 4>(jobs), c, std::span<double, 4>(out));
+    for (std::size_t i = 0; i < 4; ++i) CHECK(out[i] == favor_small_2205(jobs[i], c));
+    CHECK(out[2] == 1.0);
 }
 
 TEST_CASE("slurm: job size with PriorityFavorSmall: (C - c) wraps as uint32 when c > C") {

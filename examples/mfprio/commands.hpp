@@ -191,6 +191,7 @@ inline std::optional<loaded_cluster> load_cluster(const cluster_inputs& ci, fair
         if (!computed) return fail(computed.error());
     }
     lc.fairshare_taken = taken;
+    model->settings.slurm_release = version_number(lc.slurm_version);
     lc.model = std::move(*model);
     lc.assoc = std::move(*assoc);
     lc.conf = std::move(*conf);
@@ -486,6 +487,10 @@ inline outcome run_sprio(std::span<const std::string_view> args, const slurm_sou
     opt.slurm_version = version_number(lc->slurm_version);
     const auto& model = lc->model;
     const std::int64_t t = now ? *now : ci->calc_time ? *ci->calc_time : static_cast<std::int64_t>(std::time(nullptr));
+    if (copt.live && !now && !ci->calc_time)
+        o.err += "mfprio sprio: warning: the time of slurmctld's last priority recalculation is unknown "
+                 "(StateSaveLocation/priority_last_decay_ran is not readable here); the factors are computed "
+                 "for now, sprio shows them as of that recalculation (at most PriorityCalcPeriod ago)\n";
     const auto ctx = model.context(t);
     const auto engine = model.engine();
     auto rows = report::sprio_rows(engine, model.cluster, std::span<const job>(model.jobs),

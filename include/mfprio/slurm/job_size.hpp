@@ -30,6 +30,10 @@ struct job_size_factor {
     static constexpr std::string_view name = "jobsize";
     bool favor_small = false;            ///< PriorityFavorSmall=YES
     bool small_relative_to_time = false; ///< PriorityFlags=SMALL_RELATIVE_TO_TIME
+    /// Slurm before 23.02 favouring small jobs: N - n in uint32 arithmetic with no N > n
+    /// test, so a job asking for more nodes than the cluster has gets a huge node term
+    /// (clamped to 1 in the end); 23.02 and later give that term 0.
+    bool nodes_wrap = false;
 
     template <class J>
         requires has_min_nodes<J> && has_cpus<J> && has_time_limit<J> && has_partition<J>
@@ -52,8 +56,8 @@ struct job_size_factor {
             js /= static_cast<double>(cpus_total);
             if (favor_small) js = 1.0 - js;
         } else if (favor_small) {
-            js = nodes_total > n
-                ? static_cast<double>(nodes_total - n) / static_cast<double>(nodes_total) : 0.0;
+            js = (nodes_wrap || nodes_total > n)
+                ? static_cast<double>(static_cast<std::uint32_t>(nodes_total - n)) / static_cast<double>(nodes_total) : 0.0;
             if (cpus != 0) {
                 js += static_cast<double>(static_cast<std::uint32_t>(cpus_total - cpus)) // wraps, as Slurm
                       / static_cast<double>(cpus_total);
@@ -102,8 +106,8 @@ struct job_size_factor {
             for (std::size_t i = 0; i < N; ++i) {
                 const auto n = static_cast<std::uint32_t>(job_traits<J>::min_nodes(jobs[i]));
                 const auto cp = static_cast<std::uint32_t>(job_traits<J>::cpus(jobs[i]));
-                // N - n (0 when n >= N) and C - c in uint32 (wrapping, as Slurm).
-                nodes[i] = static_cast<double>(nodes_total > n ? nodes_total - n : 0u);
+                // N - n (0 when n >= N, unless nodes_wrap) and C - c in uint32 (wrapping, as Slurm).
+                nodes[i] = static_cast<double>((nodes_wrap || nodes_total > n) ? nodes_total - n : 0u);
                 cpus[i] = static_cast<double>(static_cast<std::uint32_t>(cpus_total - cp));
                 has_cpus[i] = detail::mask_if(cp != 0);
             }
@@ -146,9 +150,9 @@ private:
             __m128d nodes;
             __m128d cpus;
             if (favor_small) {
-                // N - n (0 when n >= N) and C - c in uint32 (wrapping, as Slurm).
-                nodes = mfprio::detail::u32_pair_to_double(nodes_total > n0 ? nodes_total - n0 : 0u,
-                                                           nodes_total > n1 ? nodes_total - n1 : 0u);
+                // N - n (0 when n >= N, unless nodes_wrap) and C - c in uint32 (wrapping, as Slurm).
+                nodes = mfprio::detail::u32_pair_to_double((nodes_wrap || nodes_total > n0) ? nodes_total - n0 : 0u,
+                                                           (nodes_wrap || nodes_total > n1) ? nodes_total - n1 : 0u);
                 cpus = mfprio::detail::u32_pair_to_double(cpus_total - c0, cpus_total - c1);
             } else {
                 nodes = mfprio::detail::u32_pair_to_double(n0, n1);

@@ -53,6 +53,9 @@ struct settings {
     std::uint32_t max_age = 604800; ///< PriorityMaxAge, seconds
     bool favor_small = false;       ///< PriorityFavorSmall
     priority_flags flags{};         ///< PriorityFlags
+    /// The Slurm release whose formulas to follow, as major*100+minor (2205 for 22.05); 0 is
+    /// the newest. It changes the job size factor favouring small jobs before 23.02.
+    int slurm_release = 0;
     tres_factor tres{};             ///< PriorityWeightTRES, already resolved to TRES ids
 };
 
@@ -84,7 +87,8 @@ build_multifactor(const settings& s, WAge age, WAssoc assoc, WFs fs, WJs js, WPa
         term<age_factor, WAge>{age_factor{s.max_age}, age},
         term<association_factor, WAssoc>{association_factor{!s.flags.has(priority_flag::no_normal_assoc)}, assoc},
         term<fairshare_factor, WFs>{fairshare_factor{}, fs},
-        term<job_size_factor, WJs>{job_size_factor{s.favor_small, s.flags.has(priority_flag::small_relative_to_time)}, js},
+        term<job_size_factor, WJs>{job_size_factor{s.favor_small, s.flags.has(priority_flag::small_relative_to_time),
+                                                   s.slurm_release != 0 && s.slurm_release < 2302}, js},
         term<partition_factor, WPart>{partition_factor{!s.flags.has(priority_flag::no_normal_part)}, part},
         term<qos_factor, WQos>{qos_factor{!s.flags.has(priority_flag::no_normal_qos)}, qos},
         term<tres_factor, fixed_weight<1u>>{tres, {}},
