@@ -255,21 +255,24 @@ struct cluster_options {
     int timeout = 60;        ///< --timeout seconds for each Slurm command
 };
 
-/// Reads option `a` (value `v` when it takes one) into `c`. Returns 0 when `a` is not one of
-/// these options, 1 when it was taken without a value, 2 with the value; `error` says what
-/// is wrong with a bad value.
-inline int cluster_option(std::string_view a, std::optional<std::string_view> v, cluster_options& c, std::string& error) {
+/// Reads the option at `args[i]` into `c` when it is one of these, advancing `i` past its
+/// value. Returns false for any other option; `error` says what is wrong with a bad value or
+/// a missing one.
+inline bool cluster_option(std::span<const std::string_view> args, std::size_t& i, cluster_options& c,
+                           std::string& error) {
+    const std::string_view a = args[i];
     if (a == "--live") {
         c.live = true;
-        return 1;
+        return true;
     }
     if (a != "--conf" && a != "--qos" && a != "--assoc" && a != "--jobs" && a != "--from" && a != "--save" &&
         a != "--slurm-version" && a != "--fairshare" && a != "--timeout")
-        return 0;
-    if (!v) {
+        return false;
+    if (i + 1 >= args.size()) {
         error = "option " + std::string(a) + " needs a value";
-        return 2;
+        return true;
     }
+    const std::optional<std::string_view> v = args[++i];
     if (a == "--conf") c.src.confs.emplace_back(*v);
     else if (a == "--assoc") c.src.assocs.emplace_back(*v);
     else if (a == "--qos") c.src.qos = *v;
@@ -289,7 +292,7 @@ inline int cluster_option(std::string_view a, std::optional<std::string_view> v,
         else if (*v == "auto") c.fs = fairshare_source::automatic;
         else error = "--fairshare takes taken, computed or auto, not '" + std::string(*v) + "'";
     }
-    return 2;
+    return true;
 }
 
 /// The cluster's inputs as `c` says: files, a bundle, or the live cluster (saved when asked).
@@ -442,10 +445,8 @@ inline outcome run_sprio(std::span<const std::string_view> args, const slurm_sou
             return o;
         }
         std::string error;
-        const auto peek = i + 1 < args.size() ? std::optional<std::string_view>(args[i + 1]) : std::nullopt;
-        if (const int took = cluster_option(a, a == "--live" ? std::nullopt : peek, copt, error)) {
+        if (cluster_option(args, i, copt, error)) {
             if (!error.empty()) return usage(error);
-            if (took == 2) ++i;
             continue;
         }
         if (a == "-l" || a == "--long") opt.long_list = true;

@@ -119,10 +119,8 @@ inline outcome run_sshare(std::span<const std::string_view> args) {
         }
         if (a == "--qos" || a == "--jobs") return usage("unknown option '" + std::string(a) + "'");
         std::string error;
-        const auto peek = i + 1 < args.size() ? std::optional<std::string_view>(args[i + 1]) : std::nullopt;
-        if (const int took = cluster_option(a, a == "--live" ? std::nullopt : peek, copt, error)) {
+        if (cluster_option(args, i, copt, error)) {
             if (!error.empty()) return usage(error);
-            if (took == 2) ++i;
             continue;
         }
         if (a == "-l" || a == "--long") opt.long_list = true;

@@ -323,31 +323,31 @@ namespace detail {
                 return fail(c_submit, "SubmitTime " + detail::quote(cell(c_submit)) +
                                           " is not epoch seconds or YYYY-MM-DDTHH:MM:SS");
             j.submit_time = *submit;
-            const std::string_view e = c_eligible ? cell(*c_eligible) : std::string_view{};
-            if (e.empty()) {
-                j.eligible_time = j.submit_time;
-            } else if (iequals(e, "None") || iequals(e, "Unknown") || iequals(e, "N/A")) {
-                j.eligible_time = 0;
-            } else {
-                const auto eligible = parse_job_time(e);
-                if (!eligible)
-                    return fail(*c_eligible, "EligibleTime " + detail::quote(e) +
-                                                 " is not epoch seconds, YYYY-MM-DDTHH:MM:SS, "
-                                                 "0, None, Unknown or N/A");
-                j.eligible_time = *eligible;
-            }
-            if (c_accrue) {
-                const std::string_view a = cell(*c_accrue);
-                if (a.empty() || iequals(a, "None") || iequals(a, "Unknown") || iequals(a, "N/A")) {
-                    j.accrue_time = 0;
+            // EligibleTime (empty: the submit time) and AccrueTime (empty: none); 0, None,
+            // Unknown and N/A are "no such time".
+            auto time_or_unset = [&](std::size_t col, const char* what, std::int64_t if_empty,
+                                     std::int64_t& out) -> std::optional<input_error> {
+                const std::string_view v = cell(col);
+                if (v.empty()) {
+                    out = if_empty;
+                } else if (iequals(v, "None") || iequals(v, "Unknown") || iequals(v, "N/A")) {
+                    out = 0;
                 } else {
-                    const auto accrue = parse_job_time(a);
-                    if (!accrue)
-                        return fail(*c_accrue, "AccrueTime " + detail::quote(a) +
-                                                   " is not epoch seconds, YYYY-MM-DDTHH:MM:SS, "
-                                                   "0, None, Unknown or N/A");
-                    j.accrue_time = *accrue;
+                    const auto t = parse_job_time(v);
+                    if (!t)
+                        return fail(col, std::string(what) + " " + detail::quote(v) +
+                                             " is not epoch seconds, YYYY-MM-DDTHH:MM:SS, 0, None, Unknown or N/A");
+                    out = *t;
                 }
+                return std::nullopt;
+            };
+            j.eligible_time = j.submit_time;
+            if (c_eligible)
+                if (auto e = time_or_unset(*c_eligible, "EligibleTime", j.submit_time, j.eligible_time)) return *e;
+            if (c_accrue) {
+                std::int64_t accrue = 0;
+                if (auto e = time_or_unset(*c_accrue, "AccrueTime", 0, accrue)) return *e;
+                j.accrue_time = accrue;
             }
         }
         // Sizes and limits.
@@ -415,19 +415,11 @@ namespace detail {
             if (!s) return fail(*c_state, "unknown State " + detail::quote(cell(*c_state)));
             j.state = *s;
         }
-        if (c_prio && !cell(*c_prio).empty()) {
-            const auto p = parse_unsigned<std::uint32_t>(cell(*c_prio));
-            if (!p)
-                return fail(*c_prio, "Priority " + detail::quote(cell(*c_prio)) +
-                                         " is not an integer from 0 to 4294967295");
-            j.admin_priority = *p;
-        }
+        if (auto e = count(c_prio, j.admin_priority, "Priority")) return *e;
         if (c_current && !cell(*c_current).empty()) {
-            const auto p = parse_unsigned<std::uint32_t>(cell(*c_current));
-            if (!p)
-                return fail(*c_current, "CurrentPriority " + detail::quote(cell(*c_current)) +
-                                            " is not an integer from 0 to 4294967295");
-            j.current_priority = *p;
+            std::uint32_t current = 0;
+            if (auto e = count(c_current, current, "CurrentPriority")) return *e;
+            j.current_priority = current;
         }
         out.jobs.push_back(std::move(j));
     }
