@@ -95,6 +95,17 @@ enum class fairshare_source {
     computed,  ///< recomputed from RawShares and RawUsage with the algorithm slurm.conf selects
 };
 
+/// A cluster's inputs, read and resolved: what a model is built from.
+struct parsed_cluster {
+    config::slurm_conf conf;
+    config::qos_table qos;
+    config::assoc_table assoc;
+    config::jobs_table jobs;
+    std::string slurm_version; ///< as the inputs print it ("22.05.8"), empty if unknown
+    std::string conf_name;     ///< the first configuration input's name, for errors
+    std::string assoc_name;    ///< the first association input's name, for errors
+};
+
 /// A loaded cluster: the model and what the inputs said about the cluster.
 struct loaded_cluster {
     config::slurm_model model;
@@ -150,51 +161,80 @@ inline void restore_fair_tree_ranks(slurm::cluster& cl, const config::assoc_tabl
     return fair_tree || !exact_usage;
 }
 
-/// Loads a cluster's inputs into a model. On failure, `o` holds the message and status.
-inline std::optional<loaded_cluster> load_cluster(const cluster_inputs& ci, fairshare_source fs, outcome& o,
-                                                  bool cluster_output = false) {
+/// Reads and resolves a cluster's inputs. On failure, `o` holds the message and status.
+inline std::optional<parsed_cluster> parse_cluster(const cluster_inputs& ci, outcome& o) {
     const auto fail = [&](const input_error& e) {
         o.status = exit_data;
         o.err += "mfprio: " + e.to_string() + "\n";
         return std::nullopt;
     };
-    loaded_cluster lc;
-    lc.slurm_version = ci.slurm_version;
+    parsed_cluster pc;
+    pc.slurm_version = ci.slurm_version;
+    pc.conf_name = ci.conf.front().name;
+    pc.assoc_name = ci.assoc.front().name;
     std::string version;
     auto conf = config::read_slurm_conf_inputs(ci.conf, &version);
     if (!conf) return fail(conf.error());
-    if (lc.slurm_version.empty()) lc.slurm_version = version;
+    if (pc.slurm_version.empty()) pc.slurm_version = version;
     auto qos = config::parse_qos_table(config::detail::without_bom(ci.qos->text), ci.qos->name);
     if (!qos) return fail(qos.error());
     auto assoc = config::read_assoc_inputs(ci.assoc);
     if (!assoc) return fail(assoc.error());
     auto table = jobs_input_table(*ci.jobs, &version);
     if (!table) return fail(table.error());
-    if (lc.slurm_version.empty()) lc.slurm_version = version;
+    if (pc.slurm_version.empty()) pc.slurm_version = version;
     auto jobs = config::jobs_table_from(*table, *conf, *qos, *assoc);
     if (!jobs) return fail(jobs.error());
-    auto model = config::build_slurm_model(*conf, *qos, *assoc, *jobs, ci.conf.front().name);
+    pc.conf = std::move(*conf);
+    pc.qos = std::move(*qos);
+    pc.assoc = std::move(*assoc);
+    pc.jobs = std::move(*jobs);
+    return pc;
+}
+
+/// Builds the model of a parsed cluster, the users' fair-share factors taken from sshare's
+/// column (`taken`) or computed from RawShares and RawUsage.
+inline std::optional<config::slurm_model> build_model(const parsed_cluster& pc, bool taken, outcome& o) {
+    const auto fail = [&](const input_error& e) {
+        o.status = exit_data;
+        o.err += "mfprio: " + e.to_string() + "\n";
+        return std::nullopt;
+    };
+    auto model = config::build_slurm_model(pc.conf, pc.qos, pc.assoc, pc.jobs, pc.conf_name);
     if (!model) return fail(model.error());
-    const bool fair_tree = conf->flags.has(slurm::priority_flag::fair_tree) &&
-                           !conf->flags.has(slurm::priority_flag::depth_oblivious);
-    const bool taken = fairshare_taken(fs, cluster_output, ci.assoc, fair_tree, *conf, *assoc);
     if (taken) {
-        if (!assoc->has_column("FairShare"))
-            return fail(input_error{ci.assoc.front().name, 0, 0, "FairShare",
+        if (!pc.assoc.has_column("FairShare"))
+            return fail(input_error{pc.assoc_name, 0, 0, "FairShare",
                                     "no FairShare column to take the factors from (sshare -a -l -P prints it)"});
-        if (fair_tree) restore_fair_tree_ranks(model->cluster, *assoc);
+        if (pc.conf.flags.has(slurm::priority_flag::fair_tree) && !pc.conf.flags.has(slurm::priority_flag::depth_oblivious))
+            restore_fair_tree_ranks(model->cluster, pc.assoc);
     } else {
         // With RawUsage in the association table, fair-share is computed (the algorithm
         // slurm.conf selects) instead of taken from its FairShare column.
-        auto computed = config::apply_computed_fairshare(model->cluster, *assoc, config::fairshare_options_of(*conf),
-                                                         ci.assoc.front().name);
+        auto computed = config::apply_computed_fairshare(model->cluster, pc.assoc, config::fairshare_options_of(pc.conf),
+                                                         pc.assoc_name);
         if (!computed) return fail(computed.error());
     }
+    model->settings.slurm_release = version_number(pc.slurm_version);
+    return std::move(*model);
+}
+
+/// Loads a cluster's inputs into a model. On failure, `o` holds the message and status.
+inline std::optional<loaded_cluster> load_cluster(const cluster_inputs& ci, fairshare_source fs, outcome& o,
+                                                  bool cluster_output = false) {
+    auto pc = parse_cluster(ci, o);
+    if (!pc) return std::nullopt;
+    const bool fair_tree = pc->conf.flags.has(slurm::priority_flag::fair_tree) &&
+                           !pc->conf.flags.has(slurm::priority_flag::depth_oblivious);
+    const bool taken = fairshare_taken(fs, cluster_output, ci.assoc, fair_tree, pc->conf, pc->assoc);
+    auto model = build_model(*pc, taken, o);
+    if (!model) return std::nullopt;
+    loaded_cluster lc;
+    lc.slurm_version = pc->slurm_version;
     lc.fairshare_taken = taken;
-    model->settings.slurm_release = version_number(lc.slurm_version);
     lc.model = std::move(*model);
-    lc.assoc = std::move(*assoc);
-    lc.conf = std::move(*conf);
+    lc.assoc = std::move(pc->assoc);
+    lc.conf = std::move(pc->conf);
     return lc;
 }
 

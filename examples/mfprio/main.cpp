@@ -8,6 +8,7 @@
 #include "fairshare_commands.hpp"
 #include "maui_commands.hpp"
 #include "queue_commands.hpp"
+#include "whatif_commands.hpp"
 
 namespace {
 
@@ -20,6 +21,7 @@ constexpr std::string_view main_help =
     "  sprio    what Slurm's sprio prints for a jobs table (and --explain JOBID)\n"
     "  sshare   what Slurm's sshare prints, fair-share computed from RawShares and RawUsage\n"
     "  usage    charges running jobs for a while and prints the association table after\n"
+    "  whatif   what a configuration change would do to the pending queue\n"
     "  diagnose what Maui's diagnose -p prints, from maui.cfg and a jobs table\n"
     "  queue    a runtime-configured engine (policy file or preset) over a jobs table\n"
     "  lint     checks slurm.conf's priority weights\n"
@@ -48,6 +50,7 @@ int main(int argc, char** argv) {
     if (cmd == "sprio") return finish(mfprio::cli::run_sprio(rest));
     if (cmd == "sshare") return finish(mfprio::cli::run_sshare(rest));
     if (cmd == "usage") return finish(mfprio::cli::run_usage(rest));
+    if (cmd == "whatif") return finish(mfprio::cli::run_whatif(rest));
     if (cmd == "diagnose") return finish(mfprio::cli::run_diagnose(rest));
     if (cmd == "queue") return finish(mfprio::cli::run_queue(rest));
     if (cmd == "lint") return finish(mfprio::cli::run_lint(rest));

@@ -1,0 +1,529 @@
+#pragma once
+// `mfprio whatif`: what a configuration change would do to a cluster's pending queue. The
+// cluster is read as `mfprio sprio` reads it (files, --live, --from); each `--set Key=Value`
+// changes one thing; both queues are built in Slurm's scheduling order (slurm/order.hpp:
+// partition PriorityTier, then priority, then submit time, then job id), each (job,
+// partition, QOS) entry sprio would list counting once, and compared.
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <map>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <vector>
+
+#include <mfprio/config/slurm_conf.hpp>
+#include <mfprio/report/sprio.hpp>
+#include <mfprio/slurm/order.hpp>
+
+#include "commands.hpp"
+
+namespace mfprio::cli {
+
+/// The slurm.conf keys `--set` takes (read with slurm.conf's own rules).
+inline constexpr std::string_view whatif_conf_keys[] = {
+    "PriorityWeightAge",      "PriorityWeightAssoc",     "PriorityWeightFairshare", "PriorityWeightJobSize",
+    "PriorityWeightPartition", "PriorityWeightQOS",      "PriorityWeightTRES",      "PriorityMaxAge",
+    "PriorityFavorSmall",     "PriorityFlags",           "FairShareDampeningFactor", "PriorityDecayHalfLife",
+    "PriorityCalcPeriod",     "PriorityUsageResetPeriod"};
+
+namespace detail {
+
+/// Levenshtein distance, case-insensitive (for "did you mean").
+[[nodiscard]] inline std::size_t edit_distance(std::string_view a, std::string_view b) {
+    std::vector<std::size_t> row(b.size() + 1);
+    for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+    for (std::size_t i = 1; i <= a.size(); ++i) {
+        std::size_t diag = row[0];
+        row[0] = i;
+        for (std::size_t j = 1; j <= b.size(); ++j) {
+            const std::size_t up = row[j];
+            const bool same = config::to_lower(a[i - 1]) == config::to_lower(b[j - 1]);
+            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (same ? 0 : 1)});
+            diag = up;
+        }
+    }
+    return row[b.size()];
+}
+
+/// " (did you mean A or B?)" for the candidates within a fifth of `word`'s length (at least 2)
+/// edits.
+[[nodiscard]] inline std::string close_matches(std::string_view word, const std::vector<std::string>& candidates) {
+    std::vector<std::pair<std::size_t, std::string>> near;
+    const std::size_t limit = std::max<std::size_t>(2, word.size() / 5);
+    for (const auto& c : candidates)
+        if (const std::size_t d = edit_distance(word, c); d <= limit) near.emplace_back(d, c);
+    std::sort(near.begin(), near.end());
+    if (near.empty()) return {};
+    std::string out = " (did you mean ";
+    for (std::size_t i = 0; i < near.size() && i < 3; ++i) {
+        if (i != 0) out += i + 1 == std::min<std::size_t>(near.size(), 3) ? " or " : ", ";
+        out += near[i].second;
+    }
+    return out + "?)";
+}
+
+} // namespace detail
+
+/// What `--set` changes, once applied: whether fair-share must be recomputed for both sides
+/// (the comparison is then between two computations from the same usage).
+struct whatif_applied {
+    bool fairshare = false;
+    std::string error; ///< non-empty: the change that cannot be made, and why
+};
+
+/// Applies the changes to `pc` in order. `conf_inputs` are the configuration texts, read again
+/// with the slurm.conf keys appended (so that each value follows slurm.conf's own rules).
+[[nodiscard]] inline whatif_applied apply_whatif(parsed_cluster& pc, std::span<const config::conf_input> conf_inputs,
+                                                 std::span<const std::pair<std::string, std::string>> changes) {
+    whatif_applied r;
+    std::string conf_text;
+    std::string flags_text = pc.conf.flags_text;
+    bool conf_changed = false;
+    std::vector<std::string> known(std::begin(whatif_conf_keys), std::end(whatif_conf_keys));
+    for (const auto& p : pc.conf.partitions) {
+        known.push_back("partition." + p.name + ".PriorityJobFactor");
+        known.push_back("partition." + p.name + ".PriorityTier");
+    }
+    for (const auto& q : pc.qos.qos) {
+        known.push_back("qos." + q.name + ".Priority");
+        known.push_back("qos." + q.name + ".UsageFactor");
+    }
+    for (const auto& a : pc.assoc.rows)
+        if (a.parent >= 0) known.push_back("assoc." + a.account + (a.user.empty() ? "" : "/" + a.user) + ".Shares");
+    // Partition, QOS and association changes are applied after the configuration is read again.
+    std::vector<std::pair<std::string, std::string>> later;
+    for (const auto& [key, value] : changes) {
+        const auto conf_key = std::find_if(std::begin(whatif_conf_keys), std::end(whatif_conf_keys),
+                                           [&](std::string_view k) { return config::iequals(k, key); });
+        if (conf_key != std::end(whatif_conf_keys)) {
+            std::string v = value;
+            if (config::iequals(key, "PriorityFlags") && !v.empty() && (v.front() == '+' || v.front() == '-')) {
+                // +FLAG / -FLAG on the current list; FAIR_TREE is the default, so removing it
+                // means NO_FAIR_TREE and adding it means dropping NO_FAIR_TREE.
+                std::vector<std::string> words;
+                for (const auto w : config::split(flags_text, ','))
+                    if (!config::trim(w).empty()) words.emplace_back(config::trim(w));
+                const bool add = v.front() == '+';
+                std::string flag = config::to_lower(config::trim(std::string_view(v).substr(1)));
+                for (auto& c : flag) c = static_cast<char>(c >= 'a' && c <= 'z' ? c - 'a' + 'A' : c);
+                const auto drop = [&](std::string_view f) {
+                    words.erase(std::remove_if(words.begin(), words.end(), [&](const std::string& w) { return config::iequals(w, f); }),
+                                words.end());
+                };
+                if (flag == "FAIR_TREE") {
+                    drop("NO_FAIR_TREE");
+                    if (!add) words.emplace_back("NO_FAIR_TREE");
+                } else {
+                    drop(flag);
+                    if (add) words.push_back(flag);
+                }
+                v.clear();
+                for (const auto& w : words) v += (v.empty() ? "" : ",") + w;
+            }
+            if (config::iequals(key, "PriorityFlags")) {
+                flags_text = v;
+                r.fairshare = true;
+            }
+            if (config::iequals(key, "FairShareDampeningFactor")) r.fairshare = true;
+            conf_text += std::string(*conf_key) + "=" + v + "\n";
+            conf_changed = true;
+            continue;
+        }
+        const std::string_view k = key;
+        const std::size_t last = k.rfind('.');
+        const std::size_t first = k.find('.');
+        const std::string_view kind = k.substr(0, first);
+        const bool structured = first != std::string_view::npos && last != first &&
+                                (kind == "partition" || kind == "qos" || kind == "assoc");
+        if (!structured) {
+            r.error = "unknown key '" + key + "'" + detail::close_matches(key, known);
+            return r;
+        }
+        later.emplace_back(key, value);
+    }
+    if (conf_changed) {
+        std::vector<config::conf_input> inputs(conf_inputs.begin(), conf_inputs.end());
+        inputs.push_back({conf_text, "--set"});
+        auto conf = config::read_slurm_conf_inputs(inputs);
+        if (!conf) {
+            r.error = conf.error().key + ": " + conf.error().message;
+            return r;
+        }
+        pc.conf = std::move(*conf);
+    }
+    for (const auto& [key, value] : later) {
+        const std::string_view k = key;
+        const std::size_t first = k.find('.'), last = k.rfind('.');
+        const std::string_view kind = k.substr(0, first), name = k.substr(first + 1, last - first - 1),
+                               field = k.substr(last + 1);
+        const auto bad_key = [&] { r.error = "unknown key '" + key + "'" + detail::close_matches(key, known); };
+        if (kind == "partition") {
+            const auto p = pc.conf.find_partition(name);
+            const bool factor = config::iequals(field, "PriorityJobFactor"), tier = config::iequals(field, "PriorityTier");
+            if (!p || (!factor && !tier)) {
+                bad_key();
+                return r;
+            }
+            const auto v = config::parse_unsigned<std::uint32_t>(value);
+            if (!v || *v > (factor ? 65533u : 65535u)) {
+                r.error = key + ": '" + value + "' is not an integer from 0 to " + (factor ? "65533" : "65535");
+                return r;
+            }
+            auto& part = pc.conf.partitions[*p];
+            (factor ? part.priority_job_factor : part.priority_tier) = static_cast<std::uint16_t>(*v);
+        } else if (kind == "qos") {
+            const auto q = pc.qos.find(name);
+            const bool prio = config::iequals(field, "Priority"), uf = config::iequals(field, "UsageFactor");
+            if (!q || (!prio && !uf)) {
+                bad_key();
+                return r;
+            }
+            if (prio) {
+                const auto v = config::parse_unsigned<std::uint32_t>(value);
+                if (!v) {
+                    r.error = key + ": '" + value + "' is not an integer from 0 to 4294967295";
+                    return r;
+                }
+                pc.qos.qos[*q].priority = *v;
+            } else {
+                const auto v = config::parse_double(value);
+                if (!v || *v < 0) {
+                    r.error = key + ": '" + value + "' is not a non-negative number";
+                    return r;
+                }
+                pc.qos.qos[*q].usage_factor = *v;
+            }
+        } else {
+            const std::size_t slash = name.find('/');
+            const std::string_view account = name.substr(0, slash);
+            const std::string_view user = slash == std::string_view::npos ? std::string_view{} : name.substr(slash + 1);
+            const auto a = user.empty() ? pc.assoc.find_account(account) : pc.assoc.find_user(account, user);
+            if (!a || *a == 0 || !(config::iequals(field, "Shares") || config::iequals(field, "FairShare"))) {
+                bad_key();
+                return r;
+            }
+            if (config::iequals(value, "parent")) {
+                pc.assoc.rows[*a].raw_shares = config::fs_use_parent;
+            } else {
+                const auto v = config::parse_unsigned<std::uint32_t>(value);
+                if (!v || *v >= config::fs_use_parent) {
+                    r.error = key + ": '" + value + "' is not 'parent' or an integer from 0 to 2147483646";
+                    return r;
+                }
+                pc.assoc.rows[*a].raw_shares = *v;
+            }
+            r.fairshare = true;
+        }
+    }
+    return r;
+}
+
+/// One entry of the queue on both sides.
+struct whatif_entry {
+    std::uint32_t job_id = 0;
+    std::string partition, qos, user, account;
+    std::uint32_t old_priority = 0, new_priority = 0;
+    std::size_t old_position = 0, new_position = 0; ///< 1-based
+    std::string term;                               ///< the term whose weighted value changed most
+    [[nodiscard]] long move() const noexcept {      ///< positions gained (negative: lost)
+        return static_cast<long>(old_position) - static_cast<long>(new_position);
+    }
+};
+
+/// The comparison of two queues.
+struct whatif_result {
+    std::vector<whatif_entry> entries; ///< in the old queue's order
+    double tau = 1.0;                  ///< Kendall's tau between the two orders
+    std::size_t up = 0, down = 0;
+    double median_move = 0;            ///< of |move| over all entries
+    std::size_t largest_move = 0;
+};
+
+namespace detail {
+
+/// The queue of a model as sprio would list it, in Slurm's order, with each entry's
+/// sprio row.
+struct ordered_queue {
+    std::vector<slurm::queue_entry> entries;
+    std::vector<report::sprio_row> rows;
+};
+
+[[nodiscard]] inline ordered_queue queue_of(const config::slurm_model& m, std::int64_t now) {
+    ordered_queue q;
+    const auto ctx = m.context(now);
+    const auto engine = m.engine();
+    std::vector<slurm::queue_entry> all;
+    slurm::build_queue(engine, std::span<const job>(m.jobs), std::span<const slurm::job_lists>(m.lists), ctx, all);
+    for (const auto& e : all) {
+        const std::int64_t begin = m.begin_times[e.job_index];
+        if (begin != 0 && begin <= now) q.entries.push_back(e);
+    }
+    q.rows = report::sprio_rows(engine, m.cluster, std::span<const job>(m.jobs), std::span<const slurm::job_lists>(m.lists),
+                                ctx, m.settings.flags, m.user_names, m.begin_times);
+    return q;
+}
+
+/// Inversions of `v` (merge sort), for Kendall's tau.
+inline std::uint64_t inversions(std::vector<std::size_t>& v, std::vector<std::size_t>& tmp, std::size_t lo, std::size_t hi) {
+    if (hi - lo < 2) return 0;
+    const std::size_t mid = lo + (hi - lo) / 2;
+    std::uint64_t n = inversions(v, tmp, lo, mid) + inversions(v, tmp, mid, hi);
+    std::size_t i = lo, j = mid, k = lo;
+    while (i < mid && j < hi) {
+        if (v[i] <= v[j]) tmp[k++] = v[i++];
+        else {
+            n += mid - i;
+            tmp[k++] = v[j++];
+        }
+    }
+    while (i < mid) tmp[k++] = v[i++];
+    while (j < hi) tmp[k++] = v[j++];
+    std::copy(tmp.begin() + static_cast<std::ptrdiff_t>(lo), tmp.begin() + static_cast<std::ptrdiff_t>(hi),
+              v.begin() + static_cast<std::ptrdiff_t>(lo));
+    return n;
+}
+
+} // namespace detail
+
+/// Compares the queues of two models of the same jobs at `now`.
+[[nodiscard]] inline whatif_result compare_queues(const config::slurm_model& before, const config::slurm_model& after,
+                                                  std::int64_t now) {
+    const auto a = detail::queue_of(before, now), b = detail::queue_of(after, now);
+    const auto key = [](const config::slurm_model& m, const slurm::queue_entry& e) {
+        return std::make_tuple(e.job_id, m.cluster.partition_names()[e.partition], m.cluster.qos_names()[e.qos]);
+    };
+    std::map<std::tuple<std::uint32_t, std::string, std::string>, std::size_t> new_pos;
+    for (std::size_t i = 0; i < b.entries.size(); ++i) new_pos.emplace(key(after, b.entries[i]), i);
+    std::map<std::tuple<std::uint32_t, std::string, std::string>, const report::sprio_row*> rows_a, rows_b;
+    for (const auto& r : a.rows) rows_a.emplace(std::make_tuple(r.job_id, r.partition, r.qos), &r);
+    for (const auto& r : b.rows) rows_b.emplace(std::make_tuple(r.job_id, r.partition, r.qos), &r);
+    whatif_result res;
+    std::vector<std::size_t> order; // new positions in old order
+    for (std::size_t i = 0; i < a.entries.size(); ++i) {
+        const auto k = key(before, a.entries[i]);
+        const auto it = new_pos.find(k);
+        if (it == new_pos.end()) continue;
+        const auto& nb = b.entries[it->second];
+        whatif_entry e;
+        e.job_id = a.entries[i].job_id;
+        e.partition = std::get<1>(k);
+        e.qos = std::get<2>(k);
+        e.old_priority = a.entries[i].priority;
+        e.new_priority = nb.priority;
+        e.old_position = res.entries.size() + 1;
+        e.new_position = it->second + 1;
+        const auto ra = rows_a.find(k), rb = rows_b.find(k);
+        if (ra != rows_a.end() && rb != rows_b.end()) {
+            e.user = ra->second->user;
+            e.account = ra->second->account;
+            const auto& fa = ra->second->factors;
+            const auto& fb = rb->second->factors;
+            double tres_a = 0, tres_b = 0;
+            for (const auto& t : ra->second->tres) tres_a += t.weighted;
+            for (const auto& t : rb->second->tres) tres_b += t.weighted;
+            const std::pair<const char*, double> terms[] = {
+                {"age", fb.age - fa.age},          {"assoc", fb.assoc - fa.assoc},
+                {"fairshare", fb.fairshare - fa.fairshare}, {"jobsize", fb.job_size - fa.job_size},
+                {"partition", fb.part - fa.part},  {"qos", fb.qos_term - fa.qos_term},
+                {"tres", tres_b - tres_a}};
+            double most = 0;
+            for (const auto& [name, d] : terms)
+                if (std::fabs(d) > most) {
+                    most = std::fabs(d);
+                    e.term = name;
+                }
+            // No term changed: the entry moved with its partition's PriorityTier (or others
+            // moved around it).
+            if (e.term.empty()) e.term = a.entries[i].tier != nb.tier ? "tier" : "-";
+        }
+        order.push_back(it->second);
+        res.entries.push_back(std::move(e));
+    }
+    // Entries present on both sides are renumbered 1..n on each side, so that an entry only
+    // one side lists does not count as a move of everything after it.
+    {
+        std::vector<std::size_t> sorted = order;
+        std::sort(sorted.begin(), sorted.end());
+        for (std::size_t i = 0; i < res.entries.size(); ++i)
+            res.entries[i].new_position =
+                static_cast<std::size_t>(std::lower_bound(sorted.begin(), sorted.end(), order[i]) - sorted.begin()) + 1;
+    }
+    const std::size_t n = res.entries.size();
+    if (n >= 2) {
+        std::vector<std::size_t> v = order, tmp(n);
+        const auto inv = static_cast<double>(detail::inversions(v, tmp, 0, n));
+        const double pairs = static_cast<double>(n) * static_cast<double>(n - 1) / 2.0;
+        res.tau = 1.0 - 2.0 * inv / pairs;
+    }
+    std::vector<std::size_t> moves;
+    for (const auto& e : res.entries) {
+        const long m = e.move();
+        if (m > 0) ++res.up;
+        if (m < 0) ++res.down;
+        moves.push_back(static_cast<std::size_t>(m < 0 ? -m : m));
+    }
+    if (!moves.empty()) {
+        std::sort(moves.begin(), moves.end());
+        res.largest_move = moves.back();
+        res.median_move = moves.size() % 2 == 1
+                              ? static_cast<double>(moves[moves.size() / 2])
+                              : (static_cast<double>(moves[moves.size() / 2 - 1]) + static_cast<double>(moves[moves.size() / 2])) / 2.0;
+    }
+    return res;
+}
+
+inline constexpr std::string_view whatif_help =
+    "usage: mfprio whatif (--conf FILE... --qos FILE --assoc FILE... --jobs FILE | --live | --from DIR)\n"
+    "                     --set KEY=VALUE... [options]\n"
+    "\n"
+    "What a configuration change would do to the pending queue: each (partition) queue in Slurm's\n"
+    "order (PriorityTier, priority, submit time, job id) before and after the changes.\n"
+    "\n"
+    "  --set KEY=VALUE  a change (give --set once for each); KEY is one of\n"
+    "                   PriorityWeightAge|Assoc|Fairshare|JobSize|Partition|QOS, PriorityWeightTRES,\n"
+    "                   PriorityMaxAge, PriorityFavorSmall, FairShareDampeningFactor,\n"
+    "                   PriorityFlags (the whole value, or +FLAG / -FLAG),\n"
+    "                   partition.NAME.PriorityJobFactor, partition.NAME.PriorityTier,\n"
+    "                   qos.NAME.Priority, qos.NAME.UsageFactor,\n"
+    "                   assoc.ACCOUNT.Shares, assoc.ACCOUNT/USER.Shares (a number or parent)\n"
+    "  --top N          the N entries that move most (default 10)\n"
+    "  --head N         the first N positions for the per-account and per-user shares\n"
+    "                   (default: 10% of the queue, at least 1)\n"
+    "  --now T          as for mfprio sprio\n"
+    "  the input options of mfprio sprio (--conf, --qos, --assoc, --jobs, --live, --from,\n"
+    "  --timeout, --slurm-version, --fairshare)\n"
+    "\n"
+    "A change to shares, PriorityFlags or FairShareDampeningFactor recomputes fair-share from\n"
+    "RawShares and RawUsage on both sides, so that only the change differs.\n"
+    "\n"
+    "Example: mfprio whatif --from bundle --set PriorityWeightFairshare=100000 --set PriorityFlags=+NO_FAIR_TREE\n";
+
+/// `mfprio whatif ...`
+inline outcome run_whatif(std::span<const std::string_view> args) {
+    outcome o;
+    cluster_options copt;
+    std::vector<std::pair<std::string, std::string>> changes;
+    std::optional<std::int64_t> now;
+    std::size_t top = 10;
+    std::optional<std::size_t> head;
+    const auto usage = [&](const std::string& msg) {
+        o.status = exit_usage;
+        o.err += "mfprio whatif: " + msg + "\nTry 'mfprio whatif --help'.\n";
+        return o;
+    };
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        const std::string_view a = args[i];
+        if (a == "--help") {
+            o.out = whatif_help;
+            return o;
+        }
+        std::string error;
+        if (cluster_option(args, i, copt, error)) {
+            if (!error.empty()) return usage(error);
+            continue;
+        }
+        if (a != "--set" && a != "--top" && a != "--head" && a != "--now") return usage("unknown option '" + std::string(a) + "'");
+        if (i + 1 >= args.size()) return usage("option " + std::string(a) + " needs a value");
+        const std::string_view v = args[++i];
+        if (a == "--set") {
+            const std::size_t eq = v.find('=');
+            if (eq == std::string_view::npos || eq == 0) return usage("--set takes KEY=VALUE, not '" + std::string(v) + "'");
+            changes.emplace_back(std::string(config::trim(v.substr(0, eq))), std::string(config::trim(v.substr(eq + 1))));
+        } else if (a == "--now") {
+            now = parse_now(v);
+            if (!now) return usage("--now takes epoch seconds or YYYY-MM-DDTHH:MM:SS, not '" + std::string(v) + "'");
+        } else {
+            const auto n = config::parse_unsigned<std::uint32_t>(v);
+            if (!n || *n == 0) return usage(std::string(a) + " takes a positive integer, not '" + std::string(v) + "'");
+            (a == "--top" ? top : head.emplace()) = *n;
+        }
+    }
+    if (changes.empty()) return usage("nothing to compare: give at least one --set KEY=VALUE");
+    auto ci = gather_inputs(copt, true, "whatif", o);
+    if (!ci) return o;
+    auto pc = parse_cluster(*ci, o);
+    if (!pc) return o;
+    parsed_cluster changed = *pc;
+    const auto applied = apply_whatif(changed, ci->conf, changes);
+    if (!applied.error.empty()) return usage(applied.error);
+    const bool cluster_output = copt.live || !copt.from.empty();
+    const bool fair_tree = pc->conf.flags.has(slurm::priority_flag::fair_tree) &&
+                           !pc->conf.flags.has(slurm::priority_flag::depth_oblivious);
+    bool taken = fairshare_taken(copt.fs, cluster_output, ci->assoc, fair_tree, pc->conf, pc->assoc);
+    if (applied.fairshare) taken = false;
+    auto before = build_model(*pc, taken, o);
+    if (!before) return o;
+    auto after = build_model(changed, taken, o);
+    if (!after) return o;
+    const std::int64_t t = now ? *now : ci->calc_time ? *ci->calc_time : static_cast<std::int64_t>(std::time(nullptr));
+    const whatif_result r = compare_queues(*before, *after, t);
+
+    char buf[512];
+    std::string changes_text;
+    for (const auto& [k, v] : changes) changes_text += (changes_text.empty() ? "" : ", ") + k + "=" + v;
+    o.out += "whatif: " + changes_text + "\n";
+    std::snprintf(buf, sizeof buf, "queue entries compared: %zu   Kendall's tau: %.4f\n", r.entries.size(), r.tau);
+    o.out += buf;
+    std::snprintf(buf, sizeof buf, "moved up: %zu   moved down: %zu   unchanged: %zu   median move: %g   largest move: %zu\n",
+                  r.up, r.down, r.entries.size() - r.up - r.down, r.median_move, r.largest_move);
+    o.out += buf;
+    // The largest moves.
+    std::vector<const whatif_entry*> movers;
+    for (const auto& e : r.entries)
+        if (e.move() != 0) movers.push_back(&e);
+    std::stable_sort(movers.begin(), movers.end(), [](const whatif_entry* x, const whatif_entry* y) {
+        const long a = std::labs(x->move()), b = std::labs(y->move());
+        return a != b ? a > b : x->old_position < y->old_position;
+    });
+    if (movers.size() > top) movers.resize(top);
+    if (!movers.empty()) {
+        o.out += "\nlargest moves:\n";
+        std::snprintf(buf, sizeof buf, "%10s %-10s %-10s %-10s %10s %10s %7s %7s %5s  %s\n", "JOBID", "PARTITION", "USER",
+                      "ACCOUNT", "OLD_PRIO", "NEW_PRIO", "OLD_POS", "NEW_POS", "MOVE", "TERM");
+        o.out += buf;
+        for (const auto* e : movers) {
+            std::snprintf(buf, sizeof buf, "%10u %-10.10s %-10.10s %-10.10s %10u %10u %7zu %7zu %+5ld  %s\n", e->job_id,
+                          e->partition.c_str(), e->user.c_str(), e->account.c_str(), e->old_priority, e->new_priority,
+                          e->old_position, e->new_position, e->move(), e->term.c_str());
+            o.out += buf;
+        }
+    }
+    // Shares of the head of the queue.
+    const std::size_t n = r.entries.size();
+    const std::size_t h = std::min(n, head ? *head : std::max<std::size_t>(1, n / 10));
+    if (n != 0) {
+        for (const bool by_account : {true, false}) {
+            std::map<std::string, std::pair<std::size_t, std::size_t>> count; // before, after
+            for (const auto& e : r.entries) {
+                const std::string& who = by_account ? e.account : e.user;
+                if (e.old_position <= h) ++count[who].first;
+                if (e.new_position <= h) ++count[who].second;
+            }
+            std::vector<std::pair<std::string, std::pair<std::size_t, std::size_t>>> list(count.begin(), count.end());
+            list.erase(std::remove_if(list.begin(), list.end(), [](const auto& x) { return x.second.first + x.second.second == 0; }),
+                       list.end());
+            std::stable_sort(list.begin(), list.end(), [](const auto& x, const auto& y) {
+                return x.second.second != y.second.second ? x.second.second > y.second.second : x.second.first > y.second.first;
+            });
+            std::snprintf(buf, sizeof buf, "\nhead of the queue (first %zu of %zu positions), by %s:\n", h, n,
+                          by_account ? "account" : "user");
+            o.out += buf;
+            std::snprintf(buf, sizeof buf, "%-20s %8s %8s\n", by_account ? "ACCOUNT" : "USER", "BEFORE", "AFTER");
+            o.out += buf;
+            for (const auto& [who, c] : list) {
+                std::snprintf(buf, sizeof buf, "%-20.20s %7.1f%% %7.1f%%\n", who.c_str(), 100.0 * static_cast<double>(c.first) / static_cast<double>(h),
+                              100.0 * static_cast<double>(c.second) / static_cast<double>(h));
+                o.out += buf;
+            }
+        }
+    }
+    return o;
+}
+
+} // namespace mfprio::cli
