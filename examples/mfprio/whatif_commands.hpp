@@ -51,11 +51,11 @@ namespace detail {
     return row[b.size()];
 }
 
-/// " (did you mean A or B?)" for the candidates within a fifth of `word`'s length (at least 2)
-/// edits.
+/// " (did you mean A or B?)" for the candidates within one edit per eight characters of
+/// `word` (at least one).
 [[nodiscard]] inline std::string close_matches(std::string_view word, const std::vector<std::string>& candidates) {
     std::vector<std::pair<std::size_t, std::string>> near;
-    const std::size_t limit = std::max<std::size_t>(2, word.size() / 5);
+    const std::size_t limit = std::max<std::size_t>(1, word.size() / 8);
     for (const auto& c : candidates)
         if (const std::size_t d = edit_distance(word, c); d <= limit) near.emplace_back(d, c);
     std::sort(near.begin(), near.end());

@@ -1,0 +1,165 @@
+// `mfprio whatif` on small queues whose every number is worked out here by hand.
+//
+// tests/data/whatif/slurm.conf: only the partition (weight 1000) and QOS (weight 2000) factors
+// count. Partitions a (PriorityJobFactor 1) and b (2), both tier 1: normalized by the largest
+// factor, a = 0.5 -> 500, b = 1.0 -> 1000. QOS normal 0, high 100: normalized by the largest,
+// 0 and 1 -> 0 and 2000. Jobs (all pending, eligible at submit):
+//   1 alice chem a normal submit 100 -> 500
+//   2 bob   chem b normal submit 200 -> 1000
+//   3 carol phys a high   submit 300 -> 2500
+//   4 dave  phys b normal submit 400 -> 1000
+// Slurm's queue order (tier, then priority, then submit time): 3, 2, 4, 1. With 4 entries the
+// head of the queue is 10% of 4, at least 1: the first position (job 3: carol, phys).
+// Kendall's tau = 1 - 2 x inversions / (n(n-1)/2); a move is old position - new position.
+
+#include <doctest/doctest.h>
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "whatif_commands.hpp"
+
+namespace {
+
+std::string data(const std::string& name) { return std::string(MFPRIO_TEST_DATA) + "/whatif/" + name; }
+
+mfprio::cli::outcome whatif(std::vector<std::string_view> extra, const char* conf = "slurm.conf",
+                            const char* assoc = "assoc.txt", const char* jobs = "jobs.txt") {
+    static std::vector<std::string> paths;
+    paths = {data(conf), data("qos.txt"), data(assoc), data(jobs)};
+    std::vector<std::string_view> args{"--conf", paths[0], "--qos", paths[1], "--assoc", paths[2], "--jobs", paths[3],
+                                       "--now", "1000"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return mfprio::cli::run_whatif(args);
+}
+
+} // namespace
+
+TEST_CASE("whatif: a weight (PriorityWeightQOS=0)") {
+    // After: 1 -> 500, 2 -> 1000, 3 -> 500, 4 -> 1000; order 2, 4 (submit 200 < 400), 1, 3
+    // (submit 100 < 300). Old order 3, 2, 4, 1 gets new positions 4, 1, 2, 3: 3 inversions,
+    // tau = 1 - 6/6 = 0. Moves -3, +1, +1, +1: 3 up, 1 down; |moves| 1, 1, 1, 3: median 1,
+    // largest 3. Job 3's QOS term went from 2000 to 0. The head: carol/phys before, bob/chem after.
+    const auto o = whatif({"--set", "PriorityWeightQOS=0"});
+    CHECK(o.status == 0);
+    CHECK(o.out ==
+          "whatif: PriorityWeightQOS=0\n"
+          "queue entries compared: 4   Kendall's tau: 0.0000\n"
+          "moved up: 3   moved down: 1   unchanged: 0   median move: 1   largest move: 3\n"
+          "\n"
+          "largest moves:\n"
+          "     JOBID PARTITION  USER       ACCOUNT      OLD_PRIO   NEW_PRIO OLD_POS NEW_POS  MOVE  TERM\n"
+          "         3 a          carol      phys             2500        500       1       4    -3  qos\n"
+          "         2 b          bob        chem             1000       1000       2       1    +1  -\n"
+          "         4 b          dave       phys             1000       1000       3       2    +1  -\n"
+          "         1 a          alice      chem              500        500       4       3    +1  -\n"
+          "\n"
+          "head of the queue (first 1 of 4 positions), by account:\n"
+          "ACCOUNT                BEFORE    AFTER\n"
+          "chem                     0.0%   100.0%\n"
+          "phys                   100.0%     0.0%\n"
+          "\n"
+          "head of the queue (first 1 of 4 positions), by user:\n"
+          "USER                   BEFORE    AFTER\n"
+          "bob                      0.0%   100.0%\n"
+          "carol                  100.0%     0.0%\n");
+}
+
+TEST_CASE("whatif: a partition's PriorityJobFactor") {
+    // partition.a.PriorityJobFactor=4: the largest factor is now 4, a = 4/4 -> 1000, b = 2/4 ->
+    // 500. 1 -> 1000, 2 -> 500, 3 -> 3000, 4 -> 500; order 3, 1, 2, 4. Old order 3, 2, 4, 1 gets
+    // 1, 3, 4, 2: 2 inversions, tau = 1 - 4/6 = 0.3333. Moves 0, -1, -1, +2; |moves| 0, 1, 1, 2:
+    // median 1, largest 2. The head stays job 3 (carol, phys).
+    const auto o = whatif({"--set", "partition.a.PriorityJobFactor=4", "--top", "1"});
+    CHECK(o.status == 0);
+    CHECK(o.out.starts_with("whatif: partition.a.PriorityJobFactor=4\n"
+                            "queue entries compared: 4   Kendall's tau: 0.3333\n"
+                            "moved up: 1   moved down: 2   unchanged: 1   median move: 1   largest move: 2\n"
+                            "\n"
+                            "largest moves:\n"
+                            "     JOBID PARTITION  USER       ACCOUNT      OLD_PRIO   NEW_PRIO OLD_POS NEW_POS  MOVE  TERM\n"
+                            "         1 a          alice      chem              500       1000       4       2    +2  partition\n"
+                            "\n"));
+    CHECK(o.out.find("phys                   100.0%   100.0%\n") != std::string::npos);
+}
+
+TEST_CASE("whatif: a QOS's Priority") {
+    // qos.normal.Priority=100: both QOS normalize to 1 -> 2000 for every job: 1 -> 2500,
+    // 2 -> 3000, 3 -> 2500, 4 -> 3000; order 2, 4, 1, 3: the same moves as without QOS weight
+    // (tau 0), job 1's QOS term up 2000.
+    const auto o = whatif({"--set", "qos.normal.Priority=100"});
+    CHECK(o.status == 0);
+    CHECK(o.out.find("Kendall's tau: 0.0000\nmoved up: 3   moved down: 1") != std::string::npos);
+    CHECK(o.out.find("         1 a          alice      chem              500       2500       4       3    +1  qos\n") !=
+          std::string::npos);
+}
+
+TEST_CASE("whatif: PriorityFlags +FLAG changes priorities, not the order") {
+    // +NO_NORMAL_PART: the partition factor is the raw PriorityJobFactor: a -> 1000, b -> 2000;
+    // 1 -> 1000, 2 -> 2000, 3 -> 3000, 4 -> 2000: order 3, 2, 4, 1 as before, tau 1, no move.
+    const auto o = whatif({"--set", "PriorityFlags=+NO_NORMAL_PART"});
+    CHECK(o.status == 0);
+    CHECK(o.out.starts_with("whatif: PriorityFlags=+NO_NORMAL_PART\n"
+                            "queue entries compared: 4   Kendall's tau: 1.0000\n"
+                            "moved up: 0   moved down: 0   unchanged: 4   median move: 0   largest move: 0\n"
+                            "\n"
+                            "head of the queue"));
+}
+
+TEST_CASE("whatif: a partition's PriorityTier puts its queue first") {
+    // partition.a.PriorityTier=2: a's entries (jobs 3 and 1) before b's: 3, 1, 2, 4, with the
+    // same priorities; moves 0, -1, -1, +2 and the term "tier" for job 1.
+    const auto o = whatif({"--set", "partition.a.PriorityTier=2", "--top", "1"});
+    CHECK(o.out.find("         1 a          alice      chem              500        500       4       2    +2  tier\n") !=
+          std::string::npos);
+}
+
+TEST_CASE("whatif: an association's shares (Fair Tree recomputed on both sides)") {
+    // tests/data/whatif/fairshare.conf: Fair Tree, only fair-share weighted (1000). chem
+    // (shares 1, usage 10) and phys (1, 5) under a root of usage 15; one user each. Before:
+    // LevelFS chem = (1/2)/(10/15) = 0.75, phys = (1/2)/(5/15) = 1.5: phys ranks first, carol
+    // gets 2/2 -> 1000, alice 1/2 -> 500. assoc.chem.Shares=5: chem = (5/6)/(10/15) = 1.25,
+    // phys = (1/6)/(5/15) = 0.5: alice 1000, carol 500. The two swap: tau = -1.
+    const auto o = whatif({"--set", "assoc.chem.Shares=5"}, "fairshare.conf", "fairshare_assoc.txt", "fairshare_jobs.txt");
+    CHECK(o.status == 0);
+    CHECK(o.out ==
+          "whatif: assoc.chem.Shares=5\n"
+          "queue entries compared: 2   Kendall's tau: -1.0000\n"
+          "moved up: 1   moved down: 1   unchanged: 0   median move: 1   largest move: 1\n"
+          "\n"
+          "largest moves:\n"
+          "     JOBID PARTITION  USER       ACCOUNT      OLD_PRIO   NEW_PRIO OLD_POS NEW_POS  MOVE  TERM\n"
+          "         3 a          carol      phys             1000        500       1       2    -1  fairshare\n"
+          "         1 a          alice      chem              500       1000       2       1    +1  fairshare\n"
+          "\n"
+          "head of the queue (first 1 of 2 positions), by account:\n"
+          "ACCOUNT                BEFORE    AFTER\n"
+          "chem                     0.0%   100.0%\n"
+          "phys                   100.0%     0.0%\n"
+          "\n"
+          "head of the queue (first 1 of 2 positions), by user:\n"
+          "USER                   BEFORE    AFTER\n"
+          "alice                    0.0%   100.0%\n"
+          "carol                  100.0%     0.0%\n");
+}
+
+TEST_CASE("whatif: bad keys and values name them and the close matches") {
+    auto o = whatif({"--set", "PriorityWeightQSO=0"});
+    CHECK(o.status == 2);
+    CHECK(o.err.starts_with("mfprio whatif: unknown key 'PriorityWeightQSO' (did you mean PriorityWeightQOS?)\n"));
+    o = whatif({"--set", "partition.c.PriorityJobFactor=2"});
+    CHECK(o.status == 2);
+    CHECK(o.err.find("unknown key 'partition.c.PriorityJobFactor' (did you mean partition.a.PriorityJobFactor or "
+                     "partition.b.PriorityJobFactor?)") != std::string::npos);
+    o = whatif({"--set", "partition.a.PriorityJobFactor=70000"});
+    CHECK(o.err.find("partition.a.PriorityJobFactor: '70000' is not an integer from 0 to 65533") != std::string::npos);
+    o = whatif({"--set", "PriorityWeightAge=lots"});
+    CHECK(o.status == 2);
+    CHECK(o.err.find("PriorityWeightAge: ") != std::string::npos);
+    o = whatif({});
+    CHECK(o.status == 2);
+    CHECK(o.err.starts_with("mfprio whatif: nothing to compare: give at least one --set KEY=VALUE\n"));
+    o = whatif({"--set", "=3"});
+    CHECK(o.err.starts_with("mfprio whatif: --set takes KEY=VALUE, not '=3'\n"));
+}
