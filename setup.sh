@@ -23,8 +23,10 @@ repo=$(pwd)
 # meson, ninja and the compilers; doctest (tests) and Google Benchmark (bench/); pkg-config
 # for the install check; the clang runtime for the sanitizers (only a Recommends of clang);
 # cmake because Debian's doctest-dev ships no pkg-config file, only a CMake package.
-# libsimdjson-dev: the mfprio tool reads `squeue --json` with it (the library does not).
-packages=(meson ninja-build pkg-config g++ clang libclang-rt-dev doctest-dev libbenchmark-dev cmake libsimdjson-dev)
+# libsimdjson-dev and nlohmann-json3-dev: the mfprio tool reads `squeue --json` with simdjson
+# and writes JSON with nlohmann-json (the library uses neither).
+packages=(meson ninja-build pkg-config g++ clang libclang-rt-dev doctest-dev libbenchmark-dev cmake libsimdjson-dev
+    nlohmann-json3-dev)
 # `./setup.sh test` also starts a one-host Slurm cluster on localhost (tests/live) and
 # compares mfprio with the real sprio and sshare; these are its daemons and commands.
 live_packages=(slurmctld slurmd slurmdbd slurm-client munge mariadb-server)

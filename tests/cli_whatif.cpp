@@ -163,3 +163,64 @@ TEST_CASE("whatif: bad keys and values name them and the close matches") {
     o = whatif({"--set", "=3"});
     CHECK(o.err.starts_with("mfprio whatif: --set takes KEY=VALUE, not '=3'\n"));
 }
+
+TEST_CASE("whatif --after: usage decayed and charged, jobs aged, on both sides") {
+    // tests/data/whatif/decay.conf: Fair Tree, age and fair-share weighted 1000 each,
+    // PriorityMaxAge 1 day, PriorityDecayHalfLife 1 day, PriorityCalcPeriod 5 minutes. alice
+    // (chem) has usage 1000, carol (phys) 0 and a running 1-CPU job; both have a pending job
+    // submitted at t = 1; now = 43201.
+    // Slurm's decay per second is d = 1 - 0.693/86400; one period of 300 s multiplies usage by
+    // q = d^300 = 0.99759660 and charges a running job 300 x q x billable (1 CPU). After n
+    // periods alice has 1000 q^n and carol 300 q (1 - q^n) / (1 - q):
+    //   n = 3 (--after 15): alice 992.81, carol 895.70: phys still ranks first (carol F = 1)
+    //   n = 4 (--after 20): alice 990.42, carol 1192.56: chem ranks first (alice F = 1)
+    // Age at now + 15 min: (43201 + 900 - 1) / 86400 = 0.5104167 -> 510.4.
+    // With --set PriorityWeightFairshare=0 the after side has age only: equal priorities, so
+    // submit time then job id: 1 before 3.
+    const auto o15 = whatif({"--set", "PriorityWeightFairshare=0", "--after", "15", "--now", "43201"}, "decay.conf",
+                            "decay_assoc.txt", "decay_jobs.txt");
+    CHECK(o15.status == 0);
+    // 15 minutes: before, carol 1000 + 510.4 = 1510, alice 500 + 510.4 = 1010; after, 510 each.
+    CHECK(o15.out.starts_with("whatif: PriorityWeightFairshare=0\n"
+                              "queue entries compared: 2   Kendall's tau: -1.0000\n"
+                              "moved up: 1   moved down: 1   unchanged: 0   median move: 1   largest move: 1\n"
+                              "\n"
+                              "largest moves:\n"
+                              "     JOBID PARTITION  USER       ACCOUNT      OLD_PRIO   NEW_PRIO OLD_POS NEW_POS  MOVE  TERM\n"
+                              "         3 a          carol      phys             1510        510       1       2    -1  fairshare\n"
+                              "         1 a          alice      chem             1010        510       2       1    +1  fairshare\n"));
+    // 20 minutes: alice's job leads on both sides; nothing moves.
+    const auto o20 = whatif({"--set", "PriorityWeightFairshare=0", "--after", "20", "--now", "43201"}, "decay.conf",
+                            "decay_assoc.txt", "decay_jobs.txt");
+    CHECK(o20.out.starts_with("whatif: PriorityWeightFairshare=0\n"
+                              "queue entries compared: 2   Kendall's tau: 1.0000\n"
+                              "moved up: 0   moved down: 0   unchanged: 2   median move: 0   largest move: 0\n"
+                              "\n"
+                              "head of the queue (first 1 of 2 positions), by account:\n"
+                              "ACCOUNT                BEFORE    AFTER\n"
+                              "chem                   100.0%   100.0%\n"));
+    // Without RawUsage there is nothing to decay.
+    const auto bad = whatif({"--set", "PriorityWeightQOS=0", "--after", "1-0"});
+    CHECK(bad.status == 65);
+    CHECK(bad.err == "mfprio whatif: --after needs each association's RawUsage (sshare -a -l -P prints it)\n");
+}
+
+TEST_CASE("whatif --json: the same numbers for scripts") {
+    const auto o = whatif({"--set", "PriorityWeightQOS=0", "--json", "--top", "1"});
+    CHECK(o.status == 0);
+    simdjson::dom::parser parser;
+    simdjson::dom::element doc;
+    REQUIRE(parser.parse(simdjson::padded_string(o.out)).get(doc) == simdjson::SUCCESS);
+    // The numbers of the first test case above.
+    CHECK(doc["entries_compared"].get_uint64().value() == 4);
+    CHECK(doc["kendall_tau"].get_double().value() == 0.0);
+    CHECK(doc["moved_up"].get_uint64().value() == 3);
+    CHECK(doc["largest_move"].get_uint64().value() == 3);
+    CHECK(doc["largest_moves"].get_array().size() == 1);
+    CHECK(doc["largest_moves"].at(0)["job_id"].get_uint64().value() == 3);
+    CHECK(doc["largest_moves"].at(0)["move"].get_int64().value() == -3);
+    CHECK(doc["largest_moves"].at(0)["term"].get_string().value() == "qos");
+    CHECK(doc["head"]["by_account"].at(0)["name"].get_string().value() == "chem");
+    CHECK(doc["head"]["by_account"].at(0)["after"].get_double().value() == 100.0);
+    CHECK(doc["changes"].at(0)["key"].get_string().value() == "PriorityWeightQOS");
+}

@@ -17,11 +17,14 @@
 #include <tuple>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include <mfprio/config/slurm_conf.hpp>
 #include <mfprio/report/sprio.hpp>
 #include <mfprio/slurm/order.hpp>
 
 #include "commands.hpp"
+#include "fairshare_commands.hpp"
 
 namespace mfprio::cli {
 
@@ -396,6 +399,11 @@ inline constexpr std::string_view whatif_help =
     "  --head N         the first N positions for the per-account and per-user shares\n"
     "                   (default: 10% of the queue, at least 1)\n"
     "  --now T          as for mfprio sprio\n"
+    "  --json           the same as a JSON object (for scripts)\n"
+    "  --after D        compare a while later (a Slurm time string, e.g. 7-0): both sides'\n"
+    "                   usage decayed and charged by the running jobs as `mfprio usage` does\n"
+    "                   (each under its own configuration), fair-share recomputed, jobs aged;\n"
+    "                   jobs keep their states\n"
     "  the input options of mfprio sprio (--conf, --qos, --assoc, --jobs, --live, --from,\n"
     "  --timeout, --slurm-version, --fairshare)\n"
     "\n"
@@ -412,6 +420,8 @@ inline outcome run_whatif(std::span<const std::string_view> args) {
     std::optional<std::int64_t> now;
     std::size_t top = 10;
     std::optional<std::size_t> head;
+    std::optional<std::int64_t> after_s;
+    bool json = false;
     const auto usage = [&](const std::string& msg) {
         o.status = exit_usage;
         o.err += "mfprio whatif: " + msg + "\nTry 'mfprio whatif --help'.\n";
@@ -428,13 +438,22 @@ inline outcome run_whatif(std::span<const std::string_view> args) {
             if (!error.empty()) return usage(error);
             continue;
         }
-        if (a != "--set" && a != "--top" && a != "--head" && a != "--now") return usage("unknown option '" + std::string(a) + "'");
+        if (a == "--json") {
+            json = true;
+            continue;
+        }
+        if (a != "--set" && a != "--top" && a != "--head" && a != "--now" && a != "--after") return usage("unknown option '" + std::string(a) + "'");
         if (i + 1 >= args.size()) return usage("option " + std::string(a) + " needs a value");
         const std::string_view v = args[++i];
         if (a == "--set") {
             const std::size_t eq = v.find('=');
             if (eq == std::string_view::npos || eq == 0) return usage("--set takes KEY=VALUE, not '" + std::string(v) + "'");
             changes.emplace_back(std::string(config::trim(v.substr(0, eq))), std::string(config::trim(v.substr(eq + 1))));
+        } else if (a == "--after") {
+            const auto d = config::parse_slurm_time(v);
+            if (!d || d->unlimited || d->seconds <= 0 || d->seconds > 3650LL * 86400)
+                return usage("--after takes a Slurm time string up to 3650 days (e.g. 7-0), not '" + std::string(v) + "'");
+            after_s = d->seconds;
         } else if (a == "--now") {
             now = parse_now(v);
             if (!now) return usage("--now takes epoch seconds or YYYY-MM-DDTHH:MM:SS, not '" + std::string(v) + "'");
@@ -457,23 +476,36 @@ inline outcome run_whatif(std::span<const std::string_view> args) {
                            !pc->conf.flags.has(slurm::priority_flag::depth_oblivious);
     bool taken = fairshare_taken(copt.fs, cluster_output, ci->assoc, fair_tree, pc->conf, pc->assoc);
     if (applied.fairshare) taken = false;
+    std::int64_t t = now ? *now : ci->calc_time ? *ci->calc_time : static_cast<std::int64_t>(std::time(nullptr));
+    if (after_s) {
+        // Both sides a while later: usage decayed and charged by the running jobs under each
+        // side's configuration, fair-share recomputed from it, every job aged.
+        for (parsed_cluster* side : {&*pc, &changed}) {
+            if (!side->assoc.has_column("RawUsage")) {
+                o.status = exit_data;
+                o.err += "mfprio whatif: --after needs each association's RawUsage (sshare -a -l -P prints it)\n";
+                return o;
+            }
+            auto ft = config::fairshare_tree_from(side->assoc, side->assoc_name);
+            if (!ft) {
+                o.status = exit_data;
+                o.err += "mfprio: " + ft.error().to_string() + "\n";
+                return o;
+            }
+            charge_running_jobs(*ft, side->conf, side->qos, side->jobs, t, *after_s);
+            for (std::size_t row = 0; row < side->assoc.rows.size(); ++row)
+                side->assoc.rows[row].raw_usage = static_cast<double>(ft->tree.usage_raw[ft->tree_index_of_row[row]]);
+        }
+        taken = false;
+        t += *after_s;
+    }
     auto before = build_model(*pc, taken, o);
     if (!before) return o;
     auto after = build_model(changed, taken, o);
     if (!after) return o;
-    const std::int64_t t = now ? *now : ci->calc_time ? *ci->calc_time : static_cast<std::int64_t>(std::time(nullptr));
     const whatif_result r = compare_queues(*before, *after, t);
 
-    char buf[512];
-    std::string changes_text;
-    for (const auto& [k, v] : changes) changes_text += (changes_text.empty() ? "" : ", ") + k + "=" + v;
-    o.out += "whatif: " + changes_text + "\n";
-    std::snprintf(buf, sizeof buf, "queue entries compared: %zu   Kendall's tau: %.4f\n", r.entries.size(), r.tau);
-    o.out += buf;
-    std::snprintf(buf, sizeof buf, "moved up: %zu   moved down: %zu   unchanged: %zu   median move: %g   largest move: %zu\n",
-                  r.up, r.down, r.entries.size() - r.up - r.down, r.median_move, r.largest_move);
-    o.out += buf;
-    // The largest moves.
+    // The largest moves, and the shares of the head of the queue.
     std::vector<const whatif_entry*> movers;
     for (const auto& e : r.entries)
         if (e.move() != 0) movers.push_back(&e);
@@ -482,6 +514,69 @@ inline outcome run_whatif(std::span<const std::string_view> args) {
         return a != b ? a > b : x->old_position < y->old_position;
     });
     if (movers.size() > top) movers.resize(top);
+    const std::size_t n = r.entries.size();
+    const std::size_t h = std::min(n, head ? *head : std::max<std::size_t>(1, n / 10));
+    struct share {
+        std::string who;
+        std::size_t before = 0, after = 0;
+    };
+    std::vector<share> shares[2]; // by account, by user
+    for (const int by : {0, 1}) {
+        std::map<std::string, share> count;
+        for (const auto& e : r.entries) {
+            const std::string& who = by == 0 ? e.account : e.user;
+            auto& c = count[who];
+            c.who = who;
+            c.before += e.old_position <= h ? 1 : 0;
+            c.after += e.new_position <= h ? 1 : 0;
+        }
+        for (auto& [who, c] : count)
+            if (c.before + c.after != 0) shares[by].push_back(c);
+        std::stable_sort(shares[by].begin(), shares[by].end(), [](const share& x, const share& y) {
+            return x.after != y.after ? x.after > y.after : x.before > y.before;
+        });
+    }
+    const auto percent = [&](std::size_t c) { return h == 0 ? 0.0 : 100.0 * static_cast<double>(c) / static_cast<double>(h); };
+
+    if (json) {
+        nlohmann::ordered_json j;
+        j["changes"] = nlohmann::ordered_json::array();
+        for (const auto& [k, v] : changes) j["changes"].push_back({{"key", k}, {"value", v}});
+        j["now"] = t;
+        j["entries_compared"] = n;
+        j["kendall_tau"] = r.tau;
+        j["moved_up"] = r.up;
+        j["moved_down"] = r.down;
+        j["unchanged"] = n - r.up - r.down;
+        j["median_move"] = r.median_move;
+        j["largest_move"] = r.largest_move;
+        j["largest_moves"] = nlohmann::ordered_json::array();
+        for (const auto* e : movers)
+            j["largest_moves"].push_back({{"job_id", e->job_id},           {"partition", e->partition},
+                                          {"qos", e->qos},                 {"user", e->user},
+                                          {"account", e->account},         {"old_priority", e->old_priority},
+                                          {"new_priority", e->new_priority}, {"old_position", e->old_position},
+                                          {"new_position", e->new_position}, {"move", e->move()},
+                                          {"term", e->term}});
+        j["head"] = {{"positions", h}, {"of", n}};
+        for (const int by : {0, 1}) {
+            auto& list = j["head"][by == 0 ? "by_account" : "by_user"] = nlohmann::ordered_json::array();
+            for (const auto& c : shares[by])
+                list.push_back({{"name", c.who}, {"before", percent(c.before)}, {"after", percent(c.after)}});
+        }
+        o.out = j.dump(2) + "\n";
+        return o;
+    }
+
+    char buf[512];
+    std::string changes_text;
+    for (const auto& [k, v] : changes) changes_text += (changes_text.empty() ? "" : ", ") + k + "=" + v;
+    o.out += "whatif: " + changes_text + "\n";
+    std::snprintf(buf, sizeof buf, "queue entries compared: %zu   Kendall's tau: %.4f\n", n, r.tau);
+    o.out += buf;
+    std::snprintf(buf, sizeof buf, "moved up: %zu   moved down: %zu   unchanged: %zu   median move: %g   largest move: %zu\n",
+                  r.up, r.down, n - r.up - r.down, r.median_move, r.largest_move);
+    o.out += buf;
     if (!movers.empty()) {
         o.out += "\nlargest moves:\n";
         std::snprintf(buf, sizeof buf, "%10s %-10s %-10s %-10s %10s %10s %7s %7s %5s  %s\n", "JOBID", "PARTITION", "USER",
@@ -494,31 +589,15 @@ inline outcome run_whatif(std::span<const std::string_view> args) {
             o.out += buf;
         }
     }
-    // Shares of the head of the queue.
-    const std::size_t n = r.entries.size();
-    const std::size_t h = std::min(n, head ? *head : std::max<std::size_t>(1, n / 10));
     if (n != 0) {
-        for (const bool by_account : {true, false}) {
-            std::map<std::string, std::pair<std::size_t, std::size_t>> count; // before, after
-            for (const auto& e : r.entries) {
-                const std::string& who = by_account ? e.account : e.user;
-                if (e.old_position <= h) ++count[who].first;
-                if (e.new_position <= h) ++count[who].second;
-            }
-            std::vector<std::pair<std::string, std::pair<std::size_t, std::size_t>>> list(count.begin(), count.end());
-            list.erase(std::remove_if(list.begin(), list.end(), [](const auto& x) { return x.second.first + x.second.second == 0; }),
-                       list.end());
-            std::stable_sort(list.begin(), list.end(), [](const auto& x, const auto& y) {
-                return x.second.second != y.second.second ? x.second.second > y.second.second : x.second.first > y.second.first;
-            });
+        for (const int by : {0, 1}) {
             std::snprintf(buf, sizeof buf, "\nhead of the queue (first %zu of %zu positions), by %s:\n", h, n,
-                          by_account ? "account" : "user");
+                          by == 0 ? "account" : "user");
             o.out += buf;
-            std::snprintf(buf, sizeof buf, "%-20s %8s %8s\n", by_account ? "ACCOUNT" : "USER", "BEFORE", "AFTER");
+            std::snprintf(buf, sizeof buf, "%-20s %8s %8s\n", by == 0 ? "ACCOUNT" : "USER", "BEFORE", "AFTER");
             o.out += buf;
-            for (const auto& [who, c] : list) {
-                std::snprintf(buf, sizeof buf, "%-20.20s %7.1f%% %7.1f%%\n", who.c_str(), 100.0 * static_cast<double>(c.first) / static_cast<double>(h),
-                              100.0 * static_cast<double>(c.second) / static_cast<double>(h));
+            for (const auto& c : shares[by]) {
+                std::snprintf(buf, sizeof buf, "%-20.20s %7.1f%% %7.1f%%\n", c.who.c_str(), percent(c.before), percent(c.after));
                 o.out += buf;
             }
         }
