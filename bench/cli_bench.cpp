@@ -5,13 +5,15 @@
 // The jobs file is generated before anything is timed: every job is a copy of job 7 of the
 // captured Slurm 22.05.8 output (tests/data/live/fair_tree/squeue.json, all 110 fields as
 // squeue prints them, about 3.2 KB a job) with its id, user, account, partitions, QOS, times,
-// sizes and TRES varied. 1,000 users in 10 accounts; the configuration, QOS and association
+// sizes and TRES varied. 10,000 users in 100 accounts; the configuration, QOS and association
 // inputs are the same kinds of outputs (scontrol show config/partition/node, sacctmgr show qos
 // -P, sshare -a -l -P). With MFPRIO_BENCH_SMALL=1 (the test suite's smoke run) 10,000 jobs.
 //
 // Benchmarks:
 //   sprio_squeue_json/<jobs>   `mfprio sprio -l` with --jobs squeue.json (ms per run);
 //   sprio_scontrol/<jobs>      the same jobs as `scontrol show job` output;
+//   whatif_squeue_json/<jobs>  `mfprio whatif` with two --set changes (fair-share weight and a
+//                              partition's factor): both models, both queues, the comparison;
 //   read_squeue_json/<jobs>    the JSON reader alone (file in memory -> jobs table).
 
 #include <cstdio>
@@ -28,6 +30,7 @@
 #include <benchmark/benchmark.h>
 
 #include "commands.hpp"
+#include "whatif_commands.hpp"
 
 namespace {
 
@@ -89,8 +92,8 @@ const files& inputs() {
             std::string o = job7;
             const std::string t = std::to_string(1795571756 - static_cast<long>(i % 86400));
             set_field(o, "job_id", std::to_string(1000 + i));
-            set_field(o, "user_name", "\"u" + std::to_string(i % 1000) + "\"");
-            set_field(o, "account", "\"a" + std::to_string(i % 1000 / 100) + "\"");
+            set_field(o, "user_name", "\"u" + std::to_string(i % 10000) + "\"");
+            set_field(o, "account", "\"a" + std::to_string(i % 10000 / 100) + "\"");
             set_field(o, "partition", parts[i % 4]);
             set_field(o, "qos", qos[i % 3]);
             set_field(o, "submit_time", t);
@@ -104,8 +107,8 @@ const files& inputs() {
             json += i + 1 < n ? ",\n" : "\n";
             const std::string p = std::string(parts[i % 4]).substr(1, std::string(parts[i % 4]).size() - 2);
             const std::string q = std::string(qos[i % 3]).substr(1, std::string(qos[i % 3]).size() - 2);
-            sc += "JobId=" + std::to_string(1000 + i) + " JobName=wrap UserId=u" + std::to_string(i % 1000) +
-                  "(2000) GroupId=root(0) MCS_label=N/A Priority=1000 Nice=0 Account=a" + std::to_string(i % 1000 / 100) +
+            sc += "JobId=" + std::to_string(1000 + i) + " JobName=wrap UserId=u" + std::to_string(i % 10000) +
+                  "(2000) GroupId=root(0) MCS_label=N/A Priority=1000 Nice=0 Account=a" + std::to_string(i % 10000 / 100) +
                   " QOS=" + q + " JobState=PENDING Reason=Priority Dependency=(null) Requeue=1 Restarts=0 BatchFlag=1 "
                   "Reboot=0 ExitCode=0:0 RunTime=00:00:00 TimeLimit=01:00:00 TimeMin=N/A SubmitTime=" + t +
                   " EligibleTime=" + t + " AccrueTime=" + t + " StartTime=Unknown EndTime=Unknown Deadline=N/A "
@@ -119,17 +122,18 @@ const files& inputs() {
         r.scontrol = r.dir + "/scontrol_show_job.txt";
         std::ofstream(r.json, std::ios::binary) << json;
         std::ofstream(r.scontrol, std::ios::binary) << sc;
-        // Associations: root, 10 accounts, 100 users each, as sshare -a -l -P prints them.
+        // Associations: root, 100 accounts, 100 users each (10,000 users), as sshare -a -l -P
+        // prints them; usage varies so that fair-share has something to rank.
         std::string sshare = "Account|User|RawShares|NormShares|RawUsage|NormUsage|EffectvUsage|FairShare|LevelFS|"
                              "GrpTRESMins|TRESRunMins\nroot|||0.000000|1000||1.000000||||\n";
-        for (int a = 0; a < 10; ++a) {
-            sshare += " a" + std::to_string(a) + "||10|0.100000|100|0.100000|0.100000||1.000000||\n";
+        for (int a = 0; a < 100; ++a) {
+            sshare += " a" + std::to_string(a) + "||" + std::to_string(1 + a % 7) + "|0.010000|100|0.010000|0.010000||1.000000||\n";
             for (int u = 0; u < 100; ++u) {
                 const int user = a * 100 + u;
                 char fs[32];
-                std::snprintf(fs, sizeof fs, "%.6f", (1000 - user) / 1000.0);
-                sshare += "  a" + std::to_string(a) + "|u" + std::to_string(user) + "|1|0.010000|1|0.001000|0.001000|" +
-                          fs + "|1.000000||\n";
+                std::snprintf(fs, sizeof fs, "%.6f", (10000 - user) / 10000.0);
+                sshare += "  a" + std::to_string(a) + "|u" + std::to_string(user) + "|" + std::to_string(1 + user % 5) +
+                          "|0.010000|" + std::to_string((user * 7919) % 1000) + "|0.001000|0.001000|" + fs + "|1.000000||\n";
             }
         }
         std::ofstream(r.dir + "/sshare_a_l_P.txt") << sshare;
@@ -164,6 +168,22 @@ void run_sprio(benchmark::State& state, const std::string& jobs) {
 }
 
 void sprio_squeue_json(benchmark::State& state) { run_sprio(state, inputs().json); }
+
+void whatif_squeue_json(benchmark::State& state) {
+    const files& f = inputs();
+    std::vector<std::string_view> args(f.conf_args.begin(), f.conf_args.end());
+    args.insert(args.end(), {"--jobs", f.json, "--set", "PriorityWeightFairshare=100000", "--set", "partition.gpu.PriorityJobFactor=50"});
+    for (auto _ : state) {
+        const auto o = mfprio::cli::run_whatif(args);
+        if (o.status != 0) {
+            state.SkipWithError(o.err.c_str());
+            return;
+        }
+        benchmark::DoNotOptimize(o.out.data());
+    }
+    state.counters["jobs"] = static_cast<double>(job_count());
+    state.counters["associations"] = 10101;
+}
 void sprio_scontrol(benchmark::State& state) { run_sprio(state, inputs().scontrol); }
 
 void read_squeue_json(benchmark::State& state) {
@@ -186,6 +206,7 @@ void read_squeue_json(benchmark::State& state) {
 
 BENCHMARK(sprio_squeue_json)->Name("sprio_squeue_json/" + std::to_string(job_count()))->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(sprio_scontrol)->Name("sprio_scontrol/" + std::to_string(job_count()))->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(whatif_squeue_json)->Name("whatif_squeue_json/" + std::to_string(job_count()))->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(read_squeue_json)->Name("read_squeue_json/" + std::to_string(job_count()))->Unit(benchmark::kMillisecond)->UseRealTime();
 
 int main(int argc, char** argv) {

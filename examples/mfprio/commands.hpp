@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <ctime>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -100,7 +101,7 @@ struct parsed_cluster {
     config::slurm_conf conf;
     config::qos_table qos;
     config::assoc_table assoc;
-    config::jobs_table jobs;
+    std::shared_ptr<const config::jobs_table> jobs; ///< shared by copies (what-if changes no job)
     std::string slurm_version; ///< as the inputs print it ("22.05.8"), empty if unknown
     std::string conf_name;     ///< the first configuration input's name, for errors
     std::string assoc_name;    ///< the first association input's name, for errors
@@ -188,7 +189,7 @@ inline std::optional<parsed_cluster> parse_cluster(const cluster_inputs& ci, out
     pc.conf = std::move(*conf);
     pc.qos = std::move(*qos);
     pc.assoc = std::move(*assoc);
-    pc.jobs = std::move(*jobs);
+    pc.jobs = std::make_shared<const config::jobs_table>(std::move(*jobs));
     return pc;
 }
 
@@ -200,7 +201,7 @@ inline std::optional<config::slurm_model> build_model(const parsed_cluster& pc, 
         o.err += "mfprio: " + e.to_string() + "\n";
         return std::nullopt;
     };
-    auto model = config::build_slurm_model(pc.conf, pc.qos, pc.assoc, pc.jobs, pc.conf_name);
+    auto model = config::build_slurm_model(pc.conf, pc.qos, pc.assoc, *pc.jobs, pc.conf_name);
     if (!model) return fail(model.error());
     if (taken) {
         if (!pc.assoc.has_column("FairShare"))

@@ -229,11 +229,12 @@ struct whatif_applied {
 
 /// One entry of the queue on both sides.
 struct whatif_entry {
+    std::uint32_t job_index = 0;                    ///< the job's index in both models
+    std::uint32_t partition = 0, qos = 0;           ///< the entry's partition and QOS indices
     std::uint32_t job_id = 0;
-    std::string partition, qos, user, account;
     std::uint32_t old_priority = 0, new_priority = 0;
-    std::size_t old_position = 0, new_position = 0; ///< 1-based
-    std::string term;                               ///< the term whose weighted value changed most
+    std::uint32_t old_tier = 0, new_tier = 0;       ///< the partition's PriorityTier on each side
+    std::size_t old_position = 0, new_position = 0; ///< 1-based, among the entries of both sides
     [[nodiscard]] long move() const noexcept {      ///< positions gained (negative: lost)
         return static_cast<long>(old_position) - static_cast<long>(new_position);
     }
@@ -250,26 +251,22 @@ struct whatif_result {
 
 namespace detail {
 
-/// The queue of a model as sprio would list it, in Slurm's order, with each entry's
-/// sprio row.
-struct ordered_queue {
-    std::vector<slurm::queue_entry> entries;
-    std::vector<report::sprio_row> rows;
-};
-
-[[nodiscard]] inline ordered_queue queue_of(const config::slurm_model& m, std::int64_t now) {
-    ordered_queue q;
+/// The queue of a model as sprio would list it (eligible pending jobs), in Slurm's order.
+[[nodiscard]] inline std::vector<slurm::queue_entry> queue_of(const config::slurm_model& m, std::int64_t now) {
     const auto ctx = m.context(now);
-    const auto engine = m.engine();
     std::vector<slurm::queue_entry> all;
-    slurm::build_queue(engine, std::span<const job>(m.jobs), std::span<const slurm::job_lists>(m.lists), ctx, all);
-    for (const auto& e : all) {
+    slurm::build_queue(m.engine(), std::span<const job>(m.jobs), std::span<const slurm::job_lists>(m.lists), ctx, all);
+    std::erase_if(all, [&](const slurm::queue_entry& e) {
         const std::int64_t begin = m.begin_times[e.job_index];
-        if (begin != 0 && begin <= now) q.entries.push_back(e);
-    }
-    q.rows = report::sprio_rows(engine, m.cluster, std::span<const job>(m.jobs), std::span<const slurm::job_lists>(m.lists),
-                                ctx, m.settings.flags, m.user_names, m.begin_times);
-    return q;
+        return begin == 0 || begin > now;
+    });
+    return all;
+}
+
+/// One key for (job, partition, QOS): both models hold the same jobs, partitions and QOS in
+/// the same order.
+[[nodiscard]] constexpr std::uint64_t entry_key(const slurm::queue_entry& e) noexcept {
+    return (std::uint64_t{e.job_index} << 32) | (std::uint64_t{e.partition & 0xFFFFu} << 16) | (e.qos & 0xFFFFu);
 }
 
 /// Inversions of `v` (merge sort), for Kendall's tau.
@@ -294,70 +291,43 @@ inline std::uint64_t inversions(std::vector<std::size_t>& v, std::vector<std::si
 
 } // namespace detail
 
-/// Compares the queues of two models of the same jobs at `now`.
+/// Compares the queues of two models of the same jobs at `now`. Entries that only one side
+/// lists are left out, and each side's entries are numbered 1..n among the others, so that
+/// such an entry does not count as a move of everything after it.
 [[nodiscard]] inline whatif_result compare_queues(const config::slurm_model& before, const config::slurm_model& after,
                                                   std::int64_t now) {
     const auto a = detail::queue_of(before, now), b = detail::queue_of(after, now);
-    const auto key = [](const config::slurm_model& m, const slurm::queue_entry& e) {
-        return std::make_tuple(e.job_id, m.cluster.partition_names()[e.partition], m.cluster.qos_names()[e.qos]);
-    };
-    std::map<std::tuple<std::uint32_t, std::string, std::string>, std::size_t> new_pos;
-    for (std::size_t i = 0; i < b.entries.size(); ++i) new_pos.emplace(key(after, b.entries[i]), i);
-    std::map<std::tuple<std::uint32_t, std::string, std::string>, const report::sprio_row*> rows_a, rows_b;
-    for (const auto& r : a.rows) rows_a.emplace(std::make_tuple(r.job_id, r.partition, r.qos), &r);
-    for (const auto& r : b.rows) rows_b.emplace(std::make_tuple(r.job_id, r.partition, r.qos), &r);
+    std::vector<std::pair<std::uint64_t, std::size_t>> new_pos(b.size()); // key, position in b
+    for (std::size_t i = 0; i < b.size(); ++i) new_pos[i] = {detail::entry_key(b[i]), i};
+    std::sort(new_pos.begin(), new_pos.end());
     whatif_result res;
-    std::vector<std::size_t> order; // new positions in old order
-    for (std::size_t i = 0; i < a.entries.size(); ++i) {
-        const auto k = key(before, a.entries[i]);
-        const auto it = new_pos.find(k);
-        if (it == new_pos.end()) continue;
-        const auto& nb = b.entries[it->second];
-        whatif_entry e;
-        e.job_id = a.entries[i].job_id;
-        e.partition = std::get<1>(k);
-        e.qos = std::get<2>(k);
-        e.old_priority = a.entries[i].priority;
-        e.new_priority = nb.priority;
-        e.old_position = res.entries.size() + 1;
-        e.new_position = it->second + 1;
-        const auto ra = rows_a.find(k), rb = rows_b.find(k);
-        if (ra != rows_a.end() && rb != rows_b.end()) {
-            e.user = ra->second->user;
-            e.account = ra->second->account;
-            const auto& fa = ra->second->factors;
-            const auto& fb = rb->second->factors;
-            double tres_a = 0, tres_b = 0;
-            for (const auto& t : ra->second->tres) tres_a += t.weighted;
-            for (const auto& t : rb->second->tres) tres_b += t.weighted;
-            const std::pair<const char*, double> terms[] = {
-                {"age", fb.age - fa.age},          {"assoc", fb.assoc - fa.assoc},
-                {"fairshare", fb.fairshare - fa.fairshare}, {"jobsize", fb.job_size - fa.job_size},
-                {"partition", fb.part - fa.part},  {"qos", fb.qos_term - fa.qos_term},
-                {"tres", tres_b - tres_a}};
-            double most = 0;
-            for (const auto& [name, d] : terms)
-                if (std::fabs(d) > most) {
-                    most = std::fabs(d);
-                    e.term = name;
-                }
-            // No term changed: the entry moved with its partition's PriorityTier (or others
-            // moved around it).
-            if (e.term.empty()) e.term = a.entries[i].tier != nb.tier ? "tier" : "-";
-        }
+    std::vector<std::size_t> order; // b's positions, in a's order
+    for (const auto& e : a) {
+        const std::uint64_t k = detail::entry_key(e);
+        const auto it = std::lower_bound(new_pos.begin(), new_pos.end(), std::make_pair(k, std::size_t{0}));
+        if (it == new_pos.end() || it->first != k) continue;
+        const auto& nb = b[it->second];
+        whatif_entry w;
+        w.job_index = e.job_index;
+        w.partition = e.partition;
+        w.qos = e.qos;
+        w.job_id = e.job_id;
+        w.old_priority = e.priority;
+        w.new_priority = nb.priority;
+        w.old_tier = e.tier;
+        w.new_tier = nb.tier;
+        w.old_position = res.entries.size() + 1;
         order.push_back(it->second);
-        res.entries.push_back(std::move(e));
-    }
-    // Entries present on both sides are renumbered 1..n on each side, so that an entry only
-    // one side lists does not count as a move of everything after it.
-    {
-        std::vector<std::size_t> sorted = order;
-        std::sort(sorted.begin(), sorted.end());
-        for (std::size_t i = 0; i < res.entries.size(); ++i)
-            res.entries[i].new_position =
-                static_cast<std::size_t>(std::lower_bound(sorted.begin(), sorted.end(), order[i]) - sorted.begin()) + 1;
+        res.entries.push_back(w);
     }
     const std::size_t n = res.entries.size();
+    {
+        // Renumber b's positions 1..n among the common entries: rank of each in `order`.
+        std::vector<std::size_t> idx(n);
+        for (std::size_t i = 0; i < n; ++i) idx[i] = i;
+        std::sort(idx.begin(), idx.end(), [&](std::size_t x, std::size_t y) { return order[x] < order[y]; });
+        for (std::size_t r = 0; r < n; ++r) res.entries[idx[r]].new_position = r + 1;
+    }
     if (n >= 2) {
         std::vector<std::size_t> v = order, tmp(n);
         const auto inv = static_cast<double>(detail::inversions(v, tmp, 0, n));
@@ -365,6 +335,7 @@ inline std::uint64_t inversions(std::vector<std::size_t>& v, std::vector<std::si
         res.tau = 1.0 - 2.0 * inv / pairs;
     }
     std::vector<std::size_t> moves;
+    moves.reserve(n);
     for (const auto& e : res.entries) {
         const long m = e.move();
         if (m > 0) ++res.up;
@@ -379,6 +350,29 @@ inline std::uint64_t inversions(std::vector<std::size_t>& v, std::vector<std::si
                               : (static_cast<double>(moves[moves.size() / 2 - 1]) + static_cast<double>(moves[moves.size() / 2])) / 2.0;
     }
     return res;
+}
+
+/// The term whose weighted value changed most between the two sides for entry `e` (age,
+/// assoc, fairshare, jobsize, partition, qos, tres); "tier" when none changed and the
+/// partition's PriorityTier did, "-" when nothing of the entry's own changed.
+[[nodiscard]] inline std::string changed_term(const config::slurm_model& before, const config::slurm_model& after,
+                                              std::int64_t now, const whatif_entry& e) {
+    const auto ca = before.context(now), cb = after.context(now);
+    const auto fa = slurm::breakdown(before.engine(), before.jobs[e.job_index], ca, e.partition, e.qos);
+    const auto fb = slurm::breakdown(after.engine(), after.jobs[e.job_index], cb, e.partition, e.qos);
+    const std::pair<const char*, double> terms[] = {
+        {"age", fb.age - fa.age},          {"assoc", fb.assoc - fa.assoc},           {"fairshare", fb.fairshare - fa.fairshare},
+        {"jobsize", fb.job_size - fa.job_size}, {"partition", fb.part - fa.part}, {"qos", fb.qos_term - fa.qos_term},
+        {"tres", fb.tres - fa.tres}};
+    double most = 0;
+    std::string term;
+    for (const auto& [name, d] : terms)
+        if (std::fabs(d) > most) {
+            most = std::fabs(d);
+            term = name;
+        }
+    if (!term.empty()) return term;
+    return e.old_tier != e.new_tier ? "tier" : "-";
 }
 
 inline constexpr std::string_view whatif_help =
@@ -492,7 +486,7 @@ inline outcome run_whatif(std::span<const std::string_view> args) {
                 o.err += "mfprio: " + ft.error().to_string() + "\n";
                 return o;
             }
-            charge_running_jobs(*ft, side->conf, side->qos, side->jobs, t, *after_s);
+            charge_running_jobs(*ft, side->conf, side->qos, *side->jobs, t, *after_s);
             for (std::size_t row = 0; row < side->assoc.rows.size(); ++row)
                 side->assoc.rows[row].raw_usage = static_cast<double>(ft->tree.usage_raw[ft->tree_index_of_row[row]]);
         }
@@ -505,6 +499,14 @@ inline outcome run_whatif(std::span<const std::string_view> args) {
     if (!after) return o;
     const whatif_result r = compare_queues(*before, *after, t);
 
+    // Names of an entry, from the model before the change (the same jobs on both sides).
+    const auto& m = *before;
+    const auto user_of = [&](const whatif_entry& e) -> const std::string& { return m.user_names[m.jobs[e.job_index].user]; };
+    const auto account_of = [&](const whatif_entry& e) -> const std::string& {
+        return m.cluster.assoc_accounts()[m.jobs[e.job_index].association];
+    };
+    const auto partition_of = [&](const whatif_entry& e) -> const std::string& { return m.cluster.partition_names()[e.partition]; };
+    const auto qos_of = [&](const whatif_entry& e) -> const std::string& { return m.cluster.qos_names()[e.qos]; };
     // The largest moves, and the shares of the head of the queue.
     std::vector<const whatif_entry*> movers;
     for (const auto& e : r.entries)
@@ -514,6 +516,8 @@ inline outcome run_whatif(std::span<const std::string_view> args) {
         return a != b ? a > b : x->old_position < y->old_position;
     });
     if (movers.size() > top) movers.resize(top);
+    std::vector<std::string> terms;
+    for (const auto* e : movers) terms.push_back(changed_term(*before, *after, t, *e));
     const std::size_t n = r.entries.size();
     const std::size_t h = std::min(n, head ? *head : std::max<std::size_t>(1, n / 10));
     struct share {
@@ -524,7 +528,7 @@ inline outcome run_whatif(std::span<const std::string_view> args) {
     for (const int by : {0, 1}) {
         std::map<std::string, share> count;
         for (const auto& e : r.entries) {
-            const std::string& who = by == 0 ? e.account : e.user;
+            const std::string& who = by == 0 ? account_of(e) : user_of(e);
             auto& c = count[who];
             c.who = who;
             c.before += e.old_position <= h ? 1 : 0;
@@ -551,13 +555,15 @@ inline outcome run_whatif(std::span<const std::string_view> args) {
         j["median_move"] = r.median_move;
         j["largest_move"] = r.largest_move;
         j["largest_moves"] = nlohmann::ordered_json::array();
-        for (const auto* e : movers)
-            j["largest_moves"].push_back({{"job_id", e->job_id},           {"partition", e->partition},
-                                          {"qos", e->qos},                 {"user", e->user},
-                                          {"account", e->account},         {"old_priority", e->old_priority},
-                                          {"new_priority", e->new_priority}, {"old_position", e->old_position},
-                                          {"new_position", e->new_position}, {"move", e->move()},
-                                          {"term", e->term}});
+        for (std::size_t i = 0; i < movers.size(); ++i) {
+            const whatif_entry& e = *movers[i];
+            j["largest_moves"].push_back({{"job_id", e.job_id},           {"partition", partition_of(e)},
+                                          {"qos", qos_of(e)},             {"user", user_of(e)},
+                                          {"account", account_of(e)},     {"old_priority", e.old_priority},
+                                          {"new_priority", e.new_priority}, {"old_position", e.old_position},
+                                          {"new_position", e.new_position}, {"move", e.move()},
+                                          {"term", terms[i]}});
+        }
         j["head"] = {{"positions", h}, {"of", n}};
         for (const int by : {0, 1}) {
             auto& list = j["head"][by == 0 ? "by_account" : "by_user"] = nlohmann::ordered_json::array();
@@ -582,10 +588,11 @@ inline outcome run_whatif(std::span<const std::string_view> args) {
         std::snprintf(buf, sizeof buf, "%10s %-10s %-10s %-10s %10s %10s %7s %7s %5s  %s\n", "JOBID", "PARTITION", "USER",
                       "ACCOUNT", "OLD_PRIO", "NEW_PRIO", "OLD_POS", "NEW_POS", "MOVE", "TERM");
         o.out += buf;
-        for (const auto* e : movers) {
-            std::snprintf(buf, sizeof buf, "%10u %-10.10s %-10.10s %-10.10s %10u %10u %7zu %7zu %+5ld  %s\n", e->job_id,
-                          e->partition.c_str(), e->user.c_str(), e->account.c_str(), e->old_priority, e->new_priority,
-                          e->old_position, e->new_position, e->move(), e->term.c_str());
+        for (std::size_t i = 0; i < movers.size(); ++i) {
+            const whatif_entry& e = *movers[i];
+            std::snprintf(buf, sizeof buf, "%10u %-10.10s %-10.10s %-10.10s %10u %10u %7zu %7zu %+5ld  %s\n", e.job_id,
+                          partition_of(e).c_str(), user_of(e).c_str(), account_of(e).c_str(), e.old_priority,
+                          e.new_priority, e.old_position, e.new_position, e.move(), terms[i].c_str());
             o.out += buf;
         }
     }
