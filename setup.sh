@@ -25,8 +25,9 @@ repo=$(pwd)
 # cmake because Debian's doctest-dev ships no pkg-config file, only a CMake package.
 # libsimdjson-dev and nlohmann-json3-dev: the mfprio tool reads `squeue --json` with simdjson
 # and writes JSON with nlohmann-json (the library uses neither).
+# libxml2-utils: the tests check that `mfprio whatif --svg` writes well-formed XML (xmllint).
 packages=(meson ninja-build pkg-config g++ clang libclang-rt-dev doctest-dev libbenchmark-dev cmake libsimdjson-dev
-    nlohmann-json3-dev)
+    nlohmann-json3-dev libxml2-utils)
 # `./setup.sh test` also starts a one-host Slurm cluster on localhost (tests/live) and
 # compares mfprio with the real sprio and sshare; these are its daemons and commands.
 live_packages=(slurmctld slurmd slurmdbd slurm-client munge mariadb-server)

@@ -14,6 +14,10 @@
 
 #include <doctest/doctest.h>
 
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -223,4 +227,35 @@ TEST_CASE("whatif --json: the same numbers for scripts") {
     CHECK(doc["head"]["by_account"].at(0)["name"].get_string().value() == "chem");
     CHECK(doc["head"]["by_account"].at(0)["after"].get_double().value() == 100.0);
     CHECK(doc["changes"].at(0)["key"].get_string().value() == "PriorityWeightQOS");
+}
+
+TEST_CASE("whatif --svg: a well-formed chart of the accounts' shares of the head") {
+    // The first test case's change with the head at 1 position: chem 0% -> 100%, phys 100% ->
+    // 0%, chem listed first (the larger share after).
+    const std::string tmp = std::string(std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "/tmp") + "/mfprio_whatif.svg";
+    const auto o = whatif({"--set", "PriorityWeightQOS=0", "--head", "1", "--svg", tmp});
+    CHECK(o.status == 0);
+    std::ifstream in(tmp);
+    std::stringstream text;
+    text << in.rdbuf();
+    const std::string svg = text.str();
+    CHECK(svg.starts_with("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg xmlns=\"http://www.w3.org/2000/svg\""));
+    const auto chem = svg.find(">chem</text>"), phys = svg.find(">phys</text>");
+    REQUIRE(chem != std::string::npos);
+    REQUIRE(phys != std::string::npos);
+    CHECK(chem < phys);
+    // chem: before 0.0%, after 100.0%; phys: before 100.0%, after 0.0% (in that order).
+    const auto pct = [&](std::size_t from) {
+        std::vector<std::string> v;
+        for (std::size_t at = svg.find("%</text>", from); at != std::string::npos && v.size() < 2; at = svg.find("%</text>", at + 1)) {
+            const auto open = svg.rfind('>', at);
+            v.push_back(svg.substr(open + 1, at - open - 1));
+        }
+        return v;
+    };
+    CHECK(pct(chem) == std::vector<std::string>{"0.0", "100.0"});
+    CHECK(pct(phys) == std::vector<std::string>{"100.0", "0.0"});
+    // Well-formed XML, as xmllint (libxml2) reads it.
+    CHECK(std::system(("xmllint --noout '" + tmp + "'").c_str()) == 0);
+    std::remove(tmp.c_str());
 }

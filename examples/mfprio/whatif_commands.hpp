@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <fstream>
 #include <map>
 #include <optional>
 #include <span>
@@ -394,6 +395,8 @@ inline constexpr std::string_view whatif_help =
     "                   (default: 10% of the queue, at least 1)\n"
     "  --now T          as for mfprio sprio\n"
     "  --json           the same as a JSON object (for scripts)\n"
+    "  --svg FILE       also draw the accounts' shares of the head of the queue, before and\n"
+    "                   after, as an SVG chart\n"
     "  --after D        compare a while later (a Slurm time string, e.g. 7-0): both sides'\n"
     "                   usage decayed and charged by the running jobs as `mfprio usage` does\n"
     "                   (each under its own configuration), fair-share recomputed, jobs aged;\n"
@@ -406,6 +409,96 @@ inline constexpr std::string_view whatif_help =
     "\n"
     "Example: mfprio whatif --from bundle --set PriorityWeightFairshare=100000 --set PriorityFlags=+NO_FAIR_TREE\n";
 
+/// One account's (or user's) share of the head of the queue before and after, in percent.
+struct head_share {
+    std::string who;
+    double before = 0, after = 0;
+};
+
+namespace detail {
+
+/// `s` with XML's five special characters escaped.
+[[nodiscard]] inline std::string xml_escape(std::string_view s) {
+    std::string out;
+    for (const char c : s) {
+        switch (c) {
+        case '&': out += "&amp;"; break;
+        case '<': out += "&lt;"; break;
+        case '>': out += "&gt;"; break;
+        case '"': out += "&quot;"; break;
+        case '\'': out += "&apos;"; break;
+        default: out += c;
+        }
+    }
+    return out;
+}
+
+} // namespace detail
+
+/// An SVG chart of the accounts' shares of the head of the queue before and after: one row
+/// per account (at most 20, the largest first), a grey bar for before and a blue one for
+/// after, each labelled with its percentage, on a 0-100% scale.
+[[nodiscard]] inline std::string whatif_svg(std::span<const head_share> shares, std::string_view title,
+                                            std::size_t head, std::size_t of) {
+    const std::size_t rows = std::min<std::size_t>(shares.size(), 20);
+    const int label_w = 170, bar_w = 520, row_h = 44, top = 92, left = 20;
+    const int width = left + label_w + bar_w + 80, height = top + static_cast<int>(rows) * row_h + 50;
+    std::string svg;
+    char buf[512];
+    std::snprintf(buf, sizeof buf,
+                  "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+                  "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
+                  "font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\" font-size=\"13\">\n",
+                  width, height, width, height);
+    svg += buf;
+    std::snprintf(buf, sizeof buf, "<rect width=\"%d\" height=\"%d\" fill=\"white\"/>\n", width, height);
+    svg += buf;
+    svg += "<text x=\"" + std::to_string(left) + "\" y=\"28\" font-size=\"17\" font-weight=\"bold\">Share of the first " +
+           std::to_string(head) + " of " + std::to_string(of) + " queue positions, by account</text>\n";
+    svg += "<text x=\"" + std::to_string(left) + "\" y=\"50\" fill=\"#444\">" + detail::xml_escape(title) + "</text>\n";
+    // Legend.
+    std::snprintf(buf, sizeof buf,
+                  "<rect x=\"%d\" y=\"62\" width=\"14\" height=\"12\" fill=\"#9e9e9e\"/>"
+                  "<text x=\"%d\" y=\"73\">before</text>\n"
+                  "<rect x=\"%d\" y=\"62\" width=\"14\" height=\"12\" fill=\"#1f6fb4\"/>"
+                  "<text x=\"%d\" y=\"73\">after</text>\n",
+                  left + label_w, left + label_w + 20, left + label_w + 90, left + label_w + 110);
+    svg += buf;
+    // Grid lines at 0, 25, 50, 75 and 100%.
+    for (int g = 0; g <= 100; g += 25) {
+        const int x = left + label_w + bar_w * g / 100;
+        std::snprintf(buf, sizeof buf,
+                      "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#ddd\"/>"
+                      "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\" fill=\"#666\">%d%%</text>\n",
+                      x, top - 6, x, top + static_cast<int>(rows) * row_h, x, top + static_cast<int>(rows) * row_h + 18, g);
+        svg += buf;
+    }
+    for (std::size_t i = 0; i < rows; ++i) {
+        const auto& sh = shares[i];
+        const int y = top + static_cast<int>(i) * row_h;
+        std::string name = sh.who.size() > 22 ? sh.who.substr(0, 21) + "..." : sh.who;
+        svg += "<text x=\"" + std::to_string(left + label_w - 8) + "\" y=\"" + std::to_string(y + 24) +
+               "\" text-anchor=\"end\">" + detail::xml_escape(name) + "</text>\n";
+        const auto bar = [&](double pct, int dy, const char* colour) {
+            const double w = bar_w * std::clamp(pct, 0.0, 100.0) / 100.0;
+            std::snprintf(buf, sizeof buf,
+                          "<rect x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"16\" fill=\"%s\"/>"
+                          "<text x=\"%.1f\" y=\"%d\" font-size=\"12\">%.1f%%</text>\n",
+                          left + label_w, y + dy, w, colour, left + label_w + w + 5, y + dy + 13, pct);
+            svg += buf;
+        };
+        bar(sh.before, 4, "#9e9e9e");
+        bar(sh.after, 22, "#1f6fb4");
+    }
+    if (shares.size() > rows) {
+        std::snprintf(buf, sizeof buf, "<text x=\"%d\" y=\"%d\" fill=\"#666\">and %zu more accounts</text>\n", left,
+                      height - 12, shares.size() - rows);
+        svg += buf;
+    }
+    svg += "</svg>\n";
+    return svg;
+}
+
 /// `mfprio whatif ...`
 inline outcome run_whatif(std::span<const std::string_view> args) {
     outcome o;
@@ -415,6 +508,7 @@ inline outcome run_whatif(std::span<const std::string_view> args) {
     std::size_t top = 10;
     std::optional<std::size_t> head;
     std::optional<std::int64_t> after_s;
+    std::string svg_path;
     bool json = false;
     const auto usage = [&](const std::string& msg) {
         o.status = exit_usage;
@@ -436,13 +530,15 @@ inline outcome run_whatif(std::span<const std::string_view> args) {
             json = true;
             continue;
         }
-        if (a != "--set" && a != "--top" && a != "--head" && a != "--now" && a != "--after") return usage("unknown option '" + std::string(a) + "'");
+        if (a != "--set" && a != "--top" && a != "--head" && a != "--now" && a != "--after" && a != "--svg") return usage("unknown option '" + std::string(a) + "'");
         if (i + 1 >= args.size()) return usage("option " + std::string(a) + " needs a value");
         const std::string_view v = args[++i];
         if (a == "--set") {
             const std::size_t eq = v.find('=');
             if (eq == std::string_view::npos || eq == 0) return usage("--set takes KEY=VALUE, not '" + std::string(v) + "'");
             changes.emplace_back(std::string(config::trim(v.substr(0, eq))), std::string(config::trim(v.substr(eq + 1))));
+        } else if (a == "--svg") {
+            svg_path = v;
         } else if (a == "--after") {
             const auto d = config::parse_slurm_time(v);
             if (!d || d->unlimited || d->seconds <= 0 || d->seconds > 3650LL * 86400)
@@ -541,6 +637,21 @@ inline outcome run_whatif(std::span<const std::string_view> args) {
         });
     }
     const auto percent = [&](std::size_t c) { return h == 0 ? 0.0 : 100.0 * static_cast<double>(c) / static_cast<double>(h); };
+    if (!svg_path.empty()) {
+        std::vector<head_share> chart;
+        for (const auto& c : shares[0]) chart.push_back({c.who, percent(c.before), percent(c.after)});
+        std::string title;
+        for (const auto& [k, v] : changes) title += (title.empty() ? "" : ", ") + k + "=" + v;
+        if (after_s) title += " (after " + std::to_string(*after_s) + " s)";
+        const std::string svg = whatif_svg(chart, title, h, n);
+        std::ofstream f(svg_path, std::ios::binary);
+        f.write(svg.data(), static_cast<std::streamsize>(svg.size()));
+        if (!f) {
+            o.status = exit_data;
+            o.err += "mfprio whatif: cannot write " + svg_path + "\n";
+            return o;
+        }
+    }
 
     if (json) {
         nlohmann::ordered_json j;
