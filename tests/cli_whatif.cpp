@@ -3,7 +3,8 @@
 // tests/data/whatif/slurm.conf: only the partition (weight 1000) and QOS (weight 2000) factors
 // count. Partitions a (PriorityJobFactor 1) and b (2), both tier 1: normalized by the largest
 // factor, a = 0.5 -> 500, b = 1.0 -> 1000. QOS normal 0, high 100: normalized by the largest,
-// 0 and 1 -> 0 and 2000. Jobs (all pending, eligible at submit):
+// 0 and 1 -> 0 and 2000. Jobs (all pending, eligible at submit; job 1 asks for 16 CPUs, the
+// others 1; the cluster has 4 nodes of 4 CPUs, both partitions all of them):
 //   1 alice chem a normal submit 100 -> 500
 //   2 bob   chem b normal submit 200 -> 1000
 //   3 carol phys a high   submit 300 -> 2500
@@ -99,6 +100,36 @@ TEST_CASE("whatif: a QOS's Priority") {
           std::string::npos);
 }
 
+TEST_CASE("whatif: TRES weights") {
+    // PriorityWeightTRES=CPU=1000: the TRES factor is CPUs over the partition's 16, so job 1
+    // gets 1000 x 16/16 = 1000 -> 1500 and the others 1000 x 1/16 = 62.5: 2 -> 1062,
+    // 3 -> 2562, 4 -> 1062. Order 3, 1, 2, 4: as for the partition factor above, tau 0.3333,
+    // job 1 up 2 by its TRES term.
+    const auto o = whatif({"--set", "PriorityWeightTRES=CPU=1000", "--top", "1"});
+    CHECK(o.status == 0);
+    CHECK(o.out.starts_with("whatif: PriorityWeightTRES=CPU=1000\n"
+                            "queue entries compared: 4   Kendall's tau: 0.3333\n"
+                            "moved up: 1   moved down: 2   unchanged: 1   median move: 1   largest move: 2\n"
+                            "\n"
+                            "largest moves:\n"
+                            "     JOBID PARTITION  USER       ACCOUNT      OLD_PRIO   NEW_PRIO OLD_POS NEW_POS  MOVE  TERM\n"
+                            "         1 a          alice      chem              500       1500       4       2    +2  tres\n"));
+}
+
+TEST_CASE("whatif: job size, favouring large jobs and then small ones") {
+    // PriorityWeightJobSize=4000, favouring large jobs: job 1 (1 node of 4, 16 CPUs of 16)
+    // (1/4 + 16/16)/2 = 0.625 -> 2500, total 3000; the others (1/4 + 1/16)/2 = 0.15625 -> 625:
+    // 2 -> 1625, 3 -> 3125, 4 -> 1625. Order 3, 1, 2, 4: job 1 up 2 by its job size term.
+    const auto large = whatif({"--set", "PriorityWeightJobSize=4000", "--top", "1"});
+    CHECK(large.out.find("         1 a          alice      chem              500       3000       4       2    +2  jobsize\n") !=
+          std::string::npos);
+    // With PriorityFavorSmall=YES: job 1 ((4-1)/4 + (16-16)/16)/2 = 0.375 -> 1500, total 2000;
+    // the others ((4-1)/4 + (16-1)/16)/2 = 0.84375 -> 3375: 2 -> 4375, 3 -> 5875, 4 -> 4375.
+    // Order 3, 2, 4, 1 as before: nothing moves.
+    const auto small = whatif({"--set", "PriorityWeightJobSize=4000", "--set", "PriorityFavorSmall=YES"});
+    CHECK(small.out.find("Kendall's tau: 1.0000\nmoved up: 0   moved down: 0   unchanged: 4") != std::string::npos);
+}
+
 TEST_CASE("whatif: PriorityFlags +FLAG changes priorities, not the order") {
     // +NO_NORMAL_PART: the partition factor is the raw PriorityJobFactor: a -> 1000, b -> 2000;
     // 1 -> 1000, 2 -> 2000, 3 -> 3000, 4 -> 2000: order 3, 2, 4, 1 as before, tau 1, no move.
@@ -120,11 +151,12 @@ TEST_CASE("whatif: a partition's PriorityTier puts its queue first") {
 }
 
 TEST_CASE("whatif: an association's shares (Fair Tree recomputed on both sides)") {
-    // tests/data/whatif/fairshare.conf: Fair Tree, only fair-share weighted (1000). chem
-    // (shares 1, usage 10) and phys (1, 5) under a root of usage 15; one user each. Before:
-    // LevelFS chem = (1/2)/(10/15) = 0.75, phys = (1/2)/(5/15) = 1.5: phys ranks first, carol
-    // gets 2/2 -> 1000, alice 1/2 -> 500. assoc.chem.Shares=5: chem = (5/6)/(10/15) = 1.25,
-    // phys = (1/6)/(5/15) = 0.5: alice 1000, carol 500. The two swap: tau = -1.
+    // tests/data/whatif/fairshare.conf: Fair Tree, fair-share weighted 1000 and QOS 200 (alice's
+    // job has QOS high: +200). chem (shares 1, usage 10) and phys (1, 5) under a root of usage
+    // 15; one user each. Before: LevelFS chem = (1/2)/(10/15) = 0.75, phys = (1/2)/(5/15) = 1.5:
+    // phys ranks first, carol gets 2/2 -> 1000, alice 1/2 -> 500 + 200 = 700.
+    // assoc.chem.Shares=5: chem = (5/6)/(10/15) = 1.25, phys = (1/6)/(5/15) = 0.5: alice
+    // 1000 + 200 = 1200, carol 500. The two swap: tau = -1.
     const auto o = whatif({"--set", "assoc.chem.Shares=5"}, "fairshare.conf", "fairshare_assoc.txt", "fairshare_jobs.txt");
     CHECK(o.status == 0);
     CHECK(o.out ==
@@ -135,7 +167,7 @@ TEST_CASE("whatif: an association's shares (Fair Tree recomputed on both sides)"
           "largest moves:\n"
           "     JOBID PARTITION  USER       ACCOUNT      OLD_PRIO   NEW_PRIO OLD_POS NEW_POS  MOVE  TERM\n"
           "         3 a          carol      phys             1000        500       1       2    -1  fairshare\n"
-          "         1 a          alice      chem              500       1000       2       1    +1  fairshare\n"
+          "         1 a          alice      chem              700       1200       2       1    +1  fairshare\n"
           "\n"
           "head of the queue (first 1 of 2 positions), by account:\n"
           "ACCOUNT                BEFORE    AFTER\n"
@@ -146,6 +178,24 @@ TEST_CASE("whatif: an association's shares (Fair Tree recomputed on both sides)"
           "USER                   BEFORE    AFTER\n"
           "alice                    0.0%   100.0%\n"
           "carol                  100.0%     0.0%\n");
+}
+
+TEST_CASE("whatif: FairShareDampeningFactor under NO_FAIR_TREE") {
+    // The world of the test above, classic fair-share after the change (Slurm's classic:
+    // a top-level account's EffectvUsage is its NormUsage, a lone user's its account's):
+    // alice UE = 10/15, carol UE = 5/15, both NormShares 1/2; F = 2^(-(UE/S)/d).
+    // d = 1: alice 2^(-1.3333) = 0.39685 -> 396.85 + 200 = 596, carol 2^(-0.6667) = 0.62996
+    //        -> 629: carol still first, nothing moves.
+    // d = 2: alice 2^(-0.6667) -> 629.96 + 200 = 829, carol 2^(-0.3333) = 0.79370 -> 793:
+    //        alice first.
+    const auto d1 = whatif({"--set", "PriorityFlags=+NO_FAIR_TREE"}, "fairshare.conf", "fairshare_assoc.txt",
+                           "fairshare_jobs.txt");
+    CHECK(d1.out.find("Kendall's tau: 1.0000\nmoved up: 0   moved down: 0   unchanged: 2") != std::string::npos);
+    const auto d2 = whatif({"--set", "PriorityFlags=+NO_FAIR_TREE", "--set", "FairShareDampeningFactor=2"}, "fairshare.conf",
+                           "fairshare_assoc.txt", "fairshare_jobs.txt");
+    CHECK(d2.out.find("         3 a          carol      phys             1000        793       1       2    -1  fairshare\n"
+                      "         1 a          alice      chem              700        829       2       1    +1  fairshare\n") !=
+          std::string::npos);
 }
 
 TEST_CASE("whatif: bad keys and values name them and the close matches") {
