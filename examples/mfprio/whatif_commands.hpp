@@ -102,7 +102,9 @@ struct whatif_applied {
         if (a.parent >= 0) known.push_back("assoc." + a.account + (a.user.empty() ? "" : "/" + a.user) + ".Shares");
     // Partition, QOS and association changes are applied after the configuration is read again.
     std::vector<std::pair<std::string, std::string>> later;
-    for (const auto& [key, value] : changes) {
+    for (const auto& change : changes) {
+        const std::string& key = change.first;
+        const std::string& value = change.second;
         const auto conf_key = std::find_if(std::begin(whatif_conf_keys), std::end(whatif_conf_keys),
                                            [&](std::string_view k) { return config::iequals(k, key); });
         if (conf_key != std::end(whatif_conf_keys)) {
@@ -161,7 +163,9 @@ struct whatif_applied {
         }
         pc.conf = std::move(*conf);
     }
-    for (const auto& [key, value] : later) {
+    for (const auto& change : later) {
+        const std::string& key = change.first;
+        const std::string& value = change.second;
         const std::string_view k = key;
         const std::size_t first = k.find('.'), last = k.rfind('.');
         const std::string_view kind = k.substr(0, first), name = k.substr(first + 1, last - first - 1),
