@@ -183,3 +183,38 @@ TEST_CASE("config: the Maui model loads fair-share windows") {
     cfg->opts.fs_policy = maui::fs_metric::none;
     CHECK_FALSE(build_maui_model(*cfg, *jobs, {}, 0, windows)->fs_active);
 }
+
+TEST_CASE("config: Maui's own job states and what they mean for priority") {
+    // Maui 3.3's MJobState names (MConst.c), any case. MQueueSelectAllJobs (MPolicy.c) takes
+    // only Idle and Suspended jobs into the idle queue that diagnose -p lists; MJOBISACTIVE
+    // (moab.h) is Starting or Running, the jobs UPROC and UJOB count; MJOBISCOMPLETE is
+    // Completed, Removed or Vacated.
+    using mfprio::job_state;
+    using mfprio::config::parse_maui_job_state;
+    for (const char* s : {"Idle", "idle", "Suspended", "SUSPENDED"}) {
+        CAPTURE(s);
+        CHECK(parse_maui_job_state(s) == job_state::pending);
+    }
+    for (const char* s : {"Starting", "Running", "RUNNING"}) {
+        CAPTURE(s);
+        CHECK(parse_maui_job_state(s) == job_state::running);
+    }
+    for (const char* s : {"Hold", "UserHold", "SystemHold", "BatchHold", "Deferred", "NotQueued", "Staging", "Staged",
+                          "SubmitErr", "NotRun", "Unknown", "HELD"}) {
+        CAPTURE(s);
+        CHECK(parse_maui_job_state(s) == job_state::held);
+    }
+    for (const char* s : {"Completed", "Removed", "Vacated", "Lost", "CANCELLED"}) {
+        CAPTURE(s);
+        CHECK(parse_maui_job_state(s) == job_state::finished);
+    }
+    CHECK_FALSE(parse_maui_job_state("Blocked")); // a showq section, not a state
+    // In a table: an Idle job is pending, a Running one needs its StartTime.
+    const auto jobs = mfprio::config::parse_maui_jobs(
+        "JobID|User|SubmitTime|State|StartTime\n1|a|100|Idle|\n2|a|100|Running|200\n3|a|100|UserHold|\n");
+    REQUIRE(jobs);
+    REQUIRE(jobs->jobs.size() == 3);
+    CHECK(jobs->jobs[0].job.state == job_state::pending);
+    CHECK(jobs->jobs[1].job.state == job_state::running);
+    CHECK(jobs->jobs[2].job.state == job_state::held);
+}

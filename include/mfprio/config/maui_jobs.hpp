@@ -14,7 +14,7 @@
 /// | EligibleTime | when the job became eligible or was released from a hold (Maui's SystemQueueTime); empty: SubmitTime |
 /// | PolicyBlockedTime | last time an idle, active or system queue policy blocked it (QUEUEPOLICY); empty: never |
 /// | BlockedTime | last time any other check failed (hold, dependency, FS cap...; FULLPOLICY); empty: never |
-/// | State | PENDING (default), HELD, RUNNING... as in the Slurm jobs table |
+/// | State | Maui's own names (see `parse_maui_job_state`), or PENDING (default), HELD, RUNNING... as in the Slurm jobs table |
 /// | StartTime | when a running job started; required for RUNNING jobs, refused for others |
 /// | WCLimit | wallclock limit, a Maui time `[[[DD:]HH:]MM:]SS`; empty: 0 |
 /// | Procs, Nodes | u32, default 1 |
@@ -48,6 +48,36 @@
 #include <mfprio/maui/model.hpp>
 
 namespace mfprio::config {
+
+/// A job state of the Maui jobs table: Maui 3.3's own names (MJobState in MConst.c, any
+/// case) mapped to what they mean for priority, or the Slurm names of the Slurm jobs table.
+/// - Idle: pending, listed by `diagnose -p`. Suspended too: MQueueSelectAllJobs takes Idle
+///   and Suspended jobs into the idle queue (MPolicy.c), and a suspended job is not active
+///   (MJOBISACTIVE: Starting, Running), so it counts in no UPROC or UJOB.
+/// - Starting, Running: running (MJOBISACTIVE): UPROC and UJOB count them.
+/// - Hold, UserHold, SystemHold, BatchHold, Deferred, and the states a job has before it is
+///   queued or after a failed submission (NotQueued, Staging, Staged, SubmitErr, NotRun,
+///   Unknown): not idle, not active: held (not listed, not counted).
+/// - Completed, Removed, Vacated (MJOBISCOMPLETE), Lost: finished.
+[[nodiscard]] inline std::optional<job_state> parse_maui_job_state(std::string_view s) {
+    struct entry {
+        std::string_view name;
+        job_state state;
+    };
+    static constexpr entry maui[] = {
+        {"Idle", job_state::pending},      {"Suspended", job_state::pending},  {"Starting", job_state::running},
+        {"Running", job_state::running},   {"Hold", job_state::held},          {"UserHold", job_state::held},
+        {"SystemHold", job_state::held},   {"BatchHold", job_state::held},     {"Deferred", job_state::held},
+        {"NotQueued", job_state::held},    {"Staging", job_state::held},       {"Staged", job_state::held},
+        {"SubmitErr", job_state::held},    {"NotRun", job_state::held},        {"Unknown", job_state::held},
+        {"Completed", job_state::finished}, {"Removed", job_state::finished}, {"Vacated", job_state::finished},
+        {"Lost", job_state::finished},
+    };
+    const std::string_view t = trim(s);
+    for (const auto& e : maui)
+        if (iequals(e.name, t)) return e.state;
+    return detail::parse_job_state(t);
+}
 
 /// One job of the Maui jobs table: its credential names and the job record (credential
 /// indices left unset, `no_cred`, until a model resolves the names).
@@ -123,7 +153,7 @@ struct maui_jobs_table {
         if (auto e = time(c_start, r.job.start_time, "StartTime")) return *e;
 
         if (!cell(c_state).empty()) {
-            const auto s = detail::parse_job_state(cell(c_state));
+            const auto s = parse_maui_job_state(cell(c_state));
             if (!s) return fail(*c_state, "unknown State " + detail::quote(cell(c_state)));
             r.job.state = *s;
         }
