@@ -16,6 +16,7 @@
 #include <sstream>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
 #include "commands.hpp"
@@ -168,6 +169,17 @@ TEST_CASE("live: bad bundles and option mixes are errors that say what is wrong"
     o = mfprio::cli::run_sprio(both);
     CHECK(o.status == 2);
     CHECK(o.err.starts_with("mfprio sprio: give the cluster one way: --live, --from DIR, or the input files\n"));
+    for (const auto& [opt, value, says] : std::vector<std::tuple<std::string_view, std::string_view, std::string_view>>{
+             {"--fairshare", "exact", "--fairshare takes taken, computed or auto, not 'exact'"},
+             {"--timeout", "0", "--timeout takes seconds from 1 to 3600, not '0'"},
+             {"--conf", "", "option --conf needs a value"}}) {
+        CAPTURE(opt);
+        std::vector<std::string_view> args{"--from", dir, opt};
+        if (!value.empty()) args.push_back(value);
+        o = mfprio::cli::run_sprio(args);
+        CHECK(o.status == 2);
+        CHECK(o.err.starts_with("mfprio sprio: " + std::string(says) + "\n"));
+    }
     const std::vector<std::string_view> save{"--from", dir, "--save", "/tmp/x"};
     o = mfprio::cli::run_sprio(save);
     CHECK(o.status == 2);

@@ -214,6 +214,15 @@ TEST_CASE("whatif: bad keys and values name them and the close matches") {
     o = whatif({});
     CHECK(o.status == 2);
     CHECK(o.err.starts_with("mfprio whatif: nothing to compare: give at least one --set KEY=VALUE\n"));
+    o = whatif({"--set", "PriorityWeightQOS=0", "--after", "soon"});
+    CHECK(o.err.starts_with("mfprio whatif: --after takes a Slurm time string up to 3650 days (e.g. 7-0), not 'soon'\n"));
+    o = whatif({"--set", "PriorityWeightQOS=0", "--top", "0"});
+    CHECK(o.err.starts_with("mfprio whatif: --top takes a positive integer, not '0'\n"));
+    o = whatif({"--set", "qos.high.UsageFactor=-1"});
+    CHECK(o.err.find("qos.high.UsageFactor: '-1' is not a non-negative number") != std::string::npos);
+    o = whatif({"--set", "assoc.chem/alice.Shares=lots"});
+    CHECK(o.err.find("assoc.chem/alice.Shares: 'lots' is not 'parent' or an integer from 0 to 2147483646") !=
+          std::string::npos);
     o = whatif({"--set", "=3"});
     CHECK(o.err.starts_with("mfprio whatif: --set takes KEY=VALUE, not '=3'\n"));
 }

@@ -351,3 +351,20 @@ TEST_CASE("native: sshare -P, assoc_mgr and sacctmgr assoc merge by association"
     CHECK(d.error().line == 7);
     CHECK(d.error().column == 25);
 }
+
+TEST_CASE("native: squeue -h -O text: a line without the 15 fields names its line") {
+    const std::string good = "8|bob|chem|big|high|2026-11-25T15:12:10|2026-11-25T15:12:10|2026-11-25T15:12:10|2|32|"
+                             "1-00:00:00|0|cpu=32,mem=16000M,node=2|PENDING|55320\n";
+    CHECK(detect_kind(good) == input_kind::squeue_text);
+    auto t = squeue_text_table(good + "9|bob|chem|big|high|2026-11-25T15:12:10|x|y|2|32|1:00|0|PENDING|1\n", "squeue.txt");
+    REQUIRE(!t);
+    CHECK(t.error().file == "squeue.txt");
+    CHECK(t.error().line == 2);
+    CHECK(t.error().message.starts_with("row has 14 cells: squeue -h -O \"JobID:0|,"));
+    // A pending job with priority 0 is held, as slurmctld marks held jobs.
+    auto held = squeue_text_table("13|bob|chem|big|normal|2026-11-25T15:12:10|N/A|N/A|4|64|2-00:00:00|0|cpu=64|PENDING|0\n",
+                                  "squeue.txt");
+    REQUIRE(held);
+    CHECK(held->rows[0].cells[nj_state] == "HELD");
+    CHECK(held->rows[0].line == 1);
+}

@@ -389,12 +389,10 @@ struct cluster_inputs {
     std::string slurm_version;              ///< from meta or the inputs
     std::optional<std::int64_t> calc_time;  ///< slurmctld's last recalculation
     std::optional<std::int64_t> captured;   ///< when the bundle was captured
-    std::string meta_text;                  ///< the meta file as written
 };
 
 /// Reads `meta`'s key=value lines into `ci`.
 inline void read_meta(std::string_view text, cluster_inputs& ci) {
-    ci.meta_text = std::string(text);
     for (const auto& l : config::detail::split_lines(text)) {
         const std::size_t eq = l.text.find('=');
         if (eq == std::string_view::npos) continue;

@@ -116,8 +116,8 @@ struct whatif_applied {
                 for (const auto w : config::split(flags_text, ','))
                     if (!config::trim(w).empty()) words.emplace_back(config::trim(w));
                 const bool add = v.front() == '+';
-                std::string flag = config::to_lower(config::trim(std::string_view(v).substr(1)));
-                for (auto& c : flag) c = static_cast<char>(c >= 'a' && c <= 'z' ? c - 'a' + 'A' : c);
+                std::string flag(config::trim(std::string_view(v).substr(1)));
+                for (auto& c : flag) c = static_cast<char>(c >= 'a' && c <= 'z' ? c - 'a' + 'A' : c); // upper case
                 const auto drop = [&](std::string_view f) {
                     words.erase(std::remove_if(words.begin(), words.end(), [&](const std::string& w) { return config::iequals(w, f); }),
                                 words.end());

@@ -265,11 +265,10 @@ inline void blank(std::string& text, std::size_t from, std::size_t to) {
     return out;
 }
 
-/// `scontrol show partition` / `show node` output as slurm.conf text: each record's pairs
-/// that mfprio reads stay where they are, the rest is blanked (a multi-line record is joined
-/// by slurm.conf's rules only if it was printed with `-o`; the multi-line form is rewritten
-/// onto its first line's positions, keeping each pair's own line for errors). Values printed
-/// as `(null)`, `N/A` or `NONE` are left out.
+/// `scontrol show partition -o` / `show node -o` output as slurm.conf text: each record's
+/// pairs that mfprio reads stay where they are, the rest is blanked, so that errors keep the
+/// printed line and column. (The multi-line form goes through `records_one_line` first.)
+/// Values printed as `(null)`, `N/A` or `NONE` are left out.
 [[nodiscard]] inline std::string records_as_slurm_conf(std::string_view text) {
     std::string out(text.size(), ' ');
     for (std::size_t i = 0; i < text.size(); ++i)
@@ -302,6 +301,7 @@ inline void blank(std::string& text, std::size_t from, std::size_t to) {
 /// reader. Errors then name the record's first line.
 [[nodiscard]] inline std::string records_one_line(std::string_view text) {
     std::string out;
+    std::size_t at_line = 1; // the line `out` is on: each record starts on its first line
     for (const scontrol_record& rec : scontrol_records(text)) {
         std::string line;
         for (const scontrol_pair& p : rec.pairs) {
@@ -310,7 +310,7 @@ inline void blank(std::string& text, std::size_t from, std::size_t to) {
             line += '=';
             line += p.value;
         }
-        while (std::count(out.begin(), out.end(), '\n') + 1 < static_cast<std::ptrdiff_t>(rec.line)) out += '\n';
+        for (; at_line < rec.line; ++at_line) out += '\n';
         out += line;
     }
     out += '\n';
