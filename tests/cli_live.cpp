@@ -169,10 +169,11 @@ TEST_CASE("live: bad bundles and option mixes are errors that say what is wrong"
     o = mfprio::cli::run_sprio(both);
     CHECK(o.status == 2);
     CHECK(o.err.starts_with("mfprio sprio: give the cluster one way: --live, --from DIR, or the input files\n"));
-    for (const auto& [opt, value, says] : std::vector<std::tuple<std::string_view, std::string_view, std::string_view>>{
+    for (const auto& c : std::vector<std::tuple<std::string_view, std::string_view, std::string_view>>{
              {"--fairshare", "exact", "--fairshare takes taken, computed or auto, not 'exact'"},
              {"--timeout", "0", "--timeout takes seconds from 1 to 3600, not '0'"},
              {"--conf", "", "option --conf needs a value"}}) {
+        const std::string_view opt = std::get<0>(c), value = std::get<1>(c), says = std::get<2>(c);
         CAPTURE(opt);
         std::vector<std::string_view> args{"--from", dir, opt};
         if (!value.empty()) args.push_back(value);
