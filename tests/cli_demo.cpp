@@ -64,13 +64,14 @@ TEST_CASE("cli: demo's Maui cluster gives seed 002's numbers") {
     // table) + 2000 + 10000 = 12260. Job 2: paul in staff, 4-hour job queued 1 hour: 60 + 100 x
     // 1.25 - 1000 + 10000 = 9185. Job 3: 1-hour job queued 16 hours: 960 + 100 x 17.0 = 2660.
     // Job 4: QOS special, QTWEIGHT=5000: 120 x 5001 + 100 x 1.50 = 600270. Job 5: paul
-    // without a group, queued 10 minutes: 10 + 100 x 4200/3600 - 1000 < 1: floored to 1.
+    // without a group, queued 10 minutes: 10 + 100 x 4200/3600 - 1000 = -873.3, which
+    // diagnose -p prints as it is (MJobGetStartPriority prints the line before the floor at 1).
     const auto o = mfprio::cli::run_demo({});
     CHECK(o.out.find("\n4                        600270 ") != std::string::npos);
     CHECK(o.out.find("\n1                         12260 ") != std::string::npos);
     CHECK(o.out.find("\n2                          9185 ") != std::string::npos);
     CHECK(o.out.find("\n3                          2660 ") != std::string::npos);
-    CHECK(o.out.find("\n5                            1f ") != std::string::npos);
+    CHECK(o.out.find("\n5                          -873 ") != std::string::npos);
     CHECK(o.out.find("QUEUETIME: 120 x weight 5001 = 600120\n") != std::string::npos);
 }
 

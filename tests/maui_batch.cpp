@@ -65,6 +65,7 @@ const fs_target_mode all_modes[] = {fs_target_mode::none,    fs_target_mode::tar
 struct world {
     std::vector<credential> tables[cred_kind_count];
     std::vector<std::uint32_t> uprocs, ujobs;
+    std::vector<requirement> reqs;
     context c{};
     std::vector<job> jobs;
     std::vector<odd_job> odd;
@@ -134,6 +135,16 @@ struct world {
             j.disk_mb = pick(3) == 0 ? 0 : pick(10'000);
             j.bypass = pick(4) == 0 ? pick(30) : 0;
             j.spviolation = pick(5) == 0;
+            // A requirement list now and then (PE over the list), and an index past the lists.
+            if (pick(5) == 0) {
+                j.req = static_cast<std::uint32_t>(reqs.size() + 1);
+                const std::uint32_t n = 1 + pick(3);
+                for (std::uint32_t r = 0; r < n; ++r)
+                    reqs.push_back({1 + pick(16), pick(4), pick(8), pick(3) == 0 ? 0 : pick(20'000),
+                                    pick(2) == 0 ? 0 : pick(5'000), pick(3) == 0 ? 0 : pick(1'000), r + 1 == n});
+            } else if (pick(40) == 0) {
+                j.req = 1'000'000;
+            }
             if (pick(6) == 0) {
                 j.state = mfprio::job_state::running;
                 j.start_time = now - pick(4 * 86400);
@@ -161,6 +172,7 @@ struct world {
             o.start_time = j.start_time;
             odd.push_back(o);
         }
+        c.requirements = reqs;
     }
 };
 
@@ -403,6 +415,7 @@ TEST_CASE("Maui batch: terms that are all -0.0 add up to +0.0, as a sum from 0.0
         j.spviolation = false;
         j.bypass = 0;
         j.procs = j.nodes = j.mem_mb = j.swap_mb = j.disk_mb = 0;
+        j.req = 0;
     }
     w.c.user_active_procs = {};
     w.c.user_active_jobs = {};

@@ -150,13 +150,16 @@ TEST_CASE("maui: TARGETXFACTOR grows toward 1e8 as the target approaches") {
 TEST_CASE("maui: TARGETQUEUETIME, Moab's form and Maui 3.3's") {
     fixture f;
     f.qos[0].qt_target = 2.0 * hour;
-    // Moab: 1000^min(1, queued / QTTARGET): 1 at 0, 1000^0.5 at half, 1000 from the target on.
+    // Moab (option): 1000^min(1, queued / QTTARGET): 1 at 0, 1000^0.5 at half, 1000 from the target on.
+    f.c.opts.target_queuetime = target_queuetime_form::moab;
     CHECK(target_queuetime{}(queued_for(0, 0), f.c) == 1.0);
     CHECK(target_queuetime{}(queued_for(1 * hour, 0), f.c) == doctest::Approx(31.622776601683793));
     CHECK(target_queuetime{}(queued_for(2 * hour, 0), f.c) == 1000.0);
     CHECK(target_queuetime{}(queued_for(6 * hour, 0), f.c) == 1000.0);
-    // Maui 3.3: QTTARGET - EffQTime with EffQTime an epoch time: always 1e8 (reference B2).
-    f.c.opts.target_queuetime = target_queuetime_form::maui33;
+    // Maui 3.3 (the default): MJobGetStartPriority's pow(MAX(.0001, QTTarget - EffQTime), -2.0)
+    // with EffQTime an epoch time: always the 0.0001^-2 ceiling (reference maui_source.md).
+    f.c.opts.target_queuetime = options{}.target_queuetime;
+    CHECK(f.c.opts.target_queuetime == target_queuetime_form::maui33);
     CHECK(target_queuetime{}(queued_for(0, 0), f.c) == target_ceiling);
     CHECK(target_queuetime{}(queued_for(6 * hour, 0), f.c) == target_ceiling);
     f.qos[0].qt_target = 0; // no target: 0
@@ -197,8 +200,13 @@ TEST_CASE("maui: credential priorities with DEFAULT fallbacks and negatives") {
     CHECK(qos_priority{}(j, f.c) == -50.0);
     j.job_class = 0;
     CHECK(class_priority{}(j, f.c) == 40.0);   // the resource manager's queue priority
+    // A class whose priority is 0: MClassGetPrio finds the job's class (its requested class
+    // slot) and succeeds with that class's priority, 0; DEFAULT is never reached.
     j.job_class = 1;
-    CHECK(class_priority{}(j, f.c) == 44.0);   // then DEFAULT
+    CHECK(class_priority{}(j, f.c) == 0.0);
+    // No class: MClassGetPrio fails, so CLASSCFG[DEFAULT]'s priority applies.
+    j.job_class = no_cred;
+    CHECK(class_priority{}(j, f.c) == 44.0);
     j.job_class = 2;
     CHECK(class_priority{}(j, f.c) == 9.0);
     // GROUPCFG[x] CLASSWEIGHT > 0 replaces CLASSWEIGHT for the group's jobs (reference B1).

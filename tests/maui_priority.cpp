@@ -225,7 +225,12 @@ TEST_CASE("maui: ceiling, system priorities and truncation") {
     constexpr maui_result reject{true, false};
     CHECK(reject.finish(-0.5) == priority_value{0, priority_status::computed}); // truncates to 0: startable
     CHECK(reject.finish(-1.5) == priority_value{-1, priority_status::negative_rejected});
-    CHECK(reject.finish(-1.5, system_priority_kind::absolute, 0).status == priority_status::system_absolute);
+    CHECK(reject.finish(-1.5, system_priority_kind::absolute, 1).status == priority_status::system_absolute);
+    // `setspri 0` stores SystemPrio 0, and MJobGetStartPriority applies a system priority only
+    // when SystemPrio > 0: none at all.
+    CHECK(reject.finish(-1.5, system_priority_kind::absolute, 0) ==
+          priority_value{-1, priority_status::negative_rejected});
+    CHECK(r.finish(90, system_priority_kind::absolute, 0) == priority_value{90, priority_status::computed});
     // Below the 64-bit range (an infinite factor): held at INT64_MIN, never an undefined cast.
     CHECK(neg.finish(-std::numeric_limits<double>::infinity()).value == std::numeric_limits<std::int64_t>::min());
     CHECK(neg.finish(-1e300).value == std::numeric_limits<std::int64_t>::min());
@@ -271,6 +276,37 @@ TEST_CASE("maui: explain and batch agree with priority") {
         CHECK(x.terms[2].contribution == (i % 2 == 0 ? 60.0 : 0.0));
         CHECK(x.terms[5].contribution == 2.0 * 5.0 * static_cast<double>(i % 5 + 1));
     }
+}
+
+TEST_CASE("maui: the run priority in MJobGetRunPriority's integer arithmetic, without caps or EXECUTIONTIME") {
+    cluster k;
+    weights w;
+    w[subcomponent::consumed] = 2;
+    w[subcomponent::remaining] = -1;
+    w[subcomponent::percent] = 5;
+    w[subcomponent::executiontime] = 7; // commented out of MJobGetRunPriority: no effect
+    w[component::usage] = 4;
+    w.sub_cap[index(subcomponent::percent)] = 10; // MJobGetRunPriority applies no cap
+    w.component_cap[index(component::usage)] = 1;
+    options opts;
+    opts.preempt_prio_margin = 25;
+    mfprio::maui::job j = queued_for(7200);
+    j.procs = 3;
+    j.wclimit = 1000;
+    j.state = mfprio::job_state::running;
+    j.start_time = now - 700;
+    // MJobGetRunPriority (MJob.c), by hand: Duration 1000, WallTime 700, ResourcesRequired 3:
+    // consumed 3 x 700 = 2100, remaining 3 x 300 = 900, percent 700 x 100 / max(1, 300) = 233
+    // (long division, not 233.33); 4 x (2 x 2100 - 1 x 900 + 5 x 233) = 4 x 4465 = 17860,
+    // + StartPriority 1000 + PREEMPTPRIOMARGIN 25.
+    CHECK(run_priority(w, opts, j, k.ctx(), 1000) == 18885.0);
+    // Past its limit: remaining 3 x (1000 - 1500) = -1500, percent 1500 x 100 / max(1, -500) =
+    // 150000; 4 x (2 x 4500 + 1500 + 5 x 150000) = 3042000, + 1025.
+    j.start_time = now - 1500;
+    CHECK(run_priority(w, opts, j, k.ctx(), 1000) == 3043025.0);
+    // A job that is not running has none.
+    j.start_time = 0;
+    CHECK(run_priority(w, opts, j, k.ctx(), 1000) == 0.0);
 }
 
 TEST_CASE("maui: USAGE counts in the run priority, and in the start priority only for Moab") {

@@ -452,6 +452,7 @@ TEST_CASE("queue: a Maui registry: the same machinery for Maui's jobs, context a
             o.caps = round % 2 == 0 ? cap_style::upper : cap_style::symmetric;
             o.enable_negative = round % 3 == 0;
             o.usage_in_start_priority = round % 4 == 0;
+            o.res_user_terms = true; // a policy's res.uproc / res.ujob weights apply as written
             std::string text = "# generated\n";
             for (std::size_t k = 0; k < component_count; ++k) {
                 const std::string name = mfprio::config::to_lower(components[k].name);

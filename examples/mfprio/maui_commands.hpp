@@ -24,8 +24,9 @@ namespace mfprio::cli {
 inline constexpr std::string_view diagnose_help =
     "usage: mfprio diagnose --maui-cfg FILE --jobs FILE [options]\n"
     "\n"
-    "Prints what Maui's `diagnose -p` prints: each idle job's priority and the share of each\n"
-    "priority component, computed by mfprio from maui.cfg and a jobs table.\n"
+    "Prints what Maui 3.3's `diagnose -p` prints, in its layout: each idle job's priority\n"
+    "(the weighted sum, before the floor, ceiling and system priority; '*' marks a system\n"
+    "priority) and each component's share, computed by mfprio from maui.cfg and a jobs table.\n"
     "\n"
     "  --maui-cfg FILE   maui.cfg (weights, caps, *CFG credentials, FS and accrual settings)\n"
     "  --jobs FILE       jobs table (JobID|User|Group|Account|QOS|Class|SubmitTime|WCLimit|Procs|...)\n"
@@ -34,12 +35,17 @@ inline constexpr std::string_view diagnose_help =
     "  --fs-dir DIR      Maui's fair-share window files FS.<epoch>\n"
     "  --now T           time of the calculation: epoch seconds or YYYY-MM-DDTHH:MM:SS\n"
     "                    (TZ, else UTC); default: the current time\n"
-    "  --running         running jobs and their run priority (the USAGE component)\n"
-    "  --explain JOBID   every component and subcomponent of one job's priority\n"
+    "  --running         running jobs and their run priority (MJobGetRunPriority), in mfprio's\n"
+    "                    own table (Maui's diagnose -p lists idle jobs only)\n"
+    "  --explain JOBID   every component and subcomponent of one job's priority, and the\n"
+    "                    final priority\n"
     "  --xfactor F       code (default: (queued + WCLimit) / max(XFMINWCLIMIT, WCLimit))\n"
     "                    or doc (1 + queued / max(XFMINWCLIMIT, WCLimit))\n"
     "  --caps S          maui (default: one-sided) or moab (symmetric)\n"
-    "  --qttarget F      moab (default: 1000^min(1, queued/QTTARGET)) or maui33 (Maui 3.3's bug)\n"
+    "  --qttarget F      maui33 (default: Maui 3.3's max(0.0001, QTTARGET - EffQTime)^-2, which is\n"
+    "                    1e8 whenever a QTTARGET is set) or moab (1000^min(1, queued/QTTARGET))\n"
+    "  --uproc-ujob F    maui33 (default: UPROC and UJOB are not weighted, as in Maui 3.3's code)\n"
+    "                    or moab (UPROCWEIGHT and UJOBWEIGHT apply)\n"
     "  --help            this text\n"
     "\n"
     "Ties are broken by submission time, then job id (Maui itself has no tie-break).\n";
@@ -60,6 +66,7 @@ inline outcome run_diagnose(std::span<const std::string_view> args, const maui_s
     std::optional<maui::xfactor_form> xf;
     std::optional<maui::cap_style> caps;
     std::optional<maui::target_queuetime_form> qt;
+    std::optional<bool> user_terms;
     const auto usage = [&](std::string msg) {
         o.status = exit_usage;
         o.err += "mfprio diagnose: " + msg + "\nTry 'mfprio diagnose --help'.\n";
@@ -76,7 +83,7 @@ inline outcome run_diagnose(std::span<const std::string_view> args, const maui_s
             continue;
         }
         if (a != "--maui-cfg" && a != "--jobs" && a != "--nodes" && a != "--conf" && a != "--fs-dir" && a != "--now" &&
-            a != "--explain" && a != "--xfactor" && a != "--caps" && a != "--qttarget")
+            a != "--explain" && a != "--xfactor" && a != "--caps" && a != "--qttarget" && a != "--uproc-ujob")
             return usage("unknown option '" + std::string(a) + "'");
         if (i + 1 >= args.size()) return usage("option " + std::string(a) + " needs a value");
         const std::string_view v = args[++i];
@@ -95,6 +102,10 @@ inline outcome run_diagnose(std::span<const std::string_view> args, const maui_s
             if (v == "maui") caps = maui::cap_style::upper;
             else if (v == "moab") caps = maui::cap_style::symmetric;
             else return usage("--caps takes maui or moab");
+        } else if (a == "--uproc-ujob") {
+            if (v == "maui33") user_terms = false;
+            else if (v == "moab") user_terms = true;
+            else return usage("--uproc-ujob takes maui33 or moab");
         } else {
             if (v == "moab") qt = maui::target_queuetime_form::moab;
             else if (v == "maui33") qt = maui::target_queuetime_form::maui33;
@@ -116,6 +127,7 @@ inline outcome run_diagnose(std::span<const std::string_view> args, const maui_s
     if (xf) cfg->opts.xfactor = *xf;
     if (caps) cfg->opts.caps = *caps;
     if (qt) cfg->opts.target_queuetime = *qt;
+    if (user_terms) cfg->opts.res_user_terms = *user_terms;
     auto jobs = embedded ? config::parse_maui_jobs(embedded->jobs, label + "jobs.txt") : config::read_maui_jobs(jobs_path);
     if (!jobs) return fail(jobs.error());
     maui::resources cluster{};
@@ -156,7 +168,8 @@ inline outcome run_diagnose(std::span<const std::string_view> args, const maui_s
         o.err += "mfprio diagnose: job " + std::to_string(*explain) + " is not in the jobs table\n";
         return o;
     }
-    o.out = report::render_diagnose(rows, w, report::diagnose_columns_for(w, ctx, running), running);
+    if (running) o.out = report::render_diagnose(rows, w, report::diagnose_columns_for(w, ctx, running), running);
+    else o.out = report::render_maui_diagnose(w, model->cfg.opts, std::span<const maui::job>(model->jobs), ctx);
     return o;
 }
 

@@ -28,6 +28,7 @@ struct context {
     resources cluster{};   ///< configured resources (PE, RES)
     std::span<const std::uint32_t> user_active_procs{}; ///< by user credential: processors of running jobs (UPROC)
     std::span<const std::uint32_t> user_active_jobs{};  ///< by user credential: running jobs (UJOB)
+    std::span<const requirement> requirements{};        ///< requirement lists of jobs with several (`job::req`)
 
     /// The credential `i` of kind `k`, or nullptr when `i` is `no_cred` or past the table.
     [[nodiscard]] constexpr const credential* find(cred_kind k, std::uint32_t i) const noexcept {

@@ -14,7 +14,9 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string_view>
 
 #include <mfprio/core/exact.hpp>
@@ -273,10 +275,14 @@ struct target_xfactor {
 
 // ---------------------------------------------------------------- CRED
 
-/// USER, GROUP, ACCOUNT, QOS and CLASS: the credential's PRIORITY. User, group and account
-/// fall back to the DEFAULT credential's priority when their own is 0 (or they have none);
-/// QOS does not; CLASS falls back to the resource manager's queue priority, then to DEFAULT.
-/// Negative priorities are legal. A group's CLASSWEIGHT > 0 replaces CLASSWEIGHT for its jobs.
+/// USER, GROUP, ACCOUNT, QOS and CLASS: the credential's PRIORITY, as `MJobGetStartPriority`
+/// reads it. User, group and account fall back to the DEFAULT credential's priority when
+/// their own is 0 or the job has none. QOS has no fallback. CLASS: the class's priority
+/// (CLASSCFG PRIORITY, else the resource manager's queue priority, which Maui writes into
+/// the class); when that is 0, `MClassGetPrio` looks the job's class up again and succeeds
+/// with the same 0 for every job that has a class, so DEFAULT applies only to jobs without
+/// one. Negative priorities are legal. A group's CLASSWEIGHT > 0 replaces CLASSWEIGHT for
+/// its jobs.
 template <cred_kind K>
 struct credential_priority {
     static constexpr std::string_view name = subcomponents[index(subcomponent::user) + index(K)].name;
@@ -289,7 +295,7 @@ struct credential_priority {
         std::int64_t p = cred != nullptr ? cred->priority : 0;
         if constexpr (K == cred_kind::qos) return static_cast<double>(p);
         if constexpr (K == cred_kind::job_class) {
-            if (p == 0 && cred != nullptr) p = cred->rm_priority;
+            if (cred != nullptr) return static_cast<double>(p != 0 ? p : cred->rm_priority);
         }
         if (p == 0) p = c.default_of(K).priority;
         return static_cast<double>(p);
@@ -351,7 +357,9 @@ struct unimplemented {
 
 /// FSUSER ... FSCLASS: `fs_delta` of the credential's usage percentage (`credential::fs_usage`,
 /// from a fair-share pass) against its FSTARGET, or the DEFAULT credential's target when it
-/// has none. 0 when fair-share is off (`context::fs_active`).
+/// has none. 0 for a job without a credential of that kind (`MJobGetStartPriority` leaves
+/// the subfactor at 0 then, whatever DEFAULT's target), and 0 when fair-share is off
+/// (`context::fs_active`).
 template <cred_kind K>
 struct fairshare_usage {
     static constexpr std::string_view name = subcomponents[index(subcomponent::fsuser) + index(K)].name;
@@ -363,9 +371,9 @@ struct fairshare_usage {
     /// The value, with fair-share active, for a job whose credential of kind K is `cred`
     /// (nullptr: none).
     [[nodiscard]] static constexpr double of(const credential* cred, const context& c) noexcept {
-        const fs_target target =
-            cred != nullptr && cred->target.value > 0 ? cred->target : c.default_of(K).target;
-        return fs_delta(target, cred != nullptr ? cred->fs_usage : 0.0, c.opts.fs_percent_based);
+        if (cred == nullptr) return 0.0;
+        const fs_target target = cred->target.value > 0 ? cred->target : c.default_of(K).target;
+        return fs_delta(target, cred->fs_usage, c.opts.fs_percent_based);
     }
 };
 using fs_user = fairshare_usage<cred_kind::user>;
@@ -434,7 +442,8 @@ struct proc_seconds {
 /// Processor equivalents of a request (reference B2): `TotalProcs x max(procs / TotalProcs,
 /// mem / TotalMem, disk / TotalDisk, swap / TotalSwap)`, counting only the resources the job
 /// requests and the cluster has. The documentation's example: 25% of the processors and 50%
-/// of the memory of a 128-processor machine is 64 PE.
+/// of the memory of a 128-processor machine is 64 PE. This is `MJobGetPE` for a job of one
+/// requirement of one task.
 template <class J>
     requires has_procs<J>
 [[nodiscard]] constexpr double processor_equivalents(const J& j, const resources& cluster) noexcept {
@@ -450,13 +459,56 @@ template <class J>
     return cluster.procs * share;
 }
 
+/// `MJobGetPE` over a requirement list starting at `first` (ending at the entry marked
+/// `last`, or at the end of the span): `TotalProcs x sum of tasks x max(per-task procs /
+/// TotalProcs, per-task mem / TotalMem, disk, swap)`, the sum taken in list order.
+[[nodiscard]] constexpr double processor_equivalents(std::span<const requirement> reqs, std::size_t first,
+                                                     const resources& cluster) noexcept {
+    if (!(cluster.procs > 0)) return 0.0;
+    double total = 0.0;
+    for (std::size_t i = first; i < reqs.size(); ++i) {
+        const requirement& r = reqs[i];
+        double pe = static_cast<double>(r.procs) / cluster.procs;
+        if (r.mem_mb > 0 && cluster.mem > 0) pe = std::max(pe, static_cast<double>(r.mem_mb) / cluster.mem);
+        if (r.disk_mb > 0 && cluster.disk > 0) pe = std::max(pe, static_cast<double>(r.disk_mb) / cluster.disk);
+        if (r.swap_mb > 0 && cluster.swap > 0) pe = std::max(pe, static_cast<double>(r.swap_mb) / cluster.swap);
+        total += static_cast<double>(r.tasks) * pe;
+        if (r.last) break;
+    }
+    return total * cluster.procs;
+}
+
+/// Whether job `j` carries a requirement list in `c` (`job::req`).
+template <class J>
+[[nodiscard]] constexpr bool has_requirement_list(const J& j, const context& c) noexcept {
+    if constexpr (has_req<J>) {
+        const auto r = static_cast<std::size_t>(job_traits<J>::req(j));
+        return r != 0 && r <= c.requirements.size();
+    } else {
+        return false;
+    }
+}
+
+/// The job's processor equivalents in context `c`: over its requirement list when it has
+/// one, else from its totals.
+template <class J>
+    requires has_procs<J>
+[[nodiscard]] constexpr double processor_equivalents(const J& j, const context& c) noexcept {
+    if constexpr (has_req<J>) {
+        if (has_requirement_list(j, c))
+            return processor_equivalents(c.requirements, static_cast<std::size_t>(job_traits<J>::req(j)) - 1,
+                                         c.cluster);
+    }
+    return processor_equivalents(j, c.cluster);
+}
+
 /// PE: processor equivalents requested (`processor_equivalents`).
 struct processor_equivalent {
     static constexpr std::string_view name = "PE";
     template <class J>
         requires has_procs<J>
     [[nodiscard]] constexpr double operator()(const J& j, const context& c) const noexcept {
-        return processor_equivalents(j, c.cluster);
+        return processor_equivalents(j, c);
     }
 };
 /// WALLTIME: the wallclock limit, seconds.

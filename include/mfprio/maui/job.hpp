@@ -34,6 +34,10 @@ struct job {
     std::uint32_t disk_mb = 0;      ///< local disk requested, MB, total
     std::uint32_t bypass = 0;       ///< times bypassed by backfill
     std::int32_t system_priority = 0; ///< setspri value (see `system_priority_kind`)
+    /// 1-based index of the job's first requirement in `context::requirements`, the list
+    /// running to the entry marked `last`; 0: one requirement of one task with the totals
+    /// above (`procs`, `mem_mb`...). The totals are the requirements' sums either way.
+    std::uint32_t req = 0;
     system_priority_kind system_priority_mode = system_priority_kind::none; ///< how `system_priority` applies
     bool spviolation = false;       ///< violates a soft policy
     job_state state = job_state::pending;

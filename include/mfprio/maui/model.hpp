@@ -177,8 +177,8 @@ enum class xfactor_form : std::uint8_t {
 
 /// TARGETQUEUETIME's formula (reference B2).
 enum class target_queuetime_form : std::uint8_t {
+    maui33, ///< Maui 3.3's code: (max(0.0001, QTTARGET - EffQTime))^-2 with EffQTime an epoch time (almost always 1e8)
     moab,   ///< Moab's working form: 1000^min(1, queued / QTTARGET)
-    maui33, ///< Maui 3.3's: (max(0.0001, QTTARGET - EffQTime))^-2 with EffQTime an epoch time (always 1e8)
 };
 
 /// How QUEUETIME counts minutes.
@@ -210,7 +210,7 @@ struct options {
     double xf_min_wclimit = 120;        ///< XFMINWCLIMIT in seconds (code default 120)
     bool xf_min_wclimit_needs_qos = true; ///< Maui quirk: XFMINWCLIMIT is only applied to jobs with a QOS
     xfactor_form xfactor = xfactor_form::code;
-    target_queuetime_form target_queuetime = target_queuetime_form::moab;
+    target_queuetime_form target_queuetime = target_queuetime_form::maui33;
     queuetime_unit queuetime = queuetime_unit::fractional_minutes;
     cap_style caps = cap_style::upper;
     accrual_policy accrual = accrual_policy::queuepolicy;
@@ -220,6 +220,10 @@ struct options {
     bool enable_negative = false;       ///< ENABLENEGJOBPRIORITY: negatives kept, jobs can run
     bool usage_in_start_priority = false; ///< Moab: the USAGE component counts in the start priority
     bool usage_executiontime = false;   ///< Moab: EXECUTIONTIME is seconds since start (Maui 3.3 comments it out: 0)
+    /// Moab: UPROC and UJOB are weighted. Maui 3.3 computes them, but `MJobGetStartPriority`'s
+    /// weighted RES loop runs from NODE to WALLTIME in its enum order, which puts UPROC and
+    /// UJOB after WALLTIME: their weights have no effect.
+    bool res_user_terms = false;
     double max_priority = 1e9;          ///< MAX_PRIO_VAL, the upper clamp
     std::int64_t preempt_prio_margin = 0; ///< added to running jobs' run priority
 };
@@ -240,11 +244,28 @@ struct resources {
     double disk = 0;  ///< total local disk, MB
 };
 
-/// How a system priority (`setspri`) is set on a job.
+/// How a system priority (`setspri`) is set on a job. Maui 3.3 stores one number,
+/// `SystemPrio`: N for `setspri N`, 2e9 + N for `setspri -r N`, and applies it only when it
+/// is > 0 (`MJobGetStartPriority`): so `setspri 0` is no system priority at all.
 enum class system_priority_kind : std::uint8_t {
     none,     ///< not set
-    absolute, ///< `setspri N` (0..1000): priority = 1e9 + N, above every computed priority
-    relative, ///< `setspri -r N` (+-): added after the 1e9 clamp
+    absolute, ///< `setspri N` (1..1000): priority = 1e9 + N, above every computed priority; N = 0: none
+    relative, ///< `setspri -r N`: N added after the 1e9 ceiling
+};
+
+/// One requirement of a job with several (Maui's `mreq_t`): `tasks` tasks, each with the
+/// per-task amounts below, on `nodes` nodes. The RES subfactors sum over a job's
+/// requirements (NODE += nodes, PROC += tasks x procs...), and PE is
+/// `TotalProcs x sum of tasks x max(procs / TotalProcs, mem / TotalMem, ...)` over them
+/// (`MJobGetPE`), which is not the PE of the summed request.
+struct requirement {
+    std::uint32_t tasks = 1;  ///< task count
+    std::uint32_t nodes = 0;  ///< node count
+    std::uint32_t procs = 1;  ///< processors per task
+    std::uint32_t mem_mb = 0; ///< real memory per task, MB
+    std::uint32_t swap_mb = 0; ///< virtual memory per task, MB
+    std::uint32_t disk_mb = 0; ///< local disk per task, MB
+    bool last = true;          ///< the job's last requirement
 };
 
 } // namespace mfprio::maui

@@ -47,7 +47,7 @@ enum class priority_status : std::uint32_t {
     floored,           ///< the sum was below 1 and was raised to 1 (negatives not enabled)
     ceiling,           ///< the sum exceeded MAX_PRIO_VAL (1e9) and was lowered to it
     negative_rejected, ///< REJECTNEGPRIOJOBS: a negative priority, kept; the job will not start
-    system_absolute,   ///< `setspri N`: 1e9 + N, above every computed priority
+    system_absolute,   ///< `setspri N` (N > 0): 1e9 + N, above every computed priority
     system_relative,   ///< `setspri -r N`: N added after the clamps
 };
 
@@ -60,10 +60,12 @@ struct priority_value {
     friend constexpr bool operator==(const priority_value&, const priority_value&) = default;
 };
 
-/// Maui's final value (reference B4): floor at 1 unless REJECTNEGPRIOJOBS or
-/// ENABLENEGJOBPRIORITY, ceiling at MAX_PRIO_VAL (1e9), then a system priority: absolute
-/// replaces the value with 1e9 + N, relative adds N after the ceiling. The double is then
-/// truncated toward zero into a 64-bit integer, as Maui's cast does on x86-64.
+/// Maui's final value (`MJobGetStartPriority`, after the sum): floor at 1 unless
+/// REJECTNEGPRIOJOBS or ENABLENEGJOBPRIORITY, ceiling at MAX_PRIO_VAL (1e9), then a system
+/// priority: absolute N > 0 replaces the value with 1e9 + N (N = 0 is no system priority:
+/// Maui applies one only when its stored value is > 0), relative adds N after the ceiling.
+/// The double is then truncated toward zero into a 64-bit integer, as Maui's cast does on
+/// x86-64.
 struct maui_result {
     using output_type = priority_value;
     bool reject_negative = false; ///< REJECTNEGPRIOJOBS
@@ -91,7 +93,7 @@ struct maui_result {
             p = 0.0; // NaN: never a silent garbage value
         }
         if (p > max_priority) { p = max_priority; status = priority_status::ceiling; }
-        if (kind == system_priority_kind::absolute) {
+        if (kind == system_priority_kind::absolute && system > 0) {
             p = max_priority + static_cast<double>(system);
             status = priority_status::system_absolute;
         } else if (kind == system_priority_kind::relative) {
@@ -806,10 +808,12 @@ struct fs_component : detail::fs_base {
     }
 };
 
-/// RES: NODE, PROC, MEM, SWAP, DISK, PS, PE, WALLTIME, UPROC and UJOB. Its block hook
-/// tabulates each user's UPROC and UJOB terms once per batch, computes the processor
-/// equivalents without a branch on the job's requests, and (SSE2) takes the jobs two at a
-/// time, one in each lane (a last odd job alone, its subterms two at a time).
+/// RES: NODE, PROC, MEM, SWAP, DISK, PS, PE, WALLTIME, UPROC and UJOB (the last two weighted
+/// only with `options::res_user_terms`: `make_maui_engine` zeroes their weights otherwise).
+/// Its block hook tabulates each user's UPROC and UJOB terms once per batch, computes the
+/// processor equivalents without a branch on the job's requests (a job with a requirement
+/// list gets its PE over the list), and (SSE2) takes the jobs two at a time, one in each
+/// lane (a last odd job alone, its subterms two at a time).
 struct res_component : detail::res_base {
     struct prepared {
         std::array<detail::prepared_subterm, size> sub{};
@@ -915,7 +919,16 @@ struct res_component : detail::res_base {
             share = consider(share, mem, total_m, on_m);
             share = consider(share, disk, total_d, on_d);
             share = consider(share, swap, total_s, on_s);
-            const __m128d pe = _mm_and_pd(_mm_mul_pd(total_p, share), on_pe);
+            __m128d pe = _mm_and_pd(_mm_mul_pd(total_p, share), on_pe);
+            if constexpr (has_req<J>) {
+                // Jobs with a requirement list: their PE over the list (`processor_equivalents`).
+                const bool list_a = has_requirement_list(a, c), list_b = has_requirement_list(b, c);
+                if (list_a || list_b) {
+                    const double pe_a = list_a ? processor_equivalents(a, c) : _mm_cvtsd_f64(pe);
+                    const double pe_b = list_b ? processor_equivalents(b, c) : _mm_cvtsd_f64(_mm_unpackhi_pd(pe, pe));
+                    pe = _mm_set_pd(pe_b, pe_a);
+                }
+            }
             const __m128d ps = _mm_mul_pd(procs, wclimit);
             __m128d total = zero;
             const auto add = [&](std::size_t k, __m128d f) noexcept {
@@ -984,7 +997,10 @@ struct res_component : detail::res_base {
                     if constexpr (has_swap_mb<J>) consider(static_cast<double>(T::swap_mb(j)), has_swap, r.swap);
                 }
                 const double pe_value = r.procs * share;
-                const double pe = pe_on ? pe_value : 0.0;
+                double pe = pe_on ? pe_value : 0.0;
+                if constexpr (has_req<J>) {
+                    if (has_requirement_list(j, c)) pe = processor_equivalents(j, c);
+                }
                 const double ps = procs * wclimit;
                 const double* user = p.user_terms + 2 * detail::row_of(static_cast<std::size_t>(T::user(j)), p.users);
                 double total = 0.0;
@@ -1065,9 +1081,14 @@ constexpr term<Component, signed_weight> build_term(const weights& w, cap_style 
 } // namespace detail
 
 /// Builds Maui's engine from weights and caps (maui.cfg) and the options' cap style, result
-/// settings and USAGE rule.
-[[nodiscard]] constexpr maui_engine make_maui_engine(const weights& w, const options& opts = {}) {
+/// settings, USAGE rule and UPROC/UJOB rule.
+[[nodiscard]] constexpr maui_engine make_maui_engine(const weights& configured, const options& opts = {}) {
     const cap_style s = opts.caps;
+    weights w = configured;
+    if (!opts.res_user_terms) { // Maui 3.3: UPROC and UJOB are never weighted (`options::res_user_terms`)
+        w[subcomponent::uproc] = 0;
+        w[subcomponent::ujob] = 0;
+    }
     const std::int64_t usage_weight = opts.usage_in_start_priority ? w[component::usage] : 0;
     return maui_engine(maui_result::from(opts),
                        detail::build_term<serv_component>(w, s, component::serv, w[component::serv]),
@@ -1079,15 +1100,41 @@ constexpr term<Component, signed_weight> build_term(const weights& w, cap_style 
                        detail::build_term<usage_component>(w, s, component::usage, usage_weight));
 }
 
-/// A running job's run priority (Maui `MJobGetRunPriority`, for preemption):
-/// `USAGEWEIGHT x cap(USAGE) + StartPriority + PREEMPTPRIOMARGIN`, `start_priority` being the
-/// job's last start priority.
+/// A running job's run priority, as Maui 3.3's `MJobGetRunPriority` computes it (for
+/// preemption): with D the wallclock limit, W the seconds run and R the processors, all
+/// integers, `consumed = R x W`, `remaining = R x (D - W)` and `percent = W x 100 /
+/// max(1, D - W)` in integer division; then `USAGEWEIGHT x (CONSUMEDWEIGHT x consumed +
+/// REMAININGWEIGHT x remaining + PERCENTWEIGHT x percent) + start priority +
+/// PREEMPTPRIOMARGIN`. No caps, no EXECUTIONTIME (commented out in Maui 3.3). The integer
+/// products wrap as Maui's `long` arithmetic does on x86-64. `start_priority` is the job's
+/// start priority (Maui keeps the last one computed while the job was idle). 0 for a job
+/// that is not running.
 template <class J>
 [[nodiscard]] double run_priority(const weights& w, const options& opts, const J& j, const context& c,
                                   std::int64_t start_priority) noexcept {
-    const usage_component usage = detail::build_component<usage_component>(w, opts.caps, component::usage);
-    const double weighted = usage(j, c) * static_cast<double>(w[component::usage]);
-    return weighted + static_cast<double>(start_priority) + static_cast<double>(opts.preempt_prio_margin);
+    using T = job_traits<J>;
+    if (T::start_time(j) == 0) return 0.0;
+    // Wrapping 64-bit arithmetic, as Maui's long on x86-64 (and no undefined overflow here).
+    const auto mul = [](std::int64_t a, std::int64_t b) noexcept {
+        return static_cast<std::int64_t>(static_cast<std::uint64_t>(a) * static_cast<std::uint64_t>(b));
+    };
+    const auto add = [](std::int64_t a, std::int64_t b) noexcept {
+        return static_cast<std::int64_t>(static_cast<std::uint64_t>(a) + static_cast<std::uint64_t>(b));
+    };
+    const std::int64_t duration = static_cast<std::int64_t>(T::wclimit(j));
+    const std::int64_t wall = run_seconds(j, c);
+    const std::int64_t required = static_cast<std::int64_t>(T::procs(j));
+    const std::int64_t left = add(duration, -wall);
+    const std::int64_t consumed = mul(required, wall);
+    const std::int64_t remaining = mul(required, left);
+    const double percent = static_cast<double>(mul(wall, 100) / std::max<std::int64_t>(1, left));
+    const std::int64_t integral =
+        add(mul(w[subcomponent::consumed], consumed), mul(w[subcomponent::remaining], remaining));
+    const double inner = static_cast<double>(integral) + static_cast<double>(w[subcomponent::percent]) * percent;
+    double priority = static_cast<double>(w[component::usage]) * inner;
+    priority += static_cast<double>(start_priority);
+    priority += static_cast<double>(opts.preempt_prio_margin);
+    return priority;
 }
 
 // ---------------------------------------------------------------- order

@@ -25,6 +25,7 @@
 /// Percentages and values print with one and two decimals ("%.1f", "%.2f").
 
 #include <array>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -151,6 +152,10 @@ struct diagnose_columns {
                                                            bool running) {
     diagnose_columns cols;
     for (std::size_t s = 0; s < maui::subcomponent_count; ++s) cols.sub[s] = w.sub_weight[s] != 0;
+    if (!c.opts.res_user_terms) { // not weighted (`maui::options::res_user_terms`)
+        cols.sub[maui::index(maui::subcomponent::uproc)] = false;
+        cols.sub[maui::index(maui::subcomponent::ujob)] = false;
+    }
     for (const auto& q : c.creds[maui::index(maui::cred_kind::qos)]) {
         if (q.qt_weight != 0) cols.sub[maui::index(maui::subcomponent::queuetime)] = true;
         if (q.xf_weight != 0) cols.sub[maui::index(maui::subcomponent::xfactor)] = true;
@@ -277,6 +282,204 @@ struct diagnose_columns {
     if (marks)
         out += "\nf: floored at 1  c: at the 1e9 ceiling  s: system priority  r: relative system priority  "
                "!: negative, will not start\n";
+    return out;
+}
+
+namespace detail {
+/// `%5.5s` of `%3.1lf`: the one-decimal value cut to five characters and right-aligned in
+/// five, as Maui prints every cell of `diagnose -p`.
+inline std::string maui_cell(double v) {
+    char number[512];
+    std::snprintf(number, sizeof number, "%3.1f", v);
+    char cell[8];
+    std::snprintf(cell, sizeof cell, "%5.5s", number);
+    return cell;
+}
+inline std::string maui_weight(std::int64_t w) {
+    char cell[32];
+    std::snprintf(cell, sizeof cell, "%5lld", static_cast<long long>(w));
+    return cell;
+}
+/// The 5-character names `diagnose -p` heads subcomponents with (`maui::subcomponent`
+/// order); empty where Maui 3.3 prints none (EXECUTIONTIME, and the ATTR pair, whose
+/// header Maui never builds).
+inline constexpr std::array<std::string_view, maui::subcomponent_count> maui_header_names{
+    "QTime", "XFctr", "SPVio", "Bypas", "QTime", "XFctr", " User", "Group", "Accnt", "  QOS", "Class",
+    "",      "",      " User", "Group", "Accnt", "  QOS", "Class", " Node", " Proc", "  Mem", " Swap",
+    " Disk", "   PS", "   PE", "WTime", "UProc", " UJob", "Cons ", "",      "Rem  ", "PerC "};
+/// The components in the order `diagnose -p` prints them, with each one's header prefix.
+struct maui_column {
+    maui::component which;
+    std::string_view prefix; ///< "  Cred(" ...; empty: no header (ATTR)
+    std::size_t first, last; ///< the subcomponents it lists (WALLTIME ends RES: UPROC and UJOB never show)
+};
+inline constexpr std::array<maui_column, maui::component_count> maui_columns{{
+    {maui::component::cred, "  Cred(", maui::index(maui::subcomponent::user), maui::index(maui::subcomponent::job_class)},
+    {maui::component::fs, "    FS(", maui::index(maui::subcomponent::fsuser), maui::index(maui::subcomponent::fsclass)},
+    {maui::component::attr, "", maui::index(maui::subcomponent::attrattr), maui::index(maui::subcomponent::attrstate)},
+    {maui::component::serv, "  Serv(", maui::index(maui::subcomponent::queuetime), maui::index(maui::subcomponent::bypass)},
+    {maui::component::targ, "  Targ(", maui::index(maui::subcomponent::targetqueuetime),
+     maui::index(maui::subcomponent::targetxfactor)},
+    {maui::component::res, "   Res(", maui::index(maui::subcomponent::node), maui::index(maui::subcomponent::walltime)},
+    // Maui 3.3 heads USAGE "Res" too.
+    {maui::component::usage, "   Res(", maui::index(maui::subcomponent::consumed), maui::index(maui::subcomponent::percent)},
+}};
+} // namespace detail
+
+/// Maui 3.3's `diagnose -p` (`UIDiagnosePriority` calling `MJobGetStartPriority` in its three
+/// modes), byte for byte:
+/// - `diagnosing job priority information (partition: ALL)` and an empty line; "no idle jobs
+///   in queue" alone when no job is idle;
+/// - a header `Job`, `PRIORITY*`, then per component in the order Cred, FS, Attr, Serv,
+///   Targ, Res, Usage, when its weight is not 0, the 5-character names of its subcomponents
+///   whose weight is not 0 (QUEUETIME and XFACTOR also when some QOS has a QTWEIGHT or
+///   XFWEIGHT > 0); ATTR never has a header, RES stops at WALLTIME, USAGE is headed "Res";
+/// - `Weights`: the weights as `%5ld`;
+/// - per idle job, highest priority first: its id, the weighted sum before the floor, the
+///   ceiling and any system priority (`%10.0lf`), `*` when it has a system priority, then per
+///   component its share of the sum of absolute weighted components and per subcomponent:
+///   CRED the absolute capped value, TARG the component's share again (both as Maui prints
+///   them), the others CW x SW x capped value, with each job's QTWEIGHT, XFWEIGHT and
+///   CLASSWEIGHT; USAGE's values are 0 (Maui does not compute it for idle jobs);
+/// - an empty line, `Percent Contribution`: each component's and subcomponent's absolute
+///   share of the total over the listed jobs, and `* indicates system prio set on job`.
+/// Every cell is `%3.1lf` cut and padded to five characters (`%5.5s`).
+[[nodiscard]] inline std::string render_maui_diagnose(const maui::weights& w, const maui::options& opts,
+                                                      std::span<const maui::job> jobs, const maui::context& c) {
+    using maui::component_count;
+    using maui::subcomponent_count;
+    const auto e = maui::make_maui_engine(w, opts);
+    std::vector<maui::job> idle;
+    for (const auto& j : jobs)
+        if (j.state == job_state::pending) idle.push_back(j);
+    if (idle.empty()) return "no idle jobs in queue\n";
+    std::vector<maui::priority_value> prio(idle.size());
+    for (std::size_t i = 0; i < idle.size(); ++i) prio[i] = e.priority(idle[i], c);
+    const auto order = maui::start_order(std::span<const maui::job>(idle), std::span<const maui::priority_value>(prio));
+
+    const auto cw = [&](maui::component k) { return w.component_weight[maui::index(k)]; };
+    // QUEUETIME and XFACTOR show when some QOS (DEFAULT included) adds a weight.
+    std::array<bool, subcomponent_count> display{};
+    const auto qos_adds = [&](std::int64_t maui::credential::*field) {
+        if (c.default_of(maui::cred_kind::qos).*field > 0) return true;
+        for (const auto& q : c.creds[maui::index(maui::cred_kind::qos)])
+            if (q.*field > 0) return true;
+        return false;
+    };
+    display[maui::index(maui::subcomponent::queuetime)] =
+        w[maui::subcomponent::queuetime] != 0 || qos_adds(&maui::credential::qt_weight);
+    display[maui::index(maui::subcomponent::xfactor)] =
+        w[maui::subcomponent::xfactor] != 0 || qos_adds(&maui::credential::xf_weight);
+
+    std::string out = "diagnosing job priority information (partition: ALL)\n\n";
+    char buf[256];
+    // Header and weights.
+    std::string header, weights_line;
+    for (const auto& col : detail::maui_columns) {
+        if (cw(col.which) == 0 || col.prefix.empty()) continue;
+        const bool serv = col.which == maui::component::serv;
+        std::string names, values;
+        for (std::size_t s = col.first; s <= col.last; ++s) {
+            if (w.sub_weight[s] == 0 && !(serv && display[s])) continue;
+            if (!names.empty()) {
+                names += ':';
+                values += ':';
+            }
+            names += detail::maui_header_names[s];
+            values += detail::maui_weight(w.sub_weight[s]);
+        }
+        if (names.empty()) continue;
+        header += std::string(col.prefix) + names + ")";
+        weights_line += " " + detail::maui_weight(cw(col.which)) + "(" + values + ")";
+    }
+    std::snprintf(buf, sizeof buf, "%-20s %10s%c ", "Job", "PRIORITY", '*');
+    out += buf + header + "\n";
+    std::snprintf(buf, sizeof buf, "%20s %10s%c ", "Weights", "--------", ' ');
+    out += buf + weights_line + "\n\n";
+
+    // One line per job.
+    double total_priority = 0;
+    std::array<double, component_count> total_c{};
+    std::array<double, subcomponent_count> total_s{};
+    for (const std::size_t n : order) {
+        const maui::job& j = idle[n];
+        std::array<double, subcomponent_count> sf{}, sw{};
+        std::array<double, component_count> cf{};
+        [&]<std::size_t... I>(std::index_sequence<I...>) {
+            (
+                [&] {
+                    const auto ce = e.get<I>().factor.explain(j, c);
+                    const std::size_t first = maui::index(maui::components[I].first);
+                    for (std::size_t s = 0; s < ce.subterms.size(); ++s) {
+                        sf[first + s] = ce.subterms[s].capped;
+                        sw[first + s] = ce.subterms[s].weight;
+                    }
+                    cf[I] = ce.value;
+                }(),
+                ...);
+        }(std::make_index_sequence<component_count>{});
+        // USAGE: not computed for an idle job (its call is commented out in Maui 3.3).
+        cf[maui::index(maui::component::usage)] = 0;
+        for (std::size_t s = maui::index(maui::subcomponent::consumed); s < subcomponent_count; ++s) sf[s] = 0;
+        double sum = 0, absolute = 0;
+        for (std::size_t k = 0; k < component_count; ++k) {
+            sum += static_cast<double>(w.component_weight[k]) * cf[k];
+            absolute += std::fabs(static_cast<double>(w.component_weight[k]) * cf[k]);
+        }
+        total_priority += absolute;
+        std::array<double, component_count> cp{};
+        for (std::size_t k = 0; k < component_count; ++k) {
+            cp[k] = absolute != 0.0 ? std::fabs(static_cast<double>(w.component_weight[k]) * cf[k]) / absolute * 100.0
+                                    : 0.0;
+            total_c[k] += std::fabs(cf[k]);
+        }
+        for (std::size_t s = 0; s < subcomponent_count; ++s) total_s[s] += std::fabs(sf[s]);
+        std::string cells;
+        for (const auto& col : detail::maui_columns) {
+            const std::size_t k = maui::index(col.which);
+            if (w.component_weight[k] == 0) continue;
+            std::string line;
+            for (std::size_t s = col.first; s <= col.last; ++s) {
+                if (sw[s] == 0 && !display[s]) continue;
+                if (!line.empty()) line += ':';
+                double v;
+                if (col.which == maui::component::cred) v = std::fabs(sf[s]);
+                else if (col.which == maui::component::targ) v = cp[k];
+                else v = static_cast<double>(w.component_weight[k]) * sw[s] * sf[s];
+                line += detail::maui_cell(v);
+            }
+            if (!line.empty()) cells += " " + detail::maui_cell(cp[k]) + "(" + line + ")";
+        }
+        const bool system = (j.system_priority_mode == maui::system_priority_kind::absolute && j.system_priority > 0) ||
+                            j.system_priority_mode == maui::system_priority_kind::relative;
+        std::snprintf(buf, sizeof buf, "%-20s %10.0f%c ", std::to_string(j.id).c_str(), sum, system ? '*' : ' ');
+        out += buf + cells + "\n";
+    }
+
+    // Footer.
+    std::string footer;
+    for (const auto& col : detail::maui_columns) {
+        const std::size_t k = maui::index(col.which);
+        const std::int64_t weight = w.component_weight[k];
+        if (weight == 0) continue;
+        std::string line;
+        for (std::size_t s = col.first; s <= col.last; ++s) {
+            if (w.sub_weight[s] == 0) continue;
+            if (!line.empty()) line += ':';
+            line += detail::maui_cell(total_priority != 0.0
+                                          ? std::fabs(total_s[s] * static_cast<double>(w.sub_weight[s]) *
+                                                      static_cast<double>(weight) * 100.0 / total_priority)
+                                          : 0.0);
+        }
+        if (line.empty()) continue;
+        footer += " " +
+                  detail::maui_cell(total_priority != 0.0
+                                        ? std::fabs(total_c[k] * static_cast<double>(weight) * 100.0 / total_priority)
+                                        : 0.0) +
+                  "(" + line + ")";
+    }
+    std::snprintf(buf, sizeof buf, "%-20s %10s%c ", "Percent Contribution", "--------", ' ');
+    out += "\n" + std::string(buf) + footer + "\n\n* indicates system prio set on job\n";
     return out;
 }
 
