@@ -19,9 +19,14 @@
 /// | WCLimit | wallclock limit, a Maui time `[[[DD:]HH:]MM:]SS`; empty: 0 |
 /// | Procs, Nodes | u32, default 1 |
 /// | Mem, Swap, Disk | MB requested in total, u32, default 0 |
+/// | Req | the job's requirements, for a job with several (see `parse_maui_requirements`): `2x(procs=4,mem=1024);1x(procs=1)` |
 /// | Bypass | u32 backfill bypass count, default 0 |
 /// | SPViolation | violates a soft policy: TRUE/FALSE, YES/NO, ON/OFF, 1/0; default false |
 /// | SystemPriority | `N` (0..1000) as `setspri N`; `+N` or `-N` (|N| <= 1e9) as `setspri -r` |
+///
+/// Without a Req cell a job is one requirement of one task with the Procs, Mem, Swap and Disk
+/// columns as its amounts (for PE, MJobGetPE). With one, Procs, Nodes, Mem, Swap and Disk
+/// are the requirements' sums (a cell that is also given must equal its sum).
 ///
 /// Nodes table: `Name|Procs|Mem|Swap|Disk` with a header row; Name is required and unique;
 /// the other columns are optional (a missing column or an empty cell counts 0). The cluster's
@@ -79,11 +84,89 @@ namespace mfprio::config {
     return detail::parse_job_state(t);
 }
 
+/// A Req cell: requirements separated by `;`, each `[Nx](key=value,...)` with N the task
+/// count (default 1) and keys `procs` (per task, default 1), `mem`, `swap`, `disk` (MB per
+/// task, default 0) and `nodes` (the requirement's node count, default 0), any case, each
+/// an integer from 0 to 4294967295 (N at least 1). Spaces around the pieces are allowed.
+/// On an error, `error` says what is wrong and `offset` where (0-based, in `text`).
+struct requirement_parse {
+    std::vector<maui::requirement> reqs;
+    std::string error;
+    std::size_t offset = 0;
+};
+[[nodiscard]] inline requirement_parse parse_maui_requirements(std::string_view text) {
+    requirement_parse out;
+    std::size_t pos = 0;
+    const auto fail = [&](std::size_t at, std::string message) {
+        out.error = std::move(message);
+        out.offset = at;
+        out.reqs.clear();
+        return out;
+    };
+    const auto skip = [&] {
+        while (pos < text.size() && (text[pos] == ' ' || text[pos] == '\t')) ++pos;
+    };
+    while (true) {
+        skip();
+        const std::size_t begin = pos;
+        maui::requirement r;
+        r.nodes = 0;
+        std::size_t open = text.find('(', pos);
+        if (open == std::string_view::npos)
+            return fail(pos, "expected a requirement [Nx](key=value,...), got " + detail::quote(text.substr(pos)));
+        std::string_view count = trim(text.substr(pos, open - pos));
+        if (!count.empty()) {
+            if (count.back() != 'x' && count.back() != 'X')
+                return fail(begin, "expected a task count Nx before '(', got " + detail::quote(count));
+            const auto n = parse_unsigned<std::uint32_t>(count.substr(0, count.size() - 1));
+            if (!n || *n == 0)
+                return fail(begin, "the task count " + detail::quote(count) + " is not an integer from 1 to 4294967295");
+            r.tasks = *n;
+        }
+        const std::size_t close = text.find(')', open);
+        if (close == std::string_view::npos) return fail(open, "missing ')'");
+        std::size_t item = open + 1;
+        while (item <= close) {
+            std::size_t end = text.find(',', item);
+            if (end == std::string_view::npos || end > close) end = close;
+            const std::string_view piece = trim(text.substr(item, end - item));
+            if (!piece.empty() || end != close || item != open + 1) {
+                const std::size_t eq = piece.find('=');
+                if (eq == std::string_view::npos)
+                    return fail(item, "expected key=value, got " + detail::quote(piece));
+                const std::string_view key = trim(piece.substr(0, eq));
+                const std::string_view value = trim(piece.substr(eq + 1));
+                const auto n = parse_unsigned<std::uint32_t>(value);
+                if (!n)
+                    return fail(item, std::string(key) + " " + detail::quote(value) +
+                                          " is not an integer from 0 to 4294967295");
+                if (iequals(key, "procs")) r.procs = *n;
+                else if (iequals(key, "mem")) r.mem_mb = *n;
+                else if (iequals(key, "swap")) r.swap_mb = *n;
+                else if (iequals(key, "disk")) r.disk_mb = *n;
+                else if (iequals(key, "nodes")) r.nodes = *n;
+                else return fail(item, "unknown key " + detail::quote(key) + " (procs, mem, swap, disk or nodes)");
+            }
+            item = end + 1;
+        }
+        r.last = false;
+        out.reqs.push_back(r);
+        pos = close + 1;
+        skip();
+        if (pos == text.size()) break;
+        if (text[pos] != ';') return fail(pos, "expected ';' between requirements, got " + detail::quote(text.substr(pos, 1)));
+        ++pos;
+    }
+    out.reqs.back().last = true;
+    return out;
+}
+
 /// One job of the Maui jobs table: its credential names and the job record (credential
 /// indices left unset, `no_cred`, until a model resolves the names).
 struct maui_job_row {
     std::array<std::string, maui::cred_kind_count> creds; ///< names by `cred_kind` (empty: none)
     maui::job job{};       ///< everything else, as read
+    std::vector<maui::requirement> reqs; ///< the Req cell's requirements (empty: none)
     std::size_t line = 0;  ///< 1-based line in the file
 };
 
@@ -107,7 +190,7 @@ struct maui_jobs_table {
                c_start = t.column("StartTime"), c_wclimit = t.column("WCLimit"), c_procs = t.column("Procs"),
                c_nodes = t.column("Nodes"), c_mem = t.column("Mem"), c_swap = t.column("Swap"),
                c_disk = t.column("Disk"), c_bypass = t.column("Bypass"), c_spv = t.column("SPViolation"),
-               c_sprio = t.column("SystemPriority");
+               c_sprio = t.column("SystemPriority"), c_req = t.column("Req");
 
     maui_jobs_table out;
     out.file = t.file;
@@ -186,6 +269,36 @@ struct maui_jobs_table {
         if (auto e = count(c_swap, r.job.swap_mb, "Swap")) return *e;
         if (auto e = count(c_disk, r.job.disk_mb, "Disk")) return *e;
         if (auto e = count(c_bypass, r.job.bypass, "Bypass")) return *e;
+        if (const std::string_view v = cell(c_req); !v.empty()) {
+            auto parsed = parse_maui_requirements(v);
+            const std::size_t at = row.columns[*c_req] + static_cast<std::size_t>(v.data() - row.cells[*c_req].data());
+            if (!parsed.error.empty())
+                return make_error(t.file, row.line, at + parsed.offset, t.header[*c_req], who + ": Req: " + parsed.error);
+            // The totals MJobGetStartPriority's RES loop adds up: NODE += nodes, PROC += tasks x
+            // procs, MEM/SWAP/DISK += tasks x the amount.
+            std::array<std::uint64_t, 5> sum{}; // procs, nodes, mem, swap, disk
+            for (const auto& q : parsed.reqs) {
+                sum[0] += std::uint64_t{q.tasks} * q.procs;
+                sum[1] += q.nodes;
+                sum[2] += std::uint64_t{q.tasks} * q.mem_mb;
+                sum[3] += std::uint64_t{q.tasks} * q.swap_mb;
+                sum[4] += std::uint64_t{q.tasks} * q.disk_mb;
+            }
+            const std::array<std::optional<std::size_t>, 5> cols{c_procs, c_nodes, c_mem, c_swap, c_disk};
+            const std::array<const char*, 5> names{"Procs", "Nodes", "Mem", "Swap", "Disk"};
+            const std::array<std::uint32_t*, 5> fields{&r.job.procs, &r.job.nodes, &r.job.mem_mb, &r.job.swap_mb,
+                                                       &r.job.disk_mb};
+            for (std::size_t k = 0; k < 5; ++k) {
+                if (sum[k] > 0xffffffffu)
+                    return fail(*c_req, std::string("Req: the requirements' ") + names[k] + " add up to " +
+                                            std::to_string(sum[k]) + ", more than 4294967295");
+                if (!cell(cols[k]).empty() && *fields[k] != sum[k])
+                    return fail(*cols[k], std::string(names[k]) + " " + std::to_string(*fields[k]) +
+                                              " is not the Req total " + std::to_string(sum[k]));
+                *fields[k] = static_cast<std::uint32_t>(sum[k]);
+            }
+            r.reqs = std::move(parsed.reqs);
+        }
 
         if (!cell(c_spv).empty()) {
             const auto b = detail::maui_bool(cell(c_spv));

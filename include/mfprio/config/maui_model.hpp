@@ -45,6 +45,7 @@ struct maui_model {
     std::vector<maui::job> jobs;                                         ///< jobs, credential indices resolved
     std::vector<std::size_t> job_lines;                                  ///< each job's line in the jobs table
     std::vector<std::uint32_t> user_active_procs, user_active_jobs;      ///< by user: running processors and jobs
+    std::vector<maui::requirement> requirements;                         ///< requirement lists of the jobs with a Req
     maui::resources cluster{};                                           ///< configured resources
     bool fs_active = false;                                              ///< the FS component is computed
     std::size_t fs_windows = 0;                                          ///< windows loaded from files
@@ -60,6 +61,7 @@ struct maui_model {
         c.cluster = cluster;
         c.user_active_procs = user_active_procs;
         c.user_active_jobs = user_active_jobs;
+        c.requirements = requirements;
         return c;
     }
     /// The engine configured by maui.cfg's weights, caps and options.
@@ -118,6 +120,10 @@ struct maui_cred_index {
         std::array<std::uint32_t*, maui::cred_kind_count> fields{&j.user, &j.group, &j.account, &j.qos, &j.job_class};
         for (std::size_t k = 0; k < maui::cred_kind_count; ++k)
             *fields[k] = row.creds[k].empty() ? maui::no_cred : idx.get(k, row.creds[k]);
+        if (!row.reqs.empty()) {
+            j.req = static_cast<std::uint32_t>(m.requirements.size() + 1);
+            m.requirements.insert(m.requirements.end(), row.reqs.begin(), row.reqs.end());
+        }
         m.jobs.push_back(j);
         m.job_lines.push_back(row.line);
     }
