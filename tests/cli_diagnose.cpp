@@ -129,6 +129,24 @@ TEST_CASE("cli: diagnose formula options change the numbers") {
     CHECK(moab_res.out.find("priority: 14187 ") != std::string::npos);
 }
 
+TEST_CASE("cli: lint --maui-cfg lists what Maui 3.3 reads otherwise than it looks") {
+    const std::string cfg = temp_file("lint.cfg", "QUEUETIMEWEIGHT 1.5\nSERVWEIGHT 2\nFSDEPTH 30\n");
+    const std::vector<std::string_view> args{"--maui-cfg", cfg};
+    const auto o = mfprio::cli::run_lint(args);
+    CHECK(o.status == 1);
+    CHECK(o.out == "warning: " + cfg + ":1:17: QUEUETIMEWEIGHT: Maui 3.3 reads '1.5' as 1\n" +
+                       "warning: " + cfg + ":2:1: SERVWEIGHT: Maui 3.3 does not read SERVWEIGHT and ignores the line " +
+                       "(Maui 3.3's parameter is SERVICEWEIGHT)\n" + "warning: " + cfg +
+                       ":3:9: FSDEPTH: FSDEPTH 30 is above Maui 3.3's limit: it uses 24 fair-share windows\n");
+    const std::string scenario = data("maui.cfg");
+    const std::vector<std::string_view> clean{"--maui-cfg", scenario};
+    const auto c = mfprio::cli::run_lint(clean);
+    CHECK(c.status == 0);
+    CHECK(c.out == "ok: Maui 3.3 reads " + scenario + " as written\n");
+    const std::vector<std::string_view> both{"--maui-cfg", cfg, "--conf", cfg};
+    CHECK(mfprio::cli::run_lint(both).status == mfprio::cli::exit_usage);
+}
+
 TEST_CASE("cli: diagnose usage errors") {
     using mfprio::cli::exit_usage;
     CHECK(mfprio::cli::run_diagnose(std::vector<std::string_view>{}).status == exit_usage);
@@ -143,12 +161,19 @@ TEST_CASE("cli: diagnose usage errors") {
 }
 
 TEST_CASE("cli: diagnose reports bad input with file and line, and prints nothing") {
-    const std::string cfg = temp_file("bad.cfg", "FSWEIGHT 100\nXFACTORWEIGHT lots\n");
+    const std::string cfg = temp_file("bad.cfg", "FSWEIGHT 100\nFSPOLICY sometimes\n");
     const auto o = diagnose({}, cfg);
     CHECK(o.status == mfprio::cli::exit_data);
     CHECK(o.out == "");
-    CHECK(o.err.find(cfg + ":2:") != std::string::npos);
-    CHECK(o.err.find("XFACTORWEIGHT") != std::string::npos);
+    CHECK(o.err.find(cfg + ":2:10: FSPOLICY: expected NONE") != std::string::npos);
+    // What Maui 3.3 accepts is computed as it reads it, with the warning on standard error:
+    // XFACTORWEIGHT "lots" is -1 (MCfgProcessLine's "using default value").
+    const std::string odd = temp_file("odd.cfg", "FSWEIGHT 100\nXFACTORWEIGHT lots\n");
+    const auto w = diagnose({}, odd);
+    CHECK(w.status == 0);
+    CHECK(w.err == "mfprio: warning: " + odd +
+                       ":2:15: XFACTORWEIGHT: Maui 3.3 cannot read 'lots' as an integer and uses -1\n");
+    CHECK(w.out.find("1(    1:   -1)") != std::string::npos);
 
     const std::string jobs = temp_file("bad_jobs.txt", "JobID|User|SubmitTime|WCLimit\n1|a|100|1:00:00\n2|b|100|soon\n");
     const auto j = diagnose({}, data("maui.cfg"), jobs);

@@ -45,6 +45,17 @@ mfprio::input_error cfg_error(const std::string& text, std::size_t line, const s
     return e;
 }
 
+/// Checks that `c` has a warning at `line`, `column` for `key` whose message contains `what`.
+void warned(const maui_cfg& c, std::size_t line, std::size_t column, const std::string& key, const std::string& what) {
+    bool found = false;
+    for (const auto& w : c.warnings)
+        if (w.line == line && w.column == column && w.key == key && w.message.find(what) != std::string::npos) found = true;
+    std::string all;
+    for (const auto& w : c.warnings) all += w.to_string() + "\n";
+    CAPTURE(all);
+    CHECK(found);
+}
+
 /// The credential `name` of kind `k`; fails the test if there is none.
 const maui_named_credential& cred(const maui_cfg& c, cred_kind k, std::string_view name) {
     const auto i = c.find(k, name);
@@ -145,65 +156,146 @@ TEST_CASE("config: maui.cfg QOSCFG QTWEIGHT and XFWEIGHT (seed 002, SERV) merge 
     }
 }
 
-TEST_CASE("config: maui.cfg every weight and cap key of the model (reference B1)") {
+/// The name Maui 3.3 reads for a weight or cap key of the model (src/MConst.c's parameter
+/// table): SERVICEWCAP and the USAGE prefix of EXECUTIONTIME's; "" where it has none.
+std::string maui33_name(std::string_view key) {
+    if (key == "SERVICECAP") return "SERVICEWCAP";
+    if (key == "EXECUTIONTIMEWEIGHT" || key == "EXECUTIONTIMECAP") return "USAGE" + std::string(key);
+    if (key == "UPROCCAP" || key == "UJOBCAP") return "";
+    return std::string(key);
+}
+
+TEST_CASE("config: maui.cfg every weight and cap Maui 3.3 reads (reference B1, src/MConst.c)") {
     std::string text;
     for (std::size_t i = 0; i < maui::component_count; ++i) {
-        text += std::string(maui::components[i].weight_key) + " " + std::to_string(100 + i) + "\n";
-        text += std::string(maui::components[i].cap_key) + " " + std::to_string(i) + ".5\n";
+        text += maui33_name(maui::components[i].weight_key) + " " + std::to_string(100 + i) + "\n";
+        text += maui33_name(maui::components[i].cap_key) + " " + std::to_string(i + 1) + "\n";
     }
     for (std::size_t i = 0; i < maui::subcomponent_count; ++i) {
         // Negative weights are legal (B1: WALLTIMEWEIGHT -1 favours short jobs).
-        text += std::string(maui::subcomponents[i].weight_key) + " -" + std::to_string(200 + i) + "\n";
-        text += std::string(maui::subcomponents[i].cap_key) + " " + std::to_string(1000 + i) + "\n";
+        text += maui33_name(maui::subcomponents[i].weight_key) + " -" + std::to_string(200 + i) + "\n";
+        if (const std::string cap = maui33_name(maui::subcomponents[i].cap_key); !cap.empty())
+            text += cap + " " + std::to_string(1000 + i) + "\n";
     }
     const maui_cfg c = ok(text);
+    const auto attr = [](std::size_t sub) { return maui::subcomponents[sub].parent == component::attr; };
     for (std::size_t i = 0; i < maui::component_count; ++i) {
         CAPTURE(maui::components[i].weight_key);
         CHECK(c.weights.component_weight[i] == static_cast<std::int64_t>(100 + i));
-        CHECK(c.weights.component_cap[i] == static_cast<double>(i) + 0.5);
+        // ATTRCAP is read as a string and stored from an integer never set: always 0.
+        CHECK(c.weights.component_cap[i] == (i == maui::index(component::attr) ? 0.0 : static_cast<double>(i + 1)));
     }
     for (std::size_t i = 0; i < maui::subcomponent_count; ++i) {
         CAPTURE(maui::subcomponents[i].weight_key);
-        CHECK(c.weights.sub_weight[i] == -static_cast<std::int64_t>(200 + i));
-        CHECK(c.weights.sub_cap[i] == static_cast<double>(1000 + i));
+        const bool no_cap = i == maui::index(subcomponent::uproc) || i == maui::index(subcomponent::ujob);
+        CHECK(c.weights.sub_weight[i] == (attr(i) ? 0 : -static_cast<std::int64_t>(200 + i)));
+        CHECK(c.weights.sub_cap[i] == (attr(i) || no_cap ? 0.0 : static_cast<double>(1000 + i)));
     }
+    // The ATTR weights and caps given non-zero: a warning each (2 weights, 3 caps).
+    std::size_t attr_warnings = 0;
+    for (const auto& w : c.warnings) attr_warnings += w.message.find("as 0 whatever its value") != std::string::npos;
+    CHECK(attr_warnings == 5);
+    CHECK(c.warnings.size() == 5);
 
-    const maui_cfg w = ok("WALLTIMEWEIGHT -1\nRESWEIGHT +5\nXFACTORCAP -3\nRESCAP 0.25\n"
-                          "QUEUETIMEWEIGHT 9223372036854775807\nPROCWEIGHT -9223372036854775808\n");
+    const maui_cfg w = ok("WALLTIMEWEIGHT -1\nRESWEIGHT +5\nXFACTORCAP -3\n");
     CHECK(w.weights[subcomponent::walltime] == -1);
     CHECK(w.weights[component::res] == 5);
     CHECK(w.weights.sub_cap[maui::index(subcomponent::xfactor)] == -3); // <= 0: no cap
-    CHECK(w.weights.component_cap[maui::index(component::res)] == 0.25);
-    CHECK(w.weights[subcomponent::queuetime] == INT64_MAX);
-    CHECK(w.weights[subcomponent::proc] == INT64_MIN);
 }
 
-TEST_CASE("config: maui.cfg weight and cap aliases") {
-    const maui_cfg c = ok("SERVWEIGHT 2\nTARGWEIGHT 3\nSERVCAP 4\nTARGCAP 5\n"
-                          "UFSWEIGHT 11\nGFSWEIGHT 12\nAFSWEIGHT 13\nQFSWEIGHT 14\nCFSWEIGHT 15\n"
-                          "USAGECONSUMEDWEIGHT 21\nUSAGEREMAININGWEIGHT 22\n"
-                          "USAGEPERCENTWEIGHT 23\nUSAGEEXECUTIONTIMEWEIGHT 24\n");
-    CHECK(c.weights[component::serv] == 2);
-    CHECK(c.weights[component::targ] == 3);
+TEST_CASE("config: maui.cfg weights and caps read as Maui 3.3 reads them, with warnings") {
+    // Subcomponent weights and caps (mdfInt in src/MConst.c): MCfgProcessLine's
+    // IVal = (int)strtol(value, NULL, 0), -1 when that is 0 and the value does not start
+    // with '0' or is missing; MFSProcessOConfig stores (long)IVal.
+    const maui_cfg c = ok("QUEUETIMEWEIGHT 1.5\n"  // 1
+                          "XFACTORWEIGHT 010\n"    // 2: octal
+                          "BYPASSWEIGHT 0x10\n"    // 3: hexadecimal
+                          "PROCWEIGHT 10abc\n"     // 4
+                          "NODEWEIGHT ten\n"       // 5: cannot be read: -1
+                          "MEMWEIGHT\n"            // 6: no value: -1
+                          "DISKWEIGHT 4294967297\n" // 7: cast to int: 1
+                          "SWAPWEIGHT 9223372036854775807\n" // 8: (int)LONG_MAX = -1
+                          "PSWEIGHT -0\n"          // 9: 0 not written with a leading 0: -1
+                          "PEWEIGHT 0\n"           // 10: 0
+                          "RESCAP 0.25\n"          // 11: 0, no cap
+                          "XFACTORCAP 2.5\n"       // 12: 2
+                          "USERWEIGHT 5 6\n");     // 13: the first value
+    CHECK(c.weights[subcomponent::queuetime] == 1);
+    CHECK(c.weights[subcomponent::xfactor] == 8);
+    CHECK(c.weights[subcomponent::bypass] == 16);
+    CHECK(c.weights[subcomponent::proc] == 10);
+    CHECK(c.weights[subcomponent::node] == -1);
+    CHECK(c.weights[subcomponent::mem] == -1);
+    CHECK(c.weights[subcomponent::disk] == 1);
+    CHECK(c.weights[subcomponent::swap] == -1);
+    CHECK(c.weights[subcomponent::ps] == -1);
+    CHECK(c.weights[subcomponent::pe] == 0);
+    CHECK(c.weights.component_cap[maui::index(component::res)] == 0.0);
+    CHECK(c.weights.sub_cap[maui::index(subcomponent::xfactor)] == 2.0);
+    CHECK(c.weights[subcomponent::user] == 5);
+    warned(c, 1, 17, "QUEUETIMEWEIGHT", "Maui 3.3 reads '1.5' as 1");
+    warned(c, 2, 15, "XFACTORWEIGHT", "reads '010' as 8");
+    warned(c, 3, 14, "BYPASSWEIGHT", "reads '0x10' as 16");
+    warned(c, 4, 12, "PROCWEIGHT", "reads '10abc' as 10");
+    warned(c, 5, 12, "NODEWEIGHT", "cannot read 'ten' as an integer and uses -1");
+    warned(c, 6, 1, "MEMWEIGHT", "MEMWEIGHT has no value: Maui 3.3 uses -1");
+    warned(c, 7, 12, "DISKWEIGHT", "reads '4294967297' as 1");
+    warned(c, 9, 10, "PSWEIGHT", "reads '-0' as -1");
+    warned(c, 11, 8, "RESCAP", "reads '0.25' as 0");
+    warned(c, 13, 14, "USERWEIGHT", "reads only the first value and ignores '6'");
+    CHECK(c.warnings.size() == 12); // every line but PEWEIGHT 0
+
+    // Component weights (mdfString): strtol(value, &tail, 0) as a long; 'N%' is 10.
+    const maui_cfg k = ok("FSWEIGHT 50%\nRESWEIGHT 9223372036854775807\nCREDWEIGHT lots\nSERVICEWEIGHT 2.9\n");
+    CHECK(k.weights[component::fs] == 10);
+    CHECK(k.weights[component::res] == INT64_MAX);
+    CHECK(k.weights[component::cred] == 0);
+    CHECK(k.weights[component::serv] == 2);
+    warned(k, 1, 10, "FSWEIGHT", "reads a percentage weight '50%' as 10");
+    warned(k, 3, 12, "CREDWEIGHT", "cannot read 'lots' as an integer and uses 0");
+    CHECK(k.warnings.size() == 3);
+    // A component weight without a value stays an error (Maui would call strtol on NULL).
+    cfg_error("CREDWEIGHT 1\n  FSWEIGHT\n", 2, "FSWEIGHT", "FSWEIGHT needs a value");
+}
+
+TEST_CASE("config: maui.cfg names: Maui 3.3's own and back-level names; the documentation's are ignored") {
+    // src/MConst.c: SERVICEWCAP, USAGEEXECUTIONTIMEWEIGHT; MCfgTranslateBackLevel: UFSWEIGHT,
+    // GFSWEIGHT, AFSWEIGHT, SERVICETARGETWEIGHT, DIRECTSPECWEIGHT.
+    const maui_cfg c = ok("SERVICEWCAP 4\nUFSWEIGHT 11\nGFSWEIGHT 12\nAFSWEIGHT 13\n"
+                          "USAGEEXECUTIONTIMEWEIGHT 24\nSERVICETARGETWEIGHT 2\nDIRECTSPECWEIGHT 6\n");
     CHECK(c.weights.component_cap[maui::index(component::serv)] == 4);
-    CHECK(c.weights.component_cap[maui::index(component::targ)] == 5);
     CHECK(c.weights[subcomponent::fsuser] == 11);
     CHECK(c.weights[subcomponent::fsgroup] == 12);
     CHECK(c.weights[subcomponent::fsaccount] == 13);
-    CHECK(c.weights[subcomponent::fsqos] == 14);
-    CHECK(c.weights[subcomponent::fsclass] == 15);
-    CHECK(c.weights[subcomponent::consumed] == 21);
-    CHECK(c.weights[subcomponent::remaining] == 22);
-    CHECK(c.weights[subcomponent::percent] == 23);
     CHECK(c.weights[subcomponent::executiontime] == 24);
-
-    // An alias and its canonical name set the same weight: the last line wins.
-    CHECK(ok("SERVICEWEIGHT 7\nSERVWEIGHT 8\n").weights[component::serv] == 8);
-    CHECK(ok("servweight 8\nServiceWeight 7\n").weights[component::serv] == 7);
+    CHECK(c.weights[component::serv] == 2);
+    CHECK(c.weights[component::cred] == 6);
+    CHECK(c.warnings.empty());
+    CHECK(ok("servicetargetweight 8\nServiceWeight 7\n").weights[component::serv] == 7);
     CHECK(ok("UFSWEIGHT 8\nFSUSERWEIGHT 9\n").weights[subcomponent::fsuser] == 9);
-    // An alias error names the alias as written.
-    const auto e = cfg_error("ufsweight ten\n", 1, "ufsweight", "expected a signed integer, got 'ten'");
-    CHECK(e.column == 11);
+
+    // The documentation's (and Moab's) names that Maui 3.3 has no entry for: ignored, with a
+    // warning naming the parameter Maui reads.
+    const maui_cfg d = ok("SERVWEIGHT 2\nTARGWEIGHT 3\nSERVCAP 4\nTARGCAP 5\nSERVICECAP 6\n"
+                          "QFSWEIGHT 14\nCFSWEIGHT 15\nUSAGECONSUMEDWEIGHT 21\nUSAGEREMAININGWEIGHT 22\n"
+                          "USAGEPERCENTWEIGHT 23\nEXECUTIONTIMEWEIGHT 24\nPREEMPTPRIOMARGIN 500\n");
+    const maui_cfg defaults = ok("");
+    CHECK(d.weights.component_weight == defaults.weights.component_weight);
+    CHECK(d.weights.sub_weight == defaults.weights.sub_weight);
+    CHECK(d.weights.component_cap == defaults.weights.component_cap);
+    CHECK(d.opts.preempt_prio_margin == 0);
+    CHECK(d.warnings.size() == 12);
+    warned(d, 1, 1, "SERVWEIGHT", "Maui 3.3 does not read SERVWEIGHT and ignores the line (Maui 3.3's parameter is SERVICEWEIGHT)");
+    warned(d, 5, 1, "SERVICECAP", "service cap is SERVICEWCAP");
+    warned(d, 6, 1, "QFSWEIGHT", "FSQOSWEIGHT");
+    warned(d, 12, 1, "PREEMPTPRIOMARGIN", "its run-priority margin is always 0");
+
+    // Unknown names that read like a weight or a cap: a warning with the closest name.
+    const maui_cfg u = ok("QUEUTIMEWEIGHT 5\nFSUSRCAP 2\nRMCFG[base] TYPE=PBS\nSERVERHOST head\n");
+    CHECK(u.weights[subcomponent::queuetime] == 1);
+    CHECK(u.warnings.size() == 2);
+    warned(u, 1, 1, "QUEUTIMEWEIGHT", "unknown parameter 'QUEUTIMEWEIGHT': Maui 3.3 ignores it (did you mean QUEUETIMEWEIGHT?)");
+    warned(u, 2, 1, "FSUSRCAP", "did you mean FSUSERCAP?");
 }
 
 TEST_CASE("config: maui.cfg Maui times") {
@@ -345,10 +437,6 @@ TEST_CASE("config: maui.cfg every option value") {
             CHECK_FALSE(c.opts.enable_negative);
         }
     }
-    SUBCASE("PREEMPTPRIOMARGIN") {
-        CHECK(ok("PREEMPTPRIOMARGIN 500\n").opts.preempt_prio_margin == 500);
-        CHECK(ok("PREEMPTPRIOMARGIN -500\n").opts.preempt_prio_margin == -500);
-    }
 }
 
 TEST_CASE("config: maui.cfg names and keywords are case-insensitive, credential names are not") {
@@ -362,7 +450,7 @@ TEST_CASE("config: maui.cfg names and keywords are case-insensitive, credential 
                           "groupcfg[g] classweight=4\n");
     CHECK(c.weights[component::fs] == 5);
     CHECK(c.weights[subcomponent::queuetime] == 3);
-    CHECK(c.weights.sub_cap[maui::index(subcomponent::xfactor)] == 2.5);
+    CHECK(c.weights.sub_cap[maui::index(subcomponent::xfactor)] == 2); // an int, as Maui reads caps
     CHECK(c.opts.fs_policy == maui::fs_metric::dedicated_ps);
     const auto& users = c.creds[maui::index(cred_kind::user)];
     REQUIRE(users.size() == 2); // "Alice" and "alice" are two users
@@ -451,40 +539,24 @@ TEST_CASE("config: maui.cfg credentials: kinds, attributes, merges, DEFAULT") {
 
 TEST_CASE("config: maui.cfg the same parameter twice: the last one wins") {
     const maui_cfg c = ok("FSWEIGHT 1\nFSDEPTH 3\nXFMINWCLIMIT 60\nFSWEIGHT 2\nfsdepth 4\n"
-                          "XFMINWCLIMIT -1\nFSDECAY 0.5\nFSDECAY 0.8\nPREEMPTPRIOMARGIN 1\n"
-                          "PREEMPTPRIOMARGIN 2\n");
+                          "XFMINWCLIMIT -1\nFSDECAY 0.5\nFSDECAY 0.8\n");
     CHECK(c.weights[component::fs] == 2);
     CHECK(c.fs.depth == 4);
     CHECK(c.opts.xf_min_wclimit == 0);
     CHECK(c.fs.decay == 0.8);
-    CHECK(c.opts.preempt_prio_margin == 2);
     // Every occurrence is checked, also the ones overridden later.
-    cfg_error("FSWEIGHT x\nFSWEIGHT 2\n", 1, "FSWEIGHT", "expected a signed integer");
+    cfg_error("FSPOLICY x\nFSPOLICY NONE\n", 1, "FSPOLICY", "expected NONE");
 }
 
-TEST_CASE("config: maui.cfg errors in weights, caps and parameter lines") {
-    auto e = cfg_error("FSWEIGHT 1\n\nQUEUETIMEWEIGHT abc\n", 3, "QUEUETIMEWEIGHT",
-                       "expected a signed integer, got 'abc'");
-    CHECK(e.column == 17);
-    e = cfg_error("  RESWEIGHT\t1.5\n", 1, "RESWEIGHT", "expected a signed integer, got '1.5'");
-    CHECK(e.column == 13);
-    CHECK(e.to_string() == "test.cfg:1:13: RESWEIGHT: expected a signed integer, got '1.5'");
-    cfg_error("PROCWEIGHT 9223372036854775808\n", 1, "PROCWEIGHT", "expected a signed integer");
-    cfg_error("CREDWEIGHT -\n", 1, "CREDWEIGHT", "expected a signed integer, got '-'");
-    e = cfg_error("FSCAP lots\n", 1, "FSCAP", "expected a number, got 'lots'");
-    CHECK(e.column == 7);
-    cfg_error("XFACTORCAP inf\n", 1, "XFACTORCAP", "expected a number, got 'inf'");
-    cfg_error("SERVCAP 1,5\n", 1, "SERVCAP", "expected a number");
-
+TEST_CASE("config: maui.cfg errors in parameter lines") {
     // A used parameter without a value.
-    e = cfg_error("CREDWEIGHT 1\n  FSWEIGHT\n", 2, "FSWEIGHT", "FSWEIGHT needs a value");
+    auto e = cfg_error("CREDWEIGHT 1\n  FSWEIGHT\n", 2, "FSWEIGHT", "FSWEIGHT needs a value");
     CHECK(e.column == 3);
     cfg_error("FSPOLICY # DEDICATEDPS\n", 1, "FSPOLICY", "needs a value");
     cfg_error("xfminwclimit\r\n", 1, "xfminwclimit", "xfminwclimit needs a value");
-    // Text after the value.
-    e = cfg_error("FSWEIGHT 100 200\n", 1, "FSWEIGHT", "unexpected text '200' after the value");
-    CHECK(e.column == 14);
-    cfg_error("FSPOLICY DEDICATEDPS %\n", 1, "FSPOLICY", "unexpected text '%'");
+    // Text after an option's value.
+    e = cfg_error("FSPOLICY DEDICATEDPS %\n", 1, "FSPOLICY", "unexpected text '%'");
+    CHECK(e.column == 22);
     // NAME=VALUE for a used parameter.
     e = cfg_error("\tFSWEIGHT=100\n", 1, "FSWEIGHT", "a space, not '='");
     CHECK(e.column == 2);
@@ -512,25 +584,27 @@ TEST_CASE("config: maui.cfg errors in option values") {
     cfg_error("FSINTERVAL -1\n", 1, "FSINTERVAL", "expected a Maui time [[[DD:]HH:]MM:]SS, got '-1'");
     cfg_error("FSINTERVAL 1:2:3:4:5\n", 1, "FSINTERVAL", "expected a Maui time");
 
-    e = cfg_error("FSDEPTH 25\n", 1, "FSDEPTH", "above Maui's limit of 24");
-    CHECK(e.column == 9);
-    cfg_error("FSDEPTH 32\n", 1, "FSDEPTH", "FSDEPTH 32 is above Maui's limit of 24"); // docs' 32 (B3)
     cfg_error("FSDEPTH 0\n", 1, "FSDEPTH", "FSDEPTH must be at least 1, got '0'");
     cfg_error("FSDEPTH -3\n", 1, "FSDEPTH", "at least 1");
-    cfg_error("FSDEPTH 8.0\n", 1, "FSDEPTH", "expected an integer from 1 to 24, got '8.0'");
+    cfg_error("FSDEPTH 8.0\n", 1, "FSDEPTH", "expected an integer of at least 1, got '8.0'");
     cfg_error("FSDEPTH 99999999999999999999\n", 1, "FSDEPTH", "expected an integer");
+    // Above 24 Maui 3.3 clamps (MFSProcessOConfig: MIN(IVal, MAX_MFSDEPTH)): a warning.
+    const maui_cfg deep = ok("FSDEPTH 32\n"); // the documentation's 32 (B3)
+    CHECK(deep.fs.depth == 24);
+    warned(deep, 1, 9, "FSDEPTH", "FSDEPTH 32 is above Maui 3.3's limit: it uses 24 fair-share windows");
 
-    cfg_error("FSDECAY 0\n", 1, "FSDECAY", "FSDECAY must be greater than 0 and at most 1, got '0'");
-    cfg_error("FSDECAY 1.01\n", 1, "FSDECAY", "at most 1, got '1.01'");
+    cfg_error("FSDECAY 0\n", 1, "FSDECAY", "FSDECAY must be greater than 0, got '0'");
     cfg_error("FSDECAY -0.5\n", 1, "FSDECAY", "greater than 0");
-    cfg_error("FSDECAY half\n", 1, "FSDECAY", "expected a number greater than 0 and at most 1, got 'half'");
+    cfg_error("FSDECAY half\n", 1, "FSDECAY", "expected a number greater than 0, got 'half'");
+    const maui_cfg decay = ok("FSDECAY 1.01\n");
+    CHECK(decay.fs.decay == 1.01);
+    warned(decay, 1, 9, "FSDECAY", "above 1");
 
     cfg_error("JOBPRIOACCRUALPOLICY NEVER\n", 1, "JOBPRIOACCRUALPOLICY",
               "expected ALWAYS, QUEUEPOLICY or FULLPOLICY, got 'NEVER'");
     cfg_error("REJECTNEGPRIOJOBS maybe\n", 1, "REJECTNEGPRIOJOBS",
               "expected TRUE or FALSE (or ON/OFF, YES/NO, 1/0), got 'maybe'");
     cfg_error("ENABLENEGJOBPRIORITY 2\n", 1, "ENABLENEGJOBPRIORITY", "got '2'");
-    cfg_error("PREEMPTPRIOMARGIN 1e3\n", 1, "PREEMPTPRIOMARGIN", "expected a signed integer, got '1e3'");
 }
 
 TEST_CASE("config: maui.cfg errors in credential lines") {
@@ -606,7 +680,7 @@ TEST_CASE("config: maui.cfg read_maui_cfg") {
     const auto path = (std::filesystem::temp_directory_path() /
                        ("mfprio_maui_cfg_test_" + std::to_string(::getpid()) + ".cfg"))
                           .string();
-    std::ofstream(path, std::ios::binary) << "CREDWEIGHT 1\nUSERCFG[john] PRIORITY=2000\nFSDEPTH 30\n";
+    std::ofstream(path, std::ios::binary) << "CREDWEIGHT 1\nUSERCFG[john] PRIORITY=2000\nFSDEPTH 0\n";
     const auto bad = read_maui_cfg(path);
     REQUIRE_FALSE(bad);
     CHECK(bad.error().file == path);

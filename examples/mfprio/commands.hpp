@@ -18,6 +18,7 @@
 
 #include <mfprio/config/assoc_table.hpp>
 #include <mfprio/config/jobs_table.hpp>
+#include <mfprio/config/maui_cfg.hpp>
 #include <mfprio/config/qos_table.hpp>
 #include <mfprio/config/slurm_conf.hpp>
 #include <mfprio/config/slurm_fairshare.hpp>
@@ -564,8 +565,15 @@ inline outcome run_sprio(std::span<const std::string_view> args, const slurm_sou
 
 inline constexpr std::string_view lint_help =
     "usage: mfprio lint --conf FILE [--assoc FILE]\n"
+    "       mfprio lint --maui-cfg FILE\n"
     "\n"
-    "Checks slurm.conf's priority settings:\n"
+    "With --maui-cfg, lists what Maui 3.3 accepts in maui.cfg but reads otherwise than it\n"
+    "looks: weights and caps read as C's strtol and int (1.5 is 1, 010 is 8, ten is -1),\n"
+    "percentage component weights (10), FSDEPTH above 24, FSDECAY above 1, the documentation's\n"
+    "parameter names Maui 3.3 ignores (SERVWEIGHT, SERVICECAP, PREEMPTPRIOMARGIN...) and\n"
+    "unknown names ending in WEIGHT or CAP, with the closest known name.\n"
+    "\n"
+    "With --conf, checks slurm.conf's priority settings:\n"
     "  - the six integer weights must not add up past 2^32-1 (Slurm: \"PriorityWeight values too high\");\n"
     "  - for each weight, the smallest factor difference that still changes the priority after\n"
     "    truncation to an integer (seed 000: with a weight of 10, fair-share factors .59534 and\n"
@@ -575,17 +583,32 @@ inline constexpr std::string_view lint_help =
     "    associations (the factor moves in steps of 1/N).\n"
     "Exit status 0 when nothing is wrong, 1 when a warning was printed.\n";
 
+/// `mfprio lint --maui-cfg FILE`: maui.cfg's warnings, one a line, exit 1 when there is one.
+inline outcome run_lint_maui(const std::string& path) {
+    outcome o;
+    auto cfg = config::read_maui_cfg(path);
+    if (!cfg) {
+        o.status = exit_data;
+        o.err = "mfprio: " + cfg.error().to_string() + "\n";
+        return o;
+    }
+    for (const auto& w : cfg->warnings) o.out += "warning: " + w.to_string() + "\n";
+    if (cfg->warnings.empty()) o.out = "ok: Maui 3.3 reads " + path + " as written\n";
+    else o.status = 1;
+    return o;
+}
+
 /// `mfprio lint ...`
 inline outcome run_lint(std::span<const std::string_view> args) {
     outcome o;
-    std::string conf_path, assoc_path;
+    std::string conf_path, assoc_path, maui_path;
     for (std::size_t i = 0; i < args.size(); ++i) {
         if (args[i] == "--help") {
             o.out = lint_help;
             return o;
         }
-        if ((args[i] == "--conf" || args[i] == "--assoc") && i + 1 < args.size()) {
-            (args[i] == "--conf" ? conf_path : assoc_path) = args[i + 1];
+        if ((args[i] == "--conf" || args[i] == "--assoc" || args[i] == "--maui-cfg") && i + 1 < args.size()) {
+            (args[i] == "--conf" ? conf_path : args[i] == "--assoc" ? assoc_path : maui_path) = args[i + 1];
             ++i;
         } else {
             o.status = exit_usage;
@@ -593,9 +616,17 @@ inline outcome run_lint(std::span<const std::string_view> args) {
             return o;
         }
     }
+    if (!maui_path.empty()) {
+        if (!conf_path.empty() || !assoc_path.empty()) {
+            o.status = exit_usage;
+            o.err = "mfprio lint: give --maui-cfg alone, or --conf [--assoc]\nTry 'mfprio lint --help'.\n";
+            return o;
+        }
+        return run_lint_maui(maui_path);
+    }
     if (conf_path.empty()) {
         o.status = exit_usage;
-        o.err = "mfprio lint: --conf is required\nTry 'mfprio lint --help'.\n";
+        o.err = "mfprio lint: --conf or --maui-cfg is required\nTry 'mfprio lint --help'.\n";
         return o;
     }
     auto conf = config::read_slurm_conf(conf_path);

@@ -124,6 +124,7 @@ inline outcome run_diagnose(std::span<const std::string_view> args, const maui_s
     const std::string label = embedded ? std::string(embedded->name) + "/" : std::string();
     auto cfg = embedded ? config::parse_maui_cfg(embedded->cfg, label + "maui.cfg") : config::read_maui_cfg(cfg_path);
     if (!cfg) return fail(cfg.error());
+    for (const auto& w : cfg->warnings) o.err += "mfprio: warning: " + w.to_string() + "\n";
     if (xf) cfg->opts.xfactor = *xf;
     if (caps) cfg->opts.caps = *caps;
     if (qt) cfg->opts.target_queuetime = *qt;

@@ -38,22 +38,7 @@ inline constexpr std::string_view whatif_conf_keys[] = {
 
 namespace detail {
 
-/// Levenshtein distance, case-insensitive (for "did you mean").
-[[nodiscard]] inline std::size_t edit_distance(std::string_view a, std::string_view b) {
-    std::vector<std::size_t> row(b.size() + 1);
-    for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-    for (std::size_t i = 1; i <= a.size(); ++i) {
-        std::size_t diag = row[0];
-        row[0] = i;
-        for (std::size_t j = 1; j <= b.size(); ++j) {
-            const std::size_t up = row[j];
-            const bool same = config::to_lower(a[i - 1]) == config::to_lower(b[j - 1]);
-            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (same ? 0 : 1)});
-            diag = up;
-        }
-    }
-    return row[b.size()];
-}
+using config::edit_distance;
 
 /// " (did you mean A or B?)" for the candidates within one edit per eight characters of
 /// `word` (at least one).

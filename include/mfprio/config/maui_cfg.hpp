@@ -8,27 +8,40 @@
 ///   that runs to the end of the line; blank lines are skipped; a CR before the LF is
 ///   dropped. Errors give the 1-based line and column (in bytes) of the piece at fault.
 /// - Parameter names are matched case-insensitively; values of keywords (TRUE, DEDICATEDPS,
-///   QUEUEPOLICY...) too. Parameters mfprio does not use are ignored with the rest of their
-///   line (maui.cfg has hundreds: RMCFG, ADMIN1, SERVERHOST...), and so is any parameter
+///   QUEUEPOLICY...) too. Other parameters are ignored with the rest of their line (maui.cfg has hundreds: RMCFG, ADMIN1, SERVERHOST...), and so is any parameter
 ///   written with an index other than the `*CFG` ones (`QUEUETIMEWEIGHT[batch] 5`: a
 ///   per-partition weight, which Maui 3.3 never reads, B1).
-/// - A parameter mfprio uses needs exactly one value (two for none of them): no value, or
-///   text after the value, is an error. So is `NAME=VALUE` for a used NAME (Maui separates
-///   name and value by white space; the line would otherwise be silently ignored).
+/// - An option mfprio uses (below) needs exactly one value: no value, or text after the
+///   value, is an error. So is `NAME=VALUE` for a used NAME (Maui separates name and value
+///   by white space; the line would otherwise be silently ignored).
 /// - The same parameter given twice: the last one wins, as in Maui (both are checked).
-/// - Any malformed value of a used parameter is an error naming the file, line, column of
-///   the value, the parameter as written and what is wrong. On an error nothing but the
-///   error is returned.
+/// - Any malformed option value is an error naming the file, line, column of the value,
+///   the parameter as written and what is wrong. On an error nothing but the error is
+///   returned.
+/// - Warnings (`maui_cfg::warnings`, printed by `mfprio lint` and `mfprio diagnose`) note
+///   what Maui 3.3 accepts but reads otherwise than it looks: the weights and caps below,
+///   FSDEPTH above 24, FSDECAY above 1, names Maui 3.3 does not know (the documentation's
+///   SERVWEIGHT, TARGWEIGHT, SERVICECAP, USAGECONSUMEDWEIGHT..., PREEMPTPRIOMARGIN, which
+///   Maui 3.3 ignores and so does mfprio) and unknown names ending in WEIGHT or CAP, with
+///   the closest known name.
 ///
-/// Weights and caps:
-/// - Every `weight_key` of `maui::components` and `maui::subcomponents` takes a signed
-///   64-bit integer (Maui's weights are `long`; negatives are legal: `WALLTIMEWEIGHT -1`).
-///   Aliases: `SERVWEIGHT` (SERVICEWEIGHT), `TARGWEIGHT` (TARGETWEIGHT), the old fair-share
-///   names `UFSWEIGHT` `GFSWEIGHT` `AFSWEIGHT` `QFSWEIGHT` `CFSWEIGHT` (FSUSERWEIGHT ...
-///   FSCLASSWEIGHT) and the seed's usage names `USAGECONSUMEDWEIGHT`
-///   `USAGEREMAININGWEIGHT` `USAGEPERCENTWEIGHT` `USAGEEXECUTIONTIMEWEIGHT`
-///   (CONSUMEDWEIGHT ...).
-/// - Every `cap_key` takes a number (a cap <= 0 means no cap); aliases `SERVCAP`, `TARGCAP`.
+/// Weights and caps, as Maui 3.3 reads them (`MCfgProcessLine`, `MFSProcessOConfig`):
+/// - Subcomponent weights and the caps (the `weight_key`s and `cap_key`s of
+///   `maui::subcomponents` and the component caps): the first value read as C's `strtol`
+///   with base 0 (`010` is octal 8, `0x10` is 16, `1.5` is 1, `10abc` is 10) and cast to a
+///   32-bit int; a value `strtol` cannot read (`ten`), a 0 not written with a leading `0`
+///   and a missing value give -1 (Maui's "using default value", which stores -1). Each of
+///   these, and text after the value, is accepted with a warning.
+/// - Component weights (SERVICEWEIGHT ... USAGEWEIGHT): `strtol` base 0 as a 64-bit long;
+///   `N%` is a weight of 10; a value with no digits is 0 (warnings).
+/// - ATTRATTRWEIGHT, ATTRSTATEWEIGHT and the ATTR caps are always 0 in Maui 3.3 (read as
+///   strings, stored from an integer that is never set): a non-zero value is a warning.
+/// - Names Maui 3.3 reads: every `weight_key` and `cap_key` above except SERVICECAP
+///   (Maui's is `SERVICEWCAP`), EXECUTIONTIMEWEIGHT and EXECUTIONTIMECAP (Maui's are
+///   `USAGEEXECUTIONTIMEWEIGHT` and `USAGEEXECUTIONTIMECAP`), UPROCCAP and UJOBCAP (none);
+///   and the old fair-share names `UFSWEIGHT` `GFSWEIGHT` `AFSWEIGHT` (FSUSERWEIGHT ...),
+///   `SERVICETARGETWEIGHT` (SERVICEWEIGHT) and `DIRECTSPECWEIGHT` (CREDWEIGHT).
+/// - A cap <= 0 means no cap.
 ///
 /// Options:
 /// - `XFMINWCLIMIT`: a Maui time (see `parse_maui_time`); a negative value (`-1`) means no
@@ -36,11 +49,11 @@
 /// - `FSPOLICY`: NONE, DEDICATEDPS, DEDICATEDPES or UTILIZEDPS; TRUE/ON/YES mean
 ///   DEDICATEDPS and FALSE/OFF/NO mean NONE. A trailing `%` (`DEDICATEDPS%`) turns on
 ///   `options::fs_percent_based`; without it the flag is off.
-/// - `FSINTERVAL`: a Maui time greater than 0. `FSDEPTH`: an integer from 1 to 24 (Maui
-///   3.3's limit). `FSDECAY`: a number greater than 0 and at most 1.
+/// - `FSINTERVAL`: a Maui time greater than 0. `FSDEPTH`: an integer of at least 1; above
+///   24 Maui 3.3 takes 24 (a warning). `FSDECAY`: a number greater than 0 (above 1 a
+///   warning: older windows then weigh more).
 /// - `JOBPRIOACCRUALPOLICY`: ALWAYS, QUEUEPOLICY or FULLPOLICY.
 /// - `REJECTNEGPRIOJOBS`, `ENABLENEGJOBPRIORITY`: booleans (TRUE/FALSE, ON/OFF, YES/NO, 1/0).
-/// - `PREEMPTPRIOMARGIN`: a signed integer.
 ///
 /// Credentials: `USERCFG[name]`, `GROUPCFG[name]`, `ACCOUNTCFG[name]`, `QOSCFG[name]` and
 /// `CLASSCFG[name]` followed by `ATTR=VALUE` pieces.
@@ -58,6 +71,7 @@
 ///   appeared on.
 
 #include <array>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -90,6 +104,9 @@ struct maui_cfg {
     /// The credentials of each kind (indexed by `maui::index(cred_kind)`), in order of first
     /// appearance in the file.
     std::array<std::vector<maui_named_credential>, maui::cred_kind_count> creds;
+    /// What Maui 3.3 accepts but reads otherwise than it looks (see the file comment), in
+    /// file order; each names the file, line, column and parameter.
+    std::vector<input_error> warnings;
 
     /// Index in `creds[index(k)]` of the credential `name` of kind `k` (exact,
     /// case-sensitive comparison, as Maui compares credential names), or nullopt.
@@ -179,22 +196,93 @@ struct maui_token {
     return out;
 }
 
-/// Old or short names of weights and caps, with the canonical name each stands for.
+/// Maui 3.3's own names that differ from `maui::components` / `maui::subcomponents`, and
+/// its back-level names, with the name each stands for.
 inline constexpr std::pair<std::string_view, std::string_view> maui_aliases[] = {
-    {"SERVWEIGHT", "SERVICEWEIGHT"},
-    {"TARGWEIGHT", "TARGETWEIGHT"},
-    {"SERVCAP", "SERVICECAP"},
-    {"TARGCAP", "TARGETCAP"},
+    {"SERVICEWCAP", "SERVICECAP"},
+    {"USAGEEXECUTIONTIMEWEIGHT", "EXECUTIONTIMEWEIGHT"},
+    {"USAGEEXECUTIONTIMECAP", "EXECUTIONTIMECAP"},
     {"UFSWEIGHT", "FSUSERWEIGHT"},
     {"GFSWEIGHT", "FSGROUPWEIGHT"},
     {"AFSWEIGHT", "FSACCOUNTWEIGHT"},
-    {"QFSWEIGHT", "FSQOSWEIGHT"},
-    {"CFSWEIGHT", "FSCLASSWEIGHT"},
-    {"USAGECONSUMEDWEIGHT", "CONSUMEDWEIGHT"},
-    {"USAGEREMAININGWEIGHT", "REMAININGWEIGHT"},
-    {"USAGEPERCENTWEIGHT", "PERCENTWEIGHT"},
-    {"USAGEEXECUTIONTIMEWEIGHT", "EXECUTIONTIMEWEIGHT"},
+    {"SERVICETARGETWEIGHT", "SERVICEWEIGHT"},
+    {"DIRECTSPECWEIGHT", "CREDWEIGHT"},
 };
+
+/// Names of weights, caps and options in the documentation (or Moab) that Maui 3.3 does not
+/// read, with what to say about each.
+inline constexpr std::pair<std::string_view, std::string_view> maui_unread[] = {
+    {"SERVICECAP", "Maui 3.3's service cap is SERVICEWCAP"},
+    {"SERVCAP", "Maui 3.3's service cap is SERVICEWCAP"},
+    {"SERVWEIGHT", "Maui 3.3's parameter is SERVICEWEIGHT"},
+    {"TARGWEIGHT", "Maui 3.3's parameter is TARGETWEIGHT"},
+    {"TARGCAP", "Maui 3.3's parameter is TARGETCAP"},
+    {"USAGECONSUMEDWEIGHT", "Maui 3.3's parameter is CONSUMEDWEIGHT"},
+    {"USAGEREMAININGWEIGHT", "Maui 3.3's parameter is REMAININGWEIGHT"},
+    {"USAGEPERCENTWEIGHT", "Maui 3.3's parameter is PERCENTWEIGHT"},
+    {"EXECUTIONTIMEWEIGHT", "Maui 3.3's parameter is USAGEEXECUTIONTIMEWEIGHT"},
+    {"EXECUTIONTIMECAP", "Maui 3.3's parameter is USAGEEXECUTIONTIMECAP"},
+    {"QFSWEIGHT", "Maui 3.3's parameter is FSQOSWEIGHT"},
+    {"CFSWEIGHT", "Maui 3.3's parameter is FSCLASSWEIGHT"},
+    {"UPROCCAP", "Maui 3.3 has no UPROC cap"},
+    {"UJOBCAP", "Maui 3.3 has no UJOB cap"},
+    {"PREEMPTPRIOMARGIN", "Maui 3.3 has no such parameter: its run-priority margin is always 0"},
+};
+
+/// What Maui 3.3 says of `name` when it does not read it (nullopt: it does, or mfprio does
+/// not know the name).
+[[nodiscard]] constexpr std::optional<std::string_view> maui_unread_note(std::string_view name) noexcept {
+    for (const auto& [n, note] : maui_unread)
+        if (iequals(name, n)) return note;
+    return std::nullopt;
+}
+
+/// C's `strtol(s, &end, 0)`: an optional sign, then hexadecimal after `0x`, octal after a
+/// leading `0`, else decimal, up to the first character that is not a digit of the base;
+/// saturated at the 64-bit range. `used` is 0 when no digit was read (the value is then 0).
+struct c_long {
+    std::int64_t value = 0;
+    std::size_t used = 0;
+};
+[[nodiscard]] constexpr c_long c_strtol(std::string_view s) noexcept {
+    std::size_t i = 0;
+    bool negative = false;
+    if (i < s.size() && (s[i] == '+' || s[i] == '-')) negative = s[i++] == '-';
+    unsigned base = 10;
+    std::size_t digits_from = i;
+    if (i < s.size() && s[i] == '0') {
+        base = 8;
+        if (i + 2 < s.size() && (s[i + 1] == 'x' || s[i + 1] == 'X')) {
+            const char h = s[i + 2];
+            if ((h >= '0' && h <= '9') || (h >= 'a' && h <= 'f') || (h >= 'A' && h <= 'F')) {
+                base = 16;
+                digits_from = i + 2;
+            }
+        }
+    }
+    const auto digit = [base](char ch) -> int {
+        int d = -1;
+        if (ch >= '0' && ch <= '9') d = ch - '0';
+        else if (ch >= 'a' && ch <= 'f') d = ch - 'a' + 10;
+        else if (ch >= 'A' && ch <= 'F') d = ch - 'A' + 10;
+        return d >= 0 && static_cast<unsigned>(d) < base ? d : -1;
+    };
+    constexpr std::uint64_t limit_pos = 0x7fffffffffffffffu, limit_neg = 0x8000000000000000u;
+    const std::uint64_t limit = negative ? limit_neg : limit_pos;
+    std::uint64_t magnitude = 0;
+    bool overflow = false;
+    std::size_t j = digits_from;
+    while (j < s.size() && digit(s[j]) >= 0) {
+        const auto d = static_cast<std::uint64_t>(digit(s[j]));
+        if (magnitude > (limit - d) / base) overflow = true;
+        else magnitude = magnitude * base + d;
+        ++j;
+    }
+    if (j == digits_from) return {};
+    if (overflow) magnitude = limit;
+    const std::int64_t value = negative ? static_cast<std::int64_t>(0 - magnitude) : static_cast<std::int64_t>(magnitude);
+    return {value, j};
+}
 
 /// Where a weight or cap parameter goes.
 struct maui_weight_slot {
@@ -224,8 +312,7 @@ struct maui_weight_slot {
 /// The options mfprio reads besides weights and caps.
 inline constexpr std::string_view maui_option_keys[] = {
     "XFMINWCLIMIT",      "FSPOLICY",          "FSINTERVAL",           "FSDEPTH",
-    "FSDECAY",           "JOBPRIOACCRUALPOLICY", "REJECTNEGPRIOJOBS", "ENABLENEGJOBPRIORITY",
-    "PREEMPTPRIOMARGIN"};
+    "FSDECAY",           "JOBPRIOACCRUALPOLICY", "REJECTNEGPRIOJOBS", "ENABLENEGJOBPRIORITY"};
 
 /// True if `name` is a parameter mfprio reads (a weight, cap or option; not a `*CFG`).
 [[nodiscard]] constexpr bool is_maui_scalar_key(std::string_view name) noexcept {
@@ -287,13 +374,124 @@ private:
                               quote(name.text));
             return true;
         }
-        if (!is_maui_scalar_key(name.text)) return true; // not used by mfprio
+        if (const auto note = maui_unread_note(name.text)) {
+            warn(line, name.column, name.text,
+                 "Maui 3.3 does not read " + std::string(name.text) + " and ignores the line (" +
+                     std::string(*note) + ")");
+            return true;
+        }
+        if (!is_maui_scalar_key(name.text)) {
+            unknown_name(name, line);
+            return true;
+        }
+        if (const auto slot = maui_weight_key(name.text)) return weight(name, *slot, tokens, line);
         if (tokens.size() < 2)
             return at(line, name.column, name.text, std::string(name.text) + " needs a value");
         if (tokens.size() > 2)
             return at(line, tokens[2].column, name.text,
                       "unexpected text " + quote(tokens[2].text) + " after the value");
         return scalar(name.text, tokens[1], line);
+    }
+
+    void warn(std::size_t line, std::size_t column, std::string_view key, std::string message) {
+        cfg_.warnings.push_back(make_error(file_, line, column, key, std::move(message)));
+    }
+
+    /// A name Maui does not know that reads like a priority weight or cap: a warning with the
+    /// closest known names.
+    void unknown_name(const maui_token& name, std::size_t line) {
+        const std::string upper = [&] {
+            std::string u(name.text);
+            for (char& ch : u) ch = static_cast<char>(ch >= 'a' && ch <= 'z' ? ch - 'a' + 'A' : ch);
+            return u;
+        }();
+        const auto ends = [&](std::string_view suffix) {
+            return upper.size() > suffix.size() && upper.compare(upper.size() - suffix.size(), suffix.size(), suffix) == 0;
+        };
+        if (!ends("WEIGHT") && !ends("CAP")) return;
+        std::vector<std::string_view> known;
+        for (const auto& c : maui::components) {
+            known.push_back(c.weight_key);
+            if (c.cap_key != "SERVICECAP") known.push_back(c.cap_key);
+        }
+        for (const auto& c : maui::subcomponents) {
+            if (!maui_unread_note(c.weight_key)) known.push_back(c.weight_key);
+            if (!maui_unread_note(c.cap_key)) known.push_back(c.cap_key);
+        }
+        for (const auto& [alias, canonical] : maui_aliases) known.push_back(alias);
+        std::size_t best = 3;
+        std::string near;
+        for (const std::string_view k : known) {
+            const std::size_t d = edit_distance(upper, k);
+            if (d < best) {
+                best = d;
+                near = std::string(k);
+            }
+        }
+        warn(line, name.column, name.text,
+             "unknown parameter " + quote(name.text) + ": Maui 3.3 ignores it" +
+                 (near.empty() ? std::string() : " (did you mean " + near + "?)"));
+    }
+
+    /// A weight or cap, read as Maui 3.3 reads it (see the file comment).
+    [[nodiscard]] expected<bool> weight(const maui_token& name, maui_weight_slot slot,
+                                        const std::vector<maui_token>& tokens, std::size_t line) {
+        maui::weights& w = cfg_.weights;
+        const std::string_view key = name.text;
+        const bool attr_sub = !slot.is_component && !slot.is_cap &&
+                              maui::subcomponents[slot.index].parent == maui::component::attr;
+        const bool attr_cap = slot.is_cap && (slot.is_component ? slot.index == maui::index(maui::component::attr)
+                                                                : maui::subcomponents[slot.index].parent ==
+                                                                      maui::component::attr);
+        const bool component_weight = slot.is_component && !slot.is_cap;
+        if (tokens.size() > 2)
+            warn(line, tokens[2].column, key,
+                 "Maui 3.3 reads only the first value and ignores " + quote(tokens[2].text) + " and what follows");
+        std::int64_t value = 0;
+        if (tokens.size() < 2) {
+            if (component_weight) return at(line, name.column, key, std::string(key) + " needs a value");
+            value = attr_sub || attr_cap ? 0 : -1;
+            if (value != 0) warn(line, name.column, key, std::string(key) + " has no value: Maui 3.3 uses -1");
+        } else {
+            const maui_token& v = tokens[1];
+            const c_long n = c_strtol(v.text);
+            const auto plain = parse_signed<std::int64_t>(v.text);
+            if (attr_sub || attr_cap) {
+                value = 0;
+                if (!(plain && *plain == 0))
+                    warn(line, v.column, key, "Maui 3.3 reads " + std::string(key) + " as 0 whatever its value");
+            } else if (component_weight) {
+                if (n.used < v.text.size() && v.text[n.used] == '%' && n.used > 0) {
+                    value = 10;
+                    warn(line, v.column, key, "Maui 3.3 reads a percentage weight " + quote(v.text) + " as 10");
+                } else {
+                    value = n.value;
+                    if (n.used == 0)
+                        warn(line, v.column, key, "Maui 3.3 cannot read " + quote(v.text) + " as an integer and uses 0");
+                    else if (!plain || *plain != value)
+                        warn(line, v.column, key,
+                             "Maui 3.3 reads " + quote(v.text) + " as " + std::to_string(value));
+                }
+            } else {
+                // (int)strtol(ptr, NULL, 0), then -1 for a 0 not written with a leading '0'.
+                const auto as_int = static_cast<std::int32_t>(static_cast<std::uint32_t>(
+                    static_cast<std::uint64_t>(n.value)));
+                value = as_int;
+                if (as_int == 0 && v.text.front() != '0') value = -1;
+                if (n.used == 0)
+                    warn(line, v.column, key, "Maui 3.3 cannot read " + quote(v.text) + " as an integer and uses -1");
+                else if (!plain || *plain != value)
+                    warn(line, v.column, key, "Maui 3.3 reads " + quote(v.text) + " as " + std::to_string(value));
+            }
+        }
+        if (slot.is_cap) {
+            if (slot.is_component) w.component_cap[slot.index] = static_cast<double>(value);
+            else w.sub_cap[slot.index] = static_cast<double>(value);
+        } else {
+            if (slot.is_component) w.component_weight[slot.index] = value;
+            else w.sub_weight[slot.index] = value;
+        }
+        return true;
     }
 
     [[nodiscard]] expected<bool> scalar(std::string_view key, const maui_token& value,
@@ -312,21 +510,6 @@ private:
             return true;
         };
 
-        if (const auto slot = maui_weight_key(key)) {
-            maui::weights& w = cfg_.weights;
-            if (slot->is_cap) {
-                const auto d = parse_double(v);
-                if (!d) return bad("expected a number, got " + quote(v));
-                if (slot->is_component) w.component_cap[slot->index] = *d;
-                else w.sub_cap[slot->index] = *d;
-            } else {
-                const auto n = parse_signed<std::int64_t>(v);
-                if (!n) return bad("expected a signed integer, got " + quote(v));
-                if (slot->is_component) w.component_weight[slot->index] = *n;
-                else w.sub_weight[slot->index] = *n;
-            }
-            return true;
-        }
         if (iequals(key, "XFMINWCLIMIT")) {
             const bool negative = !v.empty() && v.front() == '-'; // no minimum
             const auto t = parse_maui_time(negative ? v.substr(1) : v);
@@ -362,17 +545,24 @@ private:
             cfg_.fs.interval = *t;
         } else if (iequals(key, "FSDEPTH")) {
             const auto n = parse_signed<std::int64_t>(v);
-            if (!n) return bad("expected an integer from 1 to 24, got " + quote(v));
+            if (!n) return bad("expected an integer of at least 1, got " + quote(v));
             if (*n < 1) return bad("FSDEPTH must be at least 1, got " + quote(v));
-            if (static_cast<std::uint64_t>(*n) > maui::max_fs_depth)
-                return bad("FSDEPTH " + std::string(v) + " is above Maui's limit of " +
-                           std::to_string(maui::max_fs_depth) + " fair-share windows");
-            cfg_.fs.depth = static_cast<std::size_t>(*n);
+            if (static_cast<std::uint64_t>(*n) > maui::max_fs_depth) {
+                // MFSProcessOConfig: FSDepth = MIN(value, MAX_MFSDEPTH).
+                warn(line, value.column, key,
+                     "FSDEPTH " + std::string(v) + " is above Maui 3.3's limit: it uses " +
+                         std::to_string(maui::max_fs_depth) + " fair-share windows");
+                cfg_.fs.depth = maui::max_fs_depth;
+            } else {
+                cfg_.fs.depth = static_cast<std::size_t>(*n);
+            }
         } else if (iequals(key, "FSDECAY")) {
             const auto d = parse_double(v);
-            if (!d) return bad("expected a number greater than 0 and at most 1, got " + quote(v));
-            if (!(*d > 0 && *d <= 1))
-                return bad("FSDECAY must be greater than 0 and at most 1, got " + quote(v));
+            if (!d) return bad("expected a number greater than 0, got " + quote(v));
+            if (!(*d > 0) || !std::isfinite(*d)) return bad("FSDECAY must be greater than 0, got " + quote(v));
+            if (*d > 1)
+                warn(line, value.column, key,
+                     "FSDECAY " + std::string(v) + " is above 1: older fair-share windows weigh more than newer ones");
             cfg_.fs.decay = *d;
         } else if (iequals(key, "JOBPRIOACCRUALPOLICY")) {
             if (iequals(v, "ALWAYS")) cfg_.opts.accrual = maui::accrual_policy::always;
@@ -383,10 +573,6 @@ private:
             return bool_value(cfg_.opts.reject_negative);
         } else if (iequals(key, "ENABLENEGJOBPRIORITY")) {
             return bool_value(cfg_.opts.enable_negative);
-        } else if (iequals(key, "PREEMPTPRIOMARGIN")) {
-            const auto n = parse_signed<std::int64_t>(v);
-            if (!n) return bad("expected a signed integer, got " + quote(v));
-            cfg_.opts.preempt_prio_margin = *n;
         }
         return true;
     }

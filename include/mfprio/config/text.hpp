@@ -70,6 +70,23 @@ namespace mfprio::config {
     return true;
 }
 
+/// Levenshtein distance, ASCII case-insensitive (for "did you mean").
+[[nodiscard]] inline std::size_t edit_distance(std::string_view a, std::string_view b) {
+    std::vector<std::size_t> row(b.size() + 1);
+    for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+    for (std::size_t i = 1; i <= a.size(); ++i) {
+        std::size_t diag = row[0];
+        row[0] = i;
+        for (std::size_t j = 1; j <= b.size(); ++j) {
+            const std::size_t up = row[j];
+            const bool same = to_lower(a[i - 1]) == to_lower(b[j - 1]);
+            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (same ? 0 : 1)});
+            diag = up;
+        }
+    }
+    return row[b.size()];
+}
+
 /// ASCII case-insensitive prefix test.
 [[nodiscard]] constexpr bool istarts_with(std::string_view s, std::string_view prefix) noexcept {
     return s.size() >= prefix.size() && iequals(s.substr(0, prefix.size()), prefix);
