@@ -92,6 +92,30 @@ TEST_CASE("cli: queue --explain and the FCFS preset") {
     CHECK(f.out.find("      5    carol 4294967291 4294967291\n") != std::string::npos);
 }
 
+TEST_CASE("cli: queue --default-bank: a job without a bank is in its user's default bank") {
+    // flux-accounting's plugin gives a job submitted without a bank its user's default bank
+    // (update_jobspec_bank, users_def_bank). Job 6, carol, no Bank: in bank B it has B's
+    // association (FairShare 0.6) and B's priority 3.5. override.policy (bank weight 1000,
+    // urgency weight 1), urgency 16, no queue: 100000 x 0.6 + 1000 x 3.5 = 63500.
+    const std::string jobs = "/tmp/mfprio_cli_queue_default_bank.txt";
+    std::ofstream(jobs) << "JobID|User|Bank|Queue|Urgency|SubmitTime\n"
+                           "1|alice|A|silver|16|1799990000\n"
+                           "6|carol|||16|1799990500\n";
+    std::vector<std::string> args{"--policy", data("override.policy"), "--jobs", jobs, "--assoc", data("assoc.txt"),
+                                  "--queues", data("queues.txt"), "--banks", data("banks.txt")};
+    const auto without = queue(args);
+    CHECK(without.status == mfprio::cli::exit_data);
+    CHECK(without.err.find("job 6: no association for user 'carol' in bank ''") != std::string::npos);
+    args.insert(args.end(), {"--default-bank", "carol=B", "--default-bank", "alice=B"});
+    const auto o = queue(args);
+    CHECK(o.status == 0);
+    CHECK(o.out.find("      6    carol      63500 ") != std::string::npos);
+    // alice's job names bank A: her default bank does not apply (90000 + 20000 + 500 = 110500).
+    CHECK(o.out.find("      1    alice     110500 ") != std::string::npos);
+    args.insert(args.end(), {"--default-bank", "carol"});
+    CHECK(queue(args).err.find("--default-bank takes USER=BANK, not 'carol'") != std::string::npos);
+}
+
 TEST_CASE("cli: queue errors") {
     const auto bad = queue(flux(data("bad.policy")));
     CHECK(bad.status == mfprio::cli::exit_data);

@@ -272,6 +272,33 @@ TEST_CASE("flux weights: the plugin keeps them in an int") {
     CHECK(make_flux_accounting_engine(configured).priority(j, c) == priority_value{max_prio, priority_status::clamped});
 }
 
+TEST_CASE("flux-accounting: the plugin's int x int products wrap; the exact engine does not") {
+    // priority_calculation (flux-accounting src/plugins/mf_priority.cpp): `queue_weight *
+    // queue_factor` and `urgency_weight * (urgency - 16)` are int x int. Queue priority
+    // 300000 under the default queue weight 10000: 3000000000 exactly, which as a 32-bit int
+    // is 3000000000 - 2^32 = -1294967296; the sum is then negative and the plugin returns
+    // FLUX_JOB_PRIORITY_MIN, 0.
+    const std::int64_t queue_priority[] = {300000, 5};
+    context c{};
+    c.queue_priority = queue_priority;
+    const job big = make_job(1, 0, 0, no_index, 16);
+    CHECK(make_flux_accounting_engine().priority(big, c).value == 3000000000);
+    const auto plugin = make_flux_accounting_plugin_engine();
+    CHECK(plugin.score(big, c) == -1294967296.0);
+    CHECK(plugin.priority(big, c).value == 0);
+    // Urgency weight 2147483647 and urgency 18: 2147483647 x 2 = 4294967294, as an int -2.
+    const flux_accounting_weights heavy{.fairshare = 0, .queue = 0, .bank = 0, .urgency = 2147483647};
+    const job urgent = make_job(2, 0, no_index, no_index, 18);
+    CHECK(make_flux_accounting_engine(heavy).priority(urgent, c).value == 4294967294);
+    CHECK(make_flux_accounting_plugin_engine(heavy).score(urgent, c) == -2.0);
+    // Within the int range both agree: queue 5 and urgency 20, 10000 x 5 + 1000 x 4 = 54000.
+    const job small = make_job(3, 0, 1, no_index, 20);
+    CHECK(plugin.priority(small, c).value == 54000);
+    CHECK(make_flux_accounting_engine().priority(small, c).value == 54000);
+    CHECK(flux_accounting_plugin_engine::names[1] == "queue");
+    CHECK(flux_accounting_plugin_engine::names[3] == "urgency");
+}
+
 // ------------------------------------------------------------------ FCFS and flux-core
 
 TEST_CASE("flux FCFS engine: 4294967295 minus the submission number") {

@@ -11,6 +11,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include <mfprio/config/assoc_table.hpp>
@@ -42,6 +43,8 @@ inline constexpr std::string_view queue_help =
     "  --algorithm A     compute fair-share from RawShares and RawUsage instead (flux, ...)\n"
     "  --queues FILE     Name|Priority (integer) table of queues\n"
     "  --banks FILE      Name|Priority table of banks\n"
+    "  --default-bank U=B  user U's default bank B (repeatable): U's jobs without a Bank (or\n"
+    "                    Account) cell are in bank B, as flux-accounting submits them\n"
     "  --conf FILE       slurm.conf, with --qos: Slurm's jobs table and Slurm's factors' tables\n"
     "  --qos FILE        QOS table (with --conf)\n"
     "  --now T           time of the calculation: epoch seconds or YYYY-MM-DDTHH:MM:SS\n"
@@ -78,6 +81,7 @@ inline outcome run_queue(std::span<const std::string_view> args) {
     std::optional<std::int64_t> now;
     std::optional<std::uint32_t> explain;
     std::optional<fairshare::algorithm> algorithm;
+    std::unordered_map<std::string, std::string> default_banks;
     const auto usage = [&](std::string msg) {
         o.status = exit_usage;
         o.err += "mfprio queue: " + msg + "\nTry 'mfprio queue --help'.\n";
@@ -90,7 +94,8 @@ inline outcome run_queue(std::span<const std::string_view> args) {
             return o;
         }
         if (a != "--policy" && a != "--jobs" && a != "--assoc" && a != "--queues" && a != "--banks" &&
-            a != "--conf" && a != "--qos" && a != "--now" && a != "--explain" && a != "--algorithm")
+            a != "--conf" && a != "--qos" && a != "--now" && a != "--explain" && a != "--algorithm" &&
+            a != "--default-bank")
             return usage("unknown option '" + std::string(a) + "'");
         if (i + 1 >= args.size()) return usage("option " + std::string(a) + " needs a value");
         const std::string_view v = args[++i];
@@ -101,7 +106,12 @@ inline outcome run_queue(std::span<const std::string_view> args) {
         else if (a == "--banks") banks_path = v;
         else if (a == "--conf") conf_path = v;
         else if (a == "--qos") qos_path = v;
-        else if (std::string error; common_value(a, v, now, explain, error)) {
+        else if (a == "--default-bank") {
+            const std::size_t eq = v.find('=');
+            if (eq == std::string_view::npos || eq == 0 || eq + 1 == v.size())
+                return usage("--default-bank takes USER=BANK, not '" + std::string(v) + "'");
+            default_banks[std::string(v.substr(0, eq))] = std::string(v.substr(eq + 1));
+        } else if (std::string error; common_value(a, v, now, explain, error)) {
             if (!error.empty()) return usage(error);
         } else {
             algorithm = fairshare::parse_algorithm(v);
@@ -128,6 +138,7 @@ inline outcome run_queue(std::span<const std::string_view> args) {
     config::flux_inputs in;
     in.jobs = &*jobs;
     in.algorithm = algorithm;
+    if (!default_banks.empty()) in.default_banks = &default_banks;
     std::optional<config::assoc_table> assoc;
     std::optional<config::priority_table> queues, banks;
     std::optional<config::slurm_conf> conf;

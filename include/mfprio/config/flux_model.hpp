@@ -9,7 +9,8 @@
 ///   resolved against slurm.conf, the QOS and the association table), and its Urgency,
 ///   Queue and Bank columns are added (`flux_tables.hpp`). Bank defaults to the Account.
 /// - Without it: the jobs table needs `JobID|User|SubmitTime`; optional `Bank` (or
-///   `Account`), `Queue`, `Urgency`, `EligibleTime`, `State`, `NumNodes`, `NumCPUs`. The
+///   `Account`), `Queue`, `Urgency`, `EligibleTime`, `State`, `NumNodes`, `NumCPUs`. A job
+///   without a bank takes its user's default bank (`flux_inputs::default_banks`). The
 ///   association of a job is the association table's row for (bank, user); with an
 ///   association table, a job whose (bank, user) has none is an error (flux-accounting
 ///   rejects such jobs when it holds data, reference A2.1). Without one, fair-share is 0.
@@ -78,6 +79,10 @@ struct flux_inputs {
     const slurm_conf* conf = nullptr;         ///< slurm.conf (with `qos` and `assoc`: Slurm's jobs table)
     const qos_table* qos = nullptr;           ///< QOS table (with `conf`)
     std::optional<fairshare::algorithm> algorithm; ///< compute fair-share from RawShares/RawUsage
+    /// Each user's default bank (flux-accounting's `default_bank`): the bank of the user's
+    /// jobs that name none (no Bank or Account cell), as the plugin puts the default bank in
+    /// the jobspec of a job submitted without one.
+    const std::unordered_map<std::string, std::string>* default_banks = nullptr;
     std::string assoc_file = "<string>"; ///< names for errors
     std::string conf_file = "<string>";
 };
@@ -106,6 +111,15 @@ inline std::optional<input_error> flux_fairshare(slurm::cluster& cl, const assoc
     flux_model m;
     auto cols = flux_columns_from(t);
     if (!cols) return cols.error();
+    if (in.default_banks != nullptr) {
+        if (const auto c_user = t.column("User")) {
+            for (std::size_t r = 0; r < cols->size(); ++r) {
+                if (!(*cols)[r].bank.empty()) continue;
+                const auto it = in.default_banks->find(std::string(trim(t.rows[r].cells[*c_user])));
+                if (it != in.default_banks->end()) (*cols)[r].bank = it->second;
+            }
+        }
+    }
 
     if (in.conf != nullptr) {
         if (in.qos == nullptr || in.assoc == nullptr)

@@ -13,15 +13,21 @@
 /// - `make_flux_core_engine`: flux-core's default plugin, priority = urgency.
 ///
 /// Products are computed in double, as the engine does for every term: the plugin's fair-share
-/// and bank terms are int x double products too, so they agree bit for bit. Where the plugin
-/// multiplies two ints (the queue weight by the queue priority, in the plugin sources we read),
-/// its product overflows int past 2^31 - 1 (undefined in C++, a wrap in practice); mfprio
-/// computes it exactly instead and does not reproduce the overflow. A term whose weight is 0 is
-/// not evaluated and adds nothing (the plugin adds 0 x factor, the same for finite factors).
+/// and bank terms are int x double products too, so they agree bit for bit. Two of the
+/// plugin's products are int x int (`priority_calculation` in src/plugins/mf_priority.cpp:
+/// `queue_weight * queue_factor` and `urgency_weight * (urgency - 16)`), which overflow int
+/// past 2^31 - 1: undefined in C++, a 32-bit wrap in the code compilers emit for it.
+/// `make_flux_accounting_engine` computes them exactly (a queue priority of 300000 under the
+/// default queue weight 10000 adds 3e9); `make_flux_accounting_plugin_engine` wraps them as
+/// the plugin's machine code does (the same job gets -1294967296 from its queue and a
+/// priority of 0). A term whose weight is 0 is not evaluated and adds nothing (the plugin
+/// adds 0 x factor, the same for finite factors).
 
 #include <cstdint>
+#include <string_view>
 
 #include <mfprio/core/engine.hpp>
+#include <mfprio/core/factor.hpp>
 #include <mfprio/core/term.hpp>
 #include <mfprio/core/weight.hpp>
 #include <mfprio/flux/factors.hpp>
@@ -72,6 +78,51 @@ using flux_accounting_engine =
                                   term<queue_factor, accounting_weight>{{}, accounting_weight{w.queue}},
                                   term<bank_factor, accounting_weight>{{}, accounting_weight{w.bank}},
                                   term<urgency_factor, accounting_weight>{{}, accounting_weight{w.urgency}});
+}
+
+/// An int x int term of flux-accounting's plugin: `weight * (int)F(job)` in 32-bit int
+/// arithmetic, wrapping past the int range as the plugin's compiled code does (two's
+/// complement multiplication of the low 32 bits), converted to double. The weight is the
+/// plugin's int (`truncate_weight` of the configured value); the factor, an integer in the
+/// plugin (queue priority, urgency - 16), is read through `F` and taken modulo 2^32 as well.
+/// Used with weight 1 by `make_flux_accounting_plugin_engine`.
+template <class F>
+struct int_product {
+    static constexpr std::string_view name = F::name;
+    [[no_unique_address]] F factor{};
+    std::int32_t weight = 0; ///< the plugin's int weight
+
+    template <class J, class Ctx>
+        requires factor_policy<F, J, Ctx>
+    [[nodiscard]] constexpr double operator()(const J& j, const Ctx& c) const noexcept {
+        const double f = factor(j, c);
+        // The factor is an int in the plugin; here a double holding an integer. Its low 32
+        // bits, as the int the plugin holds (values outside the int64 range: 0).
+        const bool in_range = f > -9223372036854775808.0 && f < 9223372036854775808.0;
+        const auto as_int = static_cast<std::uint32_t>(static_cast<std::uint64_t>(in_range ? static_cast<std::int64_t>(f) : 0));
+        const std::uint32_t product = static_cast<std::uint32_t>(weight) * as_int; // modular
+        return static_cast<double>(static_cast<std::int32_t>(product));
+    }
+};
+
+/// flux-accounting's engine with the plugin's int x int products wrapping (see the file
+/// comment): the queue and urgency terms are `int_product`s with weight 1, carrying the
+/// weights (through `truncate_weight`), the fair-share and bank terms as in
+/// `flux_accounting_engine`.
+using flux_accounting_plugin_engine =
+    engine<flux_result, term<fairshare_factor, accounting_weight>, term<int_product<queue_factor>, fixed_weight<1u>>,
+           term<bank_factor, accounting_weight>, term<int_product<urgency_factor>, fixed_weight<1u>>>;
+
+/// Builds `flux_accounting_plugin_engine`: every weight through `truncate_weight`, as the
+/// plugin stores it.
+[[nodiscard]] constexpr flux_accounting_plugin_engine
+make_flux_accounting_plugin_engine(const flux_accounting_weights& configured = {}, flux_result r = {}) {
+    const flux_accounting_weights w = truncate_weights(configured);
+    return flux_accounting_plugin_engine(
+        r, term<fairshare_factor, accounting_weight>{{}, accounting_weight{w.fairshare}},
+        term<int_product<queue_factor>, fixed_weight<1u>>{{{}, static_cast<std::int32_t>(w.queue)}, {}},
+        term<bank_factor, accounting_weight>{{}, accounting_weight{w.bank}},
+        term<int_product<urgency_factor>, fixed_weight<1u>>{{{}, static_cast<std::int32_t>(w.urgency)}, {}});
 }
 
 /// Seed 003's FCFS engine: one term, `fcfs_factor` with weight 1, under `flux_result`. A job
