@@ -100,12 +100,16 @@ bool small_run() {
 
 // ---- Configuration ---------------------------------------------------------------------------
 
-/// FSPOLICY DEDICATEDPES, JOBPRIOACCRUALPOLICY QUEUEPOLICY, the rest Maui 3.3's defaults
-/// (XFMINWCLIMIT 120 for jobs with a QOS, upper caps, negatives floored at 1).
+/// FSPOLICY DEDICATEDPES, JOBPRIOACCRUALPOLICY QUEUEPOLICY, Moab's rules for UPROC and UJOB
+/// (weighted: every RES subcomponent has work to do) and TARGETQUEUETIME (a power per job
+/// rather than Maui 3.3's constant), the rest Maui 3.3's defaults (XFMINWCLIMIT 120 for jobs
+/// with a QOS, upper caps, negatives floored at 1).
 mm::options bench_options() {
     mm::options o;
     o.fs_policy = mm::fs_metric::dedicated_pes;
     o.accrual = mm::accrual_policy::queuepolicy;
+    o.res_user_terms = true;
+    o.target_queuetime = mm::target_queuetime_form::moab;
     return o;
 }
 
@@ -250,7 +254,7 @@ struct maui_workload {
         classes.resize(class_count);
         for (std::uint32_t k = 0; k < class_count; ++k) {
             classes[k].priority = k == 0 || k == 3 ? 0 : uniform(1, 2000);
-            classes[k].rm_priority = k == 3 ? 500 : 0; // class 0: DEFAULT's; class 3: the queue's
+            classes[k].rm_priority = k == 3 ? 500 : 0; // class 0: 0 (no DEFAULT for a job with a class); class 3: the queue's
         }
         // Every mode among the classes and the QOS; class 0 has none: the DEFAULT's applies.
         classes[1].target = {20.0, mm::fs_target_mode::target};
@@ -538,9 +542,11 @@ public:
             add(t, S::group, sw(S::group), prio(g, K::group));
             add(t, S::account, sw(S::account), prio(a, K::account));
             add(t, S::qos, sw(S::qos), q != nullptr ? static_cast<double>(q->priority) : 0.0);
+            // A job with a class: its priority, else the queue's, even 0 (MClassGetPrio);
+            // DEFAULT only for a job without one.
             std::int64_t p = cl != nullptr ? cl->priority : 0;
             if (p == 0 && cl != nullptr) p = cl->rm_priority;
-            if (p == 0) p = c.default_of(K::job_class).priority;
+            if (cl == nullptr) p = c.default_of(K::job_class).priority;
             add(t, S::job_class, g != nullptr && g->class_weight > 0 ? static_cast<double>(g->class_weight) : sw(S::job_class),
                 static_cast<double>(p));
             add_component(C::cred, t);
@@ -553,8 +559,8 @@ public:
         }
         if (cw_[mm::index(C::fs)] != 0) { // FS
             const auto delta = [&](const mm::credential* cred, K kind) {
-                if (!c.fs_active) return 0.0;
-                const mm::fs_target tg = cred != nullptr && cred->target.value > 0 ? cred->target : c.default_of(kind).target;
+                if (!c.fs_active || cred == nullptr) return 0.0; // no credential: 0
+                const mm::fs_target tg = cred->target.value > 0 ? cred->target : c.default_of(kind).target;
                 if (!(tg.value > 0)) return 0.0;
                 const double usage = cred != nullptr ? cred->fs_usage : 0.0;
                 const double d = o.fs_percent_based ? 1.0 - usage / tg.value : tg.value - usage;
@@ -710,13 +716,13 @@ private:
                 const mm::credential* cred = i < p.size[k] ? &c.creds[k][i] : nullptr;
                 std::int64_t prio = cred != nullptr ? cred->priority : 0;
                 if (kind == K::job_class && prio == 0 && cred != nullptr) prio = cred->rm_priority;
-                if (kind != K::qos && prio == 0) prio = def.priority;
+                if (kind != K::qos && prio == 0 && !(kind == K::job_class && cred != nullptr)) prio = def.priority;
                 p.cred[k][i] = kind == K::job_class ? sub(sub_prio).capped(static_cast<double>(prio))
                                                     : weighted(sub_prio, sub(sub_prio).w, static_cast<double>(prio));
                 double delta = 0.0;
-                if (c.fs_active) {
-                    const mm::fs_target target = cred != nullptr && cred->target.value > 0 ? cred->target : def.target;
-                    delta = mm::fs_delta(target, cred != nullptr ? cred->fs_usage : 0.0, c.opts.fs_percent_based);
+                if (c.fs_active && cred != nullptr) { // no credential: 0
+                    const mm::fs_target target = cred->target.value > 0 ? cred->target : def.target;
+                    delta = mm::fs_delta(target, cred->fs_usage, c.opts.fs_percent_based);
                 }
                 p.fs[k][i] = weighted(sub_fs, sub(sub_fs).w, delta);
             }
