@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # mfprio quick start.
 #
-#   ./setup.sh        install what is missing, build into build/, run the demo
+#   ./setup.sh        install what is missing, build the mfprio tool into build/ (nothing
+#                     else), run the demo
 #   ./setup.sh test   install what is missing, then the whole test suite: gcc build
 #                     (-Werror, assertions on, tests + examples + benchmark smoke runs),
 #                     clang build with AddressSanitizer and UBSan, the queue tests built with
-#                     ThreadSanitizer (clang), the install and consumer checks (pkg-config
-#                     and meson subproject), and a live Slurm cluster on localhost against
+#                     ThreadSanitizer (clang), the install and consumer checks (pkg-config,
+#                     CMake package and meson subproject), and a live Slurm cluster on localhost against
 #                     which mfprio's sprio and sshare are compared (as root, where apt-get
 #                     installs Debian's Slurm; MFPRIO_NO_LIVE_SLURM=1 turns it off).
 #                     Ends with "N passed, N failed".
@@ -22,7 +23,8 @@ repo=$(pwd)
 
 # meson, ninja and the compilers; doctest (tests) and Google Benchmark (bench/); pkg-config
 # for the install check; the clang runtime for the sanitizers (only a Recommends of clang);
-# cmake because Debian's doctest-dev ships no pkg-config file, only a CMake package.
+# cmake because Debian's doctest-dev ships no pkg-config file, only a CMake package (and the
+# CMake consumer check).
 # libsimdjson-dev and nlohmann-json3-dev: the mfprio tool reads `squeue --json` with simdjson
 # and writes JSON with nlohmann-json (the library uses neither).
 # libxml2-utils: the tests check that `mfprio whatif --svg` writes well-formed XML (xmllint).
@@ -94,13 +96,17 @@ configure() {
     fi
 }
 
+# The first run builds the mfprio tool alone (two compiled targets: its one translation unit
+# and the link); the tests and benchmarks are built by `./setup.sh test`.
 cmd_build() {
     install_deps
-    say "building into build/"
-    configure build -Dexamples=true
-    meson compile -C build -j "$jobs"
+    say "building the mfprio tool into build/"
+    configure build -Dexamples=true -Dtests=false -Dbenchmarks=false
+    local start=$SECONDS
+    meson compile -C build -j "$jobs" mfprio
     local demo=build/examples/mfprio/mfprio
     [[ -x $demo ]] || die "$demo was not built"
+    echo "setup.sh: built $demo in $((SECONDS - start)) s"
     say "$demo demo"
     "$demo" demo
 }
@@ -235,6 +241,30 @@ consumer_checks() {
         fail "consumer: pkg-config build not attempted (install failed)"
     fi
 
+    say "consumer: find_package(mfprio) with CMake"
+    cp -r "$repo/tests/consumer" "$tmp/cmake-consumer"
+    if [[ -f $prefix/lib/cmake/mfprio/mfprioConfig.cmake && -f $prefix/lib/cmake/mfprio/mfprioConfigVersion.cmake ]] &&
+       CXX=g++ cmake -G Ninja -S "$tmp/cmake-consumer" -B "$tmp/cmake-consumer/build" -DCMAKE_PREFIX_PATH="$prefix" \
+            >"$logdir/consumer-cmake.log" 2>&1 &&
+       cmake --build "$tmp/cmake-consumer/build" >>"$logdir/consumer-cmake.log" 2>&1 &&
+       "$tmp/cmake-consumer/build/consumer"; then
+        pass "consumer: built with CMake (find_package(mfprio CONFIG), mfprio::mfprio), and ran"
+    else
+        tail -n 40 "$logdir/consumer-cmake.log" 2>/dev/null || true
+        find "$prefix" -name '*.cmake' 2>/dev/null
+        fail "consumer: CMake package build or run (see $logdir/consumer-cmake.log)"
+    fi
+    # A version the installed package does not satisfy is refused.
+    mkdir -p "$tmp/cmake-too-new"
+    printf 'cmake_minimum_required(VERSION 3.16)\nproject(too_new LANGUAGES CXX)\nfind_package(mfprio 99 CONFIG REQUIRED)\n' \
+        >"$tmp/cmake-too-new/CMakeLists.txt"
+    if ! CXX=g++ cmake -G Ninja -S "$tmp/cmake-too-new" -B "$tmp/cmake-too-new/build" -DCMAKE_PREFIX_PATH="$prefix" \
+            >"$logdir/consumer-cmake-version.log" 2>&1; then
+        pass "consumer: find_package(mfprio 99) refused by mfprioConfigVersion.cmake"
+    else
+        fail "consumer: find_package(mfprio 99) accepted (see $logdir/consumer-cmake-version.log)"
+    fi
+
     say "consumer: mfprio as a meson subproject"
     cp -r "$repo/tests/consumer" "$tmp/subproject-consumer"
     copy_repo "$tmp/subproject-consumer/subprojects/mfprio"
@@ -248,6 +278,29 @@ consumer_checks() {
         fail "consumer: subproject build or run (see $logdir/consumer-subproject.log)"
     fi
 
+    rm -rf "$tmp"
+}
+
+# install_plan_checks: `meson install` of a build with the tool installs bin/mfprio, and
+# -Dinstall_tool=false leaves it out (read from meson's install plan, nothing compiled).
+install_plan_checks() {
+    say "install: the mfprio tool"
+    local plan
+    plan=$(meson introspect --installed build-ci-gcc 2>/dev/null || true)
+    if grep -q '/bin/mfprio"' <<<"$plan"; then
+        pass "install: meson install puts the mfprio tool into bindir"
+    else
+        fail "install: bin/mfprio not in build-ci-gcc's install plan"
+    fi
+    local tmp
+    tmp=$(mktemp -d "${TMPDIR:-/tmp}/mfprio-notool.XXXXXX")
+    if CXX=g++ meson setup "$tmp/build" -Dtests=false -Dbenchmarks=false -Dexamples=true -Dinstall_tool=false \
+            >"$logdir/install-notool.log" 2>&1 &&
+       ! meson introspect --installed "$tmp/build" | grep -q '/bin/mfprio"'; then
+        pass "install: -Dinstall_tool=false leaves the tool out"
+    else
+        fail "install: -Dinstall_tool=false (see $logdir/install-notool.log)"
+    fi
     rm -rf "$tmp"
 }
 
@@ -307,6 +360,7 @@ cmd_test() {
     unset TSAN_OPTIONS
 
     consumer_checks
+    install_plan_checks
     live_checks
 
     say "summary ($((SECONDS - start)) s, logs in $logdir)"

@@ -4,6 +4,7 @@
 //
 // Exit status: 0 success, 2 usage error, 65 bad input data (sysexits' EX_DATAERR).
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
@@ -61,6 +62,76 @@ inline std::vector<std::string> split_list(std::string_view s) {
         start = end + 1;
     }
     return out;
+}
+
+/// Every option each command accepts, in its help text's order. The parsers refuse anything
+/// else at an option's place (`unknown_option`), and each command's `--help` names every one
+/// (tests/cli_help.cpp checks both).
+inline constexpr std::string_view cluster_option_names[] = {
+    "--conf", "--qos", "--assoc", "--jobs", "--live", "--from", "--save", "--slurm-version", "--fairshare", "--timeout"};
+inline constexpr std::string_view sprio_option_names[] = {
+    "--conf", "--qos", "--assoc", "--jobs", "--live", "--from", "--save", "--slurm-version", "--fairshare",
+    "--timeout", "--now", "-l", "--long", "-n", "--norm", "-w", "--weights", "-h", "--noheader", "-o", "--format",
+    "-j", "--jobs-ids", "-u", "--user", "-p", "--partition", "-S", "--sort", "--explain", "--verify", "--help"};
+inline constexpr std::string_view sshare_option_names[] = {
+    "--conf", "--assoc", "--live", "--from", "--save", "--slurm-version", "--fairshare", "--timeout", "-l", "--long",
+    "-p", "--parsable", "-P", "--parsable2", "-a", "--all", "-U", "--Users", "-m", "--partition", "-n", "-h",
+    "--noheader", "-u", "--users", "-A", "--accounts", "-o", "--format", "--algorithm", "--damping", "--help"};
+inline constexpr std::string_view usage_option_names[] = {"--conf",  "--qos",       "--assoc", "--jobs",
+                                                          "--elapsed", "--start", "--algorithm", "--help"};
+inline constexpr std::string_view whatif_option_names[] = {
+    "--conf", "--qos", "--assoc", "--jobs", "--live", "--from", "--save", "--slurm-version", "--fairshare",
+    "--timeout", "--set", "--now", "--top", "--head", "--after", "--json", "--svg", "--help"};
+inline constexpr std::string_view diagnose_option_names[] = {
+    "--maui-cfg", "--jobs",     "--nodes", "--conf",     "--fs-dir",     "--now", "--running", "--explain",
+    "--xfactor",  "--caps",     "--qttarget", "--uproc-ujob", "--help"};
+inline constexpr std::string_view queue_option_names[] = {
+    "--policy", "--jobs", "--assoc", "--algorithm", "--queues", "--banks", "--default-bank", "--conf", "--qos",
+    "--now", "--explain", "--help"};
+inline constexpr std::string_view lint_option_names[] = {"--conf", "--assoc", "--maui-cfg", "--help"};
+inline constexpr std::string_view demo_option_names[] = {"--help"};
+
+/// Whether `a` is one of `names` (`--format=X` counts as `--format` where that is one).
+[[nodiscard]] inline bool known_option(std::string_view a, std::span<const std::string_view> names) {
+    const std::size_t eq = a.find('=');
+    const std::string_view base = a.starts_with("--") && eq != std::string_view::npos ? a.substr(0, eq) : a;
+    for (const std::string_view n : names)
+        if (n == a || (base != a && n == base && n == "--format")) return true;
+    return false;
+}
+
+/// " (did you mean A or B?)" for the names within a few edits of `word` (at most one edit
+/// in four characters, at least two) or starting with it, nothing when none is.
+[[nodiscard]] inline std::string did_you_mean(std::string_view word, std::span<const std::string_view> names) {
+    std::vector<std::pair<std::size_t, std::string_view>> near;
+    const std::size_t limit = std::max<std::size_t>(2, word.size() / 4);
+    for (const std::string_view n : names) {
+        const std::size_t d = config::edit_distance(word, n);
+        // Within the limit, or `word` the start of a longer name (`--maui` for `--maui-cfg`).
+        if (d <= limit || (word.size() >= 3 && n.size() > word.size() && n.substr(0, word.size()) == word))
+            near.emplace_back(d, n);
+    }
+    std::stable_sort(near.begin(), near.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+    if (near.empty()) return {};
+    std::string out = " (did you mean ";
+    for (std::size_t k = 0; k < near.size() && k < 2; ++k) {
+        if (k != 0) out += " or ";
+        out += near[k].second;
+    }
+    return out + "?)";
+}
+
+/// The usage error of an option `a` that command `cmd` does not know: exit 2, the message
+/// with a "did you mean", the command's usage line (the first line of `help`) and where to
+/// read more.
+[[nodiscard]] inline outcome unknown_option(std::string_view cmd, std::string_view a,
+                                            std::span<const std::string_view> names, std::string_view help) {
+    outcome o;
+    o.status = exit_usage;
+    const std::string_view usage_line = help.substr(0, help.find('\n'));
+    o.err = "mfprio " + std::string(cmd) + ": unknown option '" + std::string(a) + "'" + did_you_mean(a, names) +
+            "\n" + std::string(usage_line) + "\nTry 'mfprio " + std::string(cmd) + " --help'.\n";
+    return o;
 }
 
 /// Parses `--now`: epoch seconds or YYYY-MM-DDTHH:MM:SS (local time of TZ, UTC when unset).
@@ -486,6 +557,7 @@ inline outcome run_sprio(std::span<const std::string_view> args, const slurm_sou
             o.out = sprio_help;
             return o;
         }
+        if (!known_option(a, sprio_option_names)) return unknown_option("sprio", a, sprio_option_names, sprio_help);
         std::string error;
         if (cluster_option(args, i, copt, error)) {
             if (!error.empty()) return usage(error);
@@ -581,7 +653,14 @@ inline constexpr std::string_view lint_help =
     "  - age and fair-share weights are ignored unless AccountingStorageType=accounting_storage/slurmdbd;\n"
     "  - with --assoc, under Fair Tree, the fair-share weight against the number of user\n"
     "    associations (the factor moves in steps of 1/N).\n"
-    "Exit status 0 when nothing is wrong, 1 when a warning was printed.\n";
+    "\n"
+    "  --conf FILE       slurm.conf\n"
+    "  --assoc FILE      association table (sshare -a -l -P), with --conf\n"
+    "  --maui-cfg FILE   maui.cfg\n"
+    "  --help            this text\n"
+    "Exit status 0 when nothing is wrong, 1 when a warning was printed.\n"
+    "\n"
+    "Example: mfprio lint --conf /etc/slurm/slurm.conf; mfprio lint --maui-cfg maui.cfg\n";
 
 /// `mfprio lint --maui-cfg FILE`: maui.cfg's warnings, one a line, exit 1 when there is one.
 inline outcome run_lint_maui(const std::string& path) {
@@ -607,12 +686,13 @@ inline outcome run_lint(std::span<const std::string_view> args) {
             o.out = lint_help;
             return o;
         }
+        if (!known_option(args[i], lint_option_names)) return unknown_option("lint", args[i], lint_option_names, lint_help);
         if ((args[i] == "--conf" || args[i] == "--assoc" || args[i] == "--maui-cfg") && i + 1 < args.size()) {
             (args[i] == "--conf" ? conf_path : args[i] == "--assoc" ? assoc_path : maui_path) = args[i + 1];
             ++i;
         } else {
             o.status = exit_usage;
-            o.err = "mfprio lint: unknown or incomplete option '" + std::string(args[i]) + "'\nTry 'mfprio lint --help'.\n";
+            o.err = "mfprio lint: option " + std::string(args[i]) + " needs a value\nTry 'mfprio lint --help'.\n";
             return o;
         }
     }

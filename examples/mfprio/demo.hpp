@@ -224,17 +224,26 @@ inline outcome run_demo_diagnose(std::vector<std::string_view> extra) {
 }
 
 /// `mfprio demo`
+inline constexpr std::string_view demo_help =
+    "usage: mfprio demo\n"
+    "\n"
+    "Prints, for three Slurm clusters embedded from the seeds, the sprio table and one\n"
+    "--explain breakdown, then Maui's diagnose -p for seed 002's examples, at the fixed time\n"
+    "2026-11-21T12:00:00 UTC. Takes no other option than --help.\n"
+    "\n"
+    "Example:\n"
+    "  mfprio demo\n";
+
 inline outcome run_demo(std::span<const std::string_view> args) {
     outcome o;
     if (!args.empty()) {
         if (args[0] == "--help") {
-            o.out = "usage: mfprio demo\n\nPrints, for three Slurm clusters embedded from the seeds, the sprio table and\n"
-                    "one --explain breakdown, then Maui's diagnose -p for seed 002's examples, at the\n"
-                    "fixed time 2026-11-21T12:00:00 UTC.\n";
+            o.out = demo_help;
             return o;
         }
+        if (args[0].starts_with("-")) return unknown_option("demo", args[0], demo_option_names, demo_help);
         o.status = exit_usage;
-        o.err = "mfprio demo: takes no arguments\nTry 'mfprio demo --help'.\n";
+        o.err = "mfprio demo: takes no arguments\nusage: mfprio demo\nTry 'mfprio demo --help'.\n";
         return o;
     }
     for (const auto& d : demo_clusters) {

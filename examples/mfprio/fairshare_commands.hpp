@@ -60,7 +60,7 @@ inline constexpr std::string_view sshare_help =
     "  -A, --accounts L   these accounts (comma list)\n"
     "  -U, --Users        user rows only\n"
     "  -m, --partition    add the Partition column\n"
-    "  -n, --noheader     no header\n"
+    "  -n, -h, --noheader no header\n"
     "  -o, --format L     fields, e.g. Account,User,FairShare%12\n"
     "  --algorithm A      classic, fair-tree, fair-tree-merge, depth-oblivious, flux or linear\n"
     "                     (default: what slurm.conf's PriorityFlags select; implies computed)\n"
@@ -117,7 +117,7 @@ inline outcome run_sshare(std::span<const std::string_view> args) {
             o.out = sshare_help;
             return o;
         }
-        if (a == "--qos" || a == "--jobs") return usage("unknown option '" + std::string(a) + "'");
+        if (!known_option(a, sshare_option_names)) return unknown_option("sshare", a, sshare_option_names, sshare_help);
         std::string error;
         if (cluster_option(args, i, copt, error)) {
             if (!error.empty()) return usage(error);
@@ -249,11 +249,17 @@ inline constexpr std::string_view usage_help =
     "resulting association table as `sshare -a -l -P` (the format --assoc reads), so you\n"
     "can ask what fair-share will look like after a week of this workload.\n"
     "\n"
+    "  --conf FILE       slurm.conf (decay, billing weights, usage reset)\n"
+    "  --qos FILE        QOS table (UsageFactor)\n"
+    "  --assoc FILE      association table (sshare -a -l -P) with RawUsage\n"
+    "  --jobs FILE       jobs table; its RUNNING jobs are charged\n"
     "  --elapsed D       a Slurm time string: min, min:sec, hr:min:sec, days-hr[:min[:sec]]\n"
     "  --start T         the time the period starts (epoch or YYYY-MM-DDTHH:MM:SS; default\n"
     "                    2026-01-01T00:00:00), for usage reset boundaries in local time\n"
     "  --algorithm A     fair-share algorithm for the printed columns (default: slurm.conf's)\n"
-    "  --help            this text\n";
+    "  --help            this text\n"
+    "\n"
+    "Example: mfprio usage --conf slurm.conf --qos qos.txt --assoc assoc.txt --jobs jobs.txt --elapsed 7-0\n";
 
 /// `mfprio usage ...`
 inline outcome run_usage(std::span<const std::string_view> args) {
@@ -273,7 +279,8 @@ inline outcome run_usage(std::span<const std::string_view> args) {
             o.out = usage_help;
             return o;
         }
-        if (i + 1 >= args.size()) return usage("unknown or incomplete option '" + std::string(a) + "'");
+        if (!known_option(a, usage_option_names)) return unknown_option("usage", a, usage_option_names, usage_help);
+        if (i + 1 >= args.size()) return usage("option " + std::string(a) + " needs a value");
         const std::string_view v = args[++i];
         if (a == "--conf") conf_path = v;
         else if (a == "--qos") qos_path = v;

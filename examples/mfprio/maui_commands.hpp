@@ -48,7 +48,9 @@ inline constexpr std::string_view diagnose_help =
     "                    or moab (UPROCWEIGHT and UJOBWEIGHT apply)\n"
     "  --help            this text\n"
     "\n"
-    "Ties are broken by submission time, then job id (Maui itself has no tie-break).\n";
+    "Ties are broken by submission time, then job id (Maui itself has no tie-break).\n"
+    "\n"
+    "Example: mfprio diagnose --maui-cfg maui.cfg --jobs jobs.txt --nodes nodes.txt --fs-dir stats\n";
 
 /// Embedded Maui inputs (the demo's): maui.cfg, jobs and nodes texts, and a label.
 struct maui_sources {
@@ -78,6 +80,8 @@ inline outcome run_diagnose(std::span<const std::string_view> args, const maui_s
             o.out = diagnose_help;
             return o;
         }
+        if (!known_option(a, diagnose_option_names))
+            return unknown_option("diagnose", a, diagnose_option_names, diagnose_help);
         if (a == "--running") {
             running = true;
             continue;

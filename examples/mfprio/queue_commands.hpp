@@ -54,7 +54,9 @@ inline constexpr std::string_view queue_help =
     "\n"
     "Priorities follow flux-accounting: urgency 0 holds (0), 31 expedites (4294967295), the\n"
     "sum is rounded, a sum of 0 or less is 0 (a priority-hold in Flux) and the top is clamped\n"
-    "at 4294967295. Order: priority, then job id.\n";
+    "at 4294967295. Order: priority, then job id.\n"
+    "\n"
+    "Example: mfprio queue --policy flux-accounting --jobs jobs.txt --assoc assoc.txt --queues queues.txt\n";
 
 namespace detail {
 inline std::string upper(std::string_view s) {
@@ -93,6 +95,7 @@ inline outcome run_queue(std::span<const std::string_view> args) {
             o.out = queue_help;
             return o;
         }
+        if (!known_option(a, queue_option_names)) return unknown_option("queue", a, queue_option_names, queue_help);
         if (a != "--policy" && a != "--jobs" && a != "--assoc" && a != "--queues" && a != "--banks" &&
             a != "--conf" && a != "--qos" && a != "--now" && a != "--explain" && a != "--algorithm" &&
             a != "--default-bank")

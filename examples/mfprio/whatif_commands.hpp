@@ -390,8 +390,9 @@ inline constexpr std::string_view whatif_help =
     "                   usage decayed and charged by the running jobs as `mfprio usage` does\n"
     "                   (each under its own configuration), fair-share recomputed, jobs aged;\n"
     "                   jobs keep their states\n"
-    "  the input options of mfprio sprio (--conf, --qos, --assoc, --jobs, --live, --from,\n"
-    "  --timeout, --slurm-version, --fairshare)\n"
+    "  --help           this text\n"
+    "  the input options of mfprio sprio (--conf, --qos, --assoc, --jobs, --live, --save,\n"
+    "  --from, --timeout, --slurm-version, --fairshare)\n"
     "\n"
     "A change to shares, PriorityFlags or FairShareDampeningFactor recomputes fair-share from\n"
     "RawShares and RawUsage on both sides, so that only the change differs.\n"
@@ -510,6 +511,7 @@ inline outcome run_whatif(std::span<const std::string_view> args) {
             o.out = whatif_help;
             return o;
         }
+        if (!known_option(a, whatif_option_names)) return unknown_option("whatif", a, whatif_option_names, whatif_help);
         std::string error;
         if (cluster_option(args, i, copt, error)) {
             if (!error.empty()) return usage(error);

@@ -1,0 +1,114 @@
+#pragma once
+// The tool's entry point as a function: the commands, `mfprio --help`, `mfprio help CMD`,
+// `--version`, and the usage error of an unknown command (with a "did you mean").
+#include <cstdio>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <mfprio/version.hpp>
+
+#include "commands.hpp"
+#include "demo.hpp"
+#include "fairshare_commands.hpp"
+#include "maui_commands.hpp"
+#include "queue_commands.hpp"
+#include "whatif_commands.hpp"
+
+namespace mfprio::cli {
+
+using args_t = std::span<const std::string_view>;
+
+/// A command: its name, one line about it, how to run it and its help text.
+struct command {
+    std::string_view name;
+    std::string_view summary;
+    outcome (*run)(args_t);
+    std::string_view help;
+};
+
+inline const command commands[] = {
+    {"sprio", "what Slurm's sprio prints, from files, a saved bundle or the live cluster",
+     [](args_t a) { return run_sprio(a); }, sprio_help},
+    {"sshare", "what Slurm's sshare prints, fair-share taken or computed", [](args_t a) { return run_sshare(a); },
+     sshare_help},
+    {"usage", "charges running jobs for a while and prints the association table after",
+     [](args_t a) { return run_usage(a); }, usage_help},
+    {"whatif", "what a configuration change would do to the pending queue", [](args_t a) { return run_whatif(a); },
+     whatif_help},
+    {"diagnose", "what Maui 3.3's diagnose -p prints, from maui.cfg and a jobs table",
+     [](args_t a) { return run_diagnose(a); }, diagnose_help},
+    {"queue", "a runtime-configured engine (policy file or preset) over a jobs table",
+     [](args_t a) { return run_queue(a); }, queue_help},
+    {"lint", "checks slurm.conf's priority weights, or how Maui 3.3 reads a maui.cfg",
+     [](args_t a) { return run_lint(a); }, lint_help},
+    {"demo", "three clusters from the seeds (the default when no command is given)",
+     [](args_t a) { return run_demo(a); }, demo_help},
+};
+
+inline constexpr std::string_view main_usage = "usage: mfprio [COMMAND] [OPTIONS]  (mfprio help COMMAND: its options)";
+
+/// `mfprio --help`: the commands, one line each.
+inline std::string main_help() {
+    std::string out = std::string(main_usage) +
+                      "\n\nMultifactor job priority, computed the way Slurm, Maui and Flux compute it, from your own "
+                      "files\nor a live Slurm cluster.\n\nCommands:\n";
+    for (const command& c : commands) {
+        char line[256];
+        std::snprintf(line, sizeof line, "  %-9.*s%.*s\n", static_cast<int>(c.name.size()), c.name.data(),
+                      static_cast<int>(c.summary.size()), c.summary.data());
+        out += line;
+    }
+    out += "\n"
+           "  --help, -h, help      this text; mfprio help COMMAND or mfprio COMMAND --help: every option\n"
+           "  --version, -V         the version\n"
+           "\n"
+           "Exit status: 0 success, 1 lint warnings or --verify differences, 2 usage error, 65 bad input data.\n";
+    return out;
+}
+
+/// The command named `name`, or nullptr.
+inline const command* find_command(std::string_view name) {
+    for (const command& c : commands)
+        if (c.name == name) return &c;
+    return nullptr;
+}
+
+/// The usage error of an unknown command.
+inline outcome unknown_command(std::string_view name) {
+    std::vector<std::string_view> names;
+    for (const command& c : commands) names.push_back(c.name);
+    outcome o;
+    o.status = exit_usage;
+    o.err = "mfprio: unknown command '" + std::string(name) + "'" + did_you_mean(name, names) + "\n" +
+            std::string(main_usage) + "\nTry 'mfprio --help'.\n";
+    return o;
+}
+
+/// `mfprio ARGS...`: what the tool prints and its exit status.
+inline outcome run_main(args_t args) {
+    if (args.empty()) return run_demo({});
+    const std::string_view cmd = args.front();
+    const args_t rest = args.subspan(1);
+    outcome o;
+    if (cmd == "--help" || cmd == "-h" || (cmd == "help" && rest.empty())) {
+        o.out = main_help();
+        return o;
+    }
+    if (cmd == "--version" || cmd == "-V") {
+        o.out = "mfprio " + std::to_string(MFPRIO_VERSION_MAJOR) + "." + std::to_string(MFPRIO_VERSION_MINOR) + "." +
+                std::to_string(MFPRIO_VERSION_PATCH) + "\n";
+        return o;
+    }
+    if (cmd == "help") {
+        const command* c = find_command(rest.front());
+        if (c == nullptr) return unknown_command(rest.front());
+        o.out = c->help;
+        return o;
+    }
+    if (const command* c = find_command(cmd)) return c->run(rest);
+    return unknown_command(cmd);
+}
+
+} // namespace mfprio::cli
