@@ -3,7 +3,7 @@
 //
 // Trees (fixed seed, built with `tree_builder` before anything is timed; shares 1-100 and
 // usage uniform at random for every association):
-//   ref      the README's reference tree: 10 accounts x 10 sub-accounts x 999 users
+//   ref      the reference tree: 10 accounts x 10 sub-accounts x 999 users
 //            (100,011 associations);
 //   flat     one account holding every user;
 //   deep     chains of 16 nested accounts under the root, 4 users on every account of a

@@ -28,11 +28,11 @@
 //                       caps in vectors, the generic loop of a runtime-configured scheduler;
 //   hand_written        Maui's formulas written out in one function, as a scheduler's C code
 //                       would have them (same arithmetic, same order);
-//   prepared_sketch     not the library: the study (session 11) of what the engine could do
-//                       with a prepared hook per component (per-credential terms tabulated
-//                       once per batch, no branch on configuration, pow only where its value
-//                       is not known exactly); the library's hooks have since gone further
-//                       (no branch on the job's data, two jobs at a time) and are faster;
+//   prepared_sketch     not the library: a sketch of a prepared hook per component
+//                       (per-credential terms tabulated once per batch, no branch on
+//                       configuration, pow only where its value is not known exactly); the
+//                       library's hooks go further (no branch on the job's data, two jobs at
+//                       a time);
 //   default_config      `make_maui_engine(weights{})`: Maui's defaults, QUEUETIME alone;
 //   memory_floor        not an engine: reads the job fields and credential entries the full
 //                       engine reads and adds them up, no factor arithmetic;
@@ -623,8 +623,8 @@ private:
 
 // ---- A sketch of a prepared engine -------------------------------------------------------------
 
-/// Not the library: what Maui's engine could do with a prepared hook per component, to show
-/// what the library could gain (see the README). Once per batch it tabulates what depends on
+/// Not the library: what Maui's engine can do with a prepared hook per component, written out
+/// as a point of comparison. Once per batch it tabulates what depends on
 /// one credential only, already weighted and capped: each credential's PRIORITY term (with
 /// the DEFAULT fallbacks) and its fair-share term (target, mode and usage), each user's UPROC
 /// and UJOB terms, each QOS's adjusted QUEUETIME and XFACTOR weights, XFMINWCLIMIT rule and

@@ -97,7 +97,7 @@ TEST_CASE("pow2: the same bits as the C library's pow for every kind of argument
 
 TEST_CASE("pow2: pow2_nearest is unsure only of the arguments within 1/64 ulp of a midpoint") {
     // For |y| <= 64 the band is 1/64 ulp on each side of a midpoint: 1/32 of uniform
-    // arguments (the 256-entry table of earlier versions needed 1/32 on each side, 1/16).
+    // arguments.
     std::mt19937_64 g(11);
     std::uniform_real_distribution<double> usual(-64.0, 64.0);
     const std::size_t n = 200000;

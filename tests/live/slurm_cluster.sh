@@ -14,7 +14,7 @@
 # Usage does not decay (PriorityDecayHalfLife=0): it stays whole CPU-seconds, which sshare
 # and assoc_mgr print exactly, so that the classic (NO_FAIR_TREE) factors can be recomputed
 # to the bit. With decay, the classic factors depend on digits of usage that no Slurm
-# command prints (README, "Exactness"); Fair Tree's do not.
+# command prints; Fair Tree's do not (mfprio sprio --help, --fairshare).
 set -euo pipefail
 
 die() { printf 'slurm_cluster.sh: %s\n' "$*" >&2; exit 1; }

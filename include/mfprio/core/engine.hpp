@@ -245,8 +245,8 @@ private:
                                        std::span<output_type> out) const noexcept {
         // The output's address in a local: through the span, it was reloaded after every store.
         // And the outputs two blocks ahead, for writing, one prefetch per line's worth of
-        // outputs (a line is read before it is written; without the hint the stores waited
-        // for it: the Maui engine 28.3 -> 26.8 ns a job in one process).
+        // outputs (a line is read before it is written; without the hint the stores wait for
+        // it, which maui_bench's engine/full/batch shows).
         output_type* const o = out.data();
         const std::size_t whole = jobs.size() - jobs.size() % block_size;
         constexpr std::size_t per_line = sizeof(output_type) < 64 ? 64 / sizeof(output_type) : 1;
@@ -319,11 +319,11 @@ private:
             const std::span<const J, block_size> block(jobs.data() + base, block_size);
             // Records over a cache line (Maui's, 104 bytes): the records four blocks ahead go
             // to the second-level cache, two lines a job in the loop below (which covers every
-            // line of them). The hardware prefetcher alone lagged behind, and a first-level
-            // prefetch that far ahead was evicted again by the terms' tables before use
-            // (maui_bench engine/full/batch 44.5 -> 40.7 ns in one process, as a burst of
-            // prefetches at the block's start; spread job by job, 1 ns less again). Slurm's
-            // 64-byte records gained nothing from it: left out. Near the end, this block.
+            // line of them). The hardware prefetcher alone lags behind, and a first-level
+            // prefetch that far ahead is evicted again by the terms' tables before use
+            // (maui_bench engine/full/batch; the prefetches are spread job by job rather than
+            // issued as a burst at the block's start). Slurm's 64-byte records gain nothing
+            // from it: left out. Near the end, this block.
             const J* const far =
                 jobs.data() + (base + (far_blocks<J> + 1) * block_size <= full ? base + far_blocks<J> * block_size : base);
             fill_hooked(block, c, plan.states, enabled, factors, std::index_sequence_for<Terms...>{});
@@ -335,10 +335,8 @@ private:
             // Every term on: two jobs at a time, each job's terms added in order from 0.0 in its
             // own lane, the same operations as `score`'s. The terms computed job by job (no
             // block hook) share the vector arithmetic there. With every factor from the
-            // block's rows (Maui's engine) the job-by-job loop below measured faster while the
-            // hooks had other costs (maui_bench engine/full/batch 45.5 against 48.2 ns,
-            // session 13); with the hooks' branches gone, the pairs are faster (27.5 -> 25.7
-            // in one process, session 14).
+            // block's rows (Maui's engine) the pairs are faster too, now that the hooks take no
+            // branch on the job's data (maui_bench engine/full/batch).
             if constexpr (AllOn && block_size % 2 == 0) {
                 if (!std::is_constant_evaluated()) {
                     for (std::size_t i = 0; i < block_size; i += 2) {

@@ -8,8 +8,8 @@
 /// `operator new` memory. The advice is only advice: if the kernel declines, the memory is
 /// ordinary pages and nothing else changes.
 ///
-/// Measured with `bench/queue_bench` (1,000,000 staged entries of 32 bytes, 32 MB): see the
-/// README's reprioritization section.
+/// `bench/queue_bench`'s pass benchmarks (1,000,000 staged entries of 32 bytes, 32 MB) show
+/// what the pages save (bench/README.md).
 
 #include <cstddef>
 #include <cstdint>

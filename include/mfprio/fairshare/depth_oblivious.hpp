@@ -201,7 +201,8 @@ enum class children_kind : std::uint8_t { all, accounts, users };
 ///    shares or no usage are left to `depth_oblivious_child`;
 /// 2. pow(x, k) for the children that take it, one call after the other;
 /// 3. UE = r_p * g * S (g the power, or x: pow(x, 1.0) is x) and the factor's exponent.
-/// One thread's pass on the reference tree: 5.6 -> 3.5 ms for the batches alone.
+/// fairshare_bench's depth_oblivious/ref shows what the three steps save over one child at a
+/// time.
 ///
 /// Two of Slurm's long double divisions (x87's fdiv, about 18 cycles each) are replaced by
 /// cheaper operations known to give the same double (`nearest_double_clear`), falling back
@@ -217,10 +218,9 @@ enum class children_kind : std::uint8_t { all, accounts, users };
 ///   rounds t S twice, so it lies within 2.0001 ulp64 of t: where t is clear (and S > 0,
 ///   damping 1), the exponent is -(double)t. |t| in [2^-901, 2^901] and S a double keep t S
 ///   and UE / S normal.
-/// One thread's pass on the reference tree: 3.5 -> 3.0 ms.
 ///
-/// Always inlined (as is `depth_oblivious_list`): gcc 12 called the template out of line, and
-/// the one-thread pass on the reference tree took 4.3 instead of 3.0 ms.
+/// Always inlined (as is `depth_oblivious_list`): gcc 12 calls the template out of line
+/// otherwise, which costs the pass a third of its time.
 template <children_kind kind = children_kind::all>
 [[gnu::always_inline]] inline void
 depth_oblivious_children(const tree& t, std::uint32_t p, std::span<const std::uint32_t> children,
@@ -458,8 +458,7 @@ inline void depth_oblivious(const tree& t, columns& c, std::uint16_t damping = 1
             const std::size_t end = std::min<std::size_t>(e, t.child_begin[p + 1]);
             // A const copy of the prepared values, which no store can change: the vector's
             // entry might be changed by the batches' stores of long doubles and doubles as far
-            // as the compiler knows, and given it this round took 1.7 instead of 1.1 ms a part
-            // on the reference tree (two parts).
+            // as the compiler knows, and it reloads it after each of them otherwise.
             const detail::depth_oblivious_parent parent = prepared[k];
             detail::depth_oblivious_list<detail::children_kind::users>(t, p, {t.children.data() + i, end - i}, parent,
                                                                       ue, s, f, damping, w);

@@ -13,8 +13,8 @@
 /// it, and keeps the result unless it lies within 1/64 ulp of a midpoint (0.0131 for pow,
 /// 0.0014 for this approximation, 0.0011 margin); for |y| > 64, where pow's bound grows to
 /// 0.5434 ulp at y = -1021, within 3/64. There, for NaN, and for results that would be
-/// subnormal or overflow, it calls pow itself: about 3.5% of the reference tree's arguments
-/// (6.5% with the 256-entry table and 1/32 band of earlier versions). Below -1100 the
+/// subnormal or overflow, it calls pow itself: about 3.5% of the reference tree's arguments.
+/// Below -1100 the
 /// result is 0, pow's too. `tests/fairshare_pow2.cpp` compares the two over hundreds of
 /// thousands of arguments of every kind (uniform, near the table's points, tiny, random bit
 /// patterns).

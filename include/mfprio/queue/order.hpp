@@ -29,26 +29,18 @@
 /// priorities span some 10^5 values), a counting sort replaces all that: count the entries
 /// per key, then move each entry straight to its place (no words, no split, no gather).
 ///
-/// Measured while writing it (scratch program, g++ 12 -O2, CPU time of one thread, best of
-/// 7, on the shared 2-core development VM while other builds ran, so absolute figures are
-/// pessimistic), 1,000,000 entries: 3 tiers, priorities over 26 bits, submit times over 14
-/// days, ids 1..n:
-///   std::sort of the entries with `slurm_order::before`                 150 ms
-///   std::sort of 1,000,000 plain uint64                                  75 ms
-///   sort_entries, submit times in random order (keys truncated to 44 bits) 72 ms
-///   sort_entries, table in submission order (28 key bits)               46-60 ms
-/// Of the last: packing 5-7 ms, split and buckets 11-15 ms, gather 19-25 ms. The gather is
-/// one random read of a 32-byte entry per entry, about 20 ns each on that VM (TLB-bound:
-/// software prefetching did not help; 2 MB pages saved 18% in a separate test). With
-/// `threads` > 1 every step but the tie fix-up is shared among the threads.
-///
-/// The counting sort, measured later (`bench/queue_bench` `pass/sort`, 1,000,000 entries, 17
-/// key bits, the staged entries and the snapshot in 2 MiB pages, interleaved runs on the
-/// same VM): 0.93 times the words' time on one thread (median of 10 pairs), 0.83 on two;
-/// with the moves' places prefetched for writing, 0.77 of that again on one thread. A pass
-/// (`pass_builder`) can also count the entries while it writes them (`key_counts`, keys
-/// modulo a power of two chosen from the last pass's ranges), and the counting sort then
-/// only moves them (the `sort_entries` overload that takes the counts).
+/// What the parts cost relative to one another, on 1,000,000 entries: sorting the entries
+/// with std::sort and `slurm_order::before` takes about twice what std::sort of plain
+/// uint64 does, and `sort_entries` about as much as the latter with random submit times and
+/// less with a table in submission order. Of `sort_entries`, the gather (one random read of
+/// a 32-byte entry per entry, TLB-bound, which 2 MiB pages help and software prefetching
+/// does not) is the largest part, then the split and buckets, then the packing. With
+/// `threads` > 1 every step but the tie fix-up is shared among the threads. The counting
+/// sort takes less than the words' radix sort where it applies, more so with the moves'
+/// places prefetched for writing (bench/queue_bench's `pass/sort` shows the current
+/// figures). A pass (`pass_builder`) can also count the entries while it writes them
+/// (`key_counts`, keys modulo a power of two chosen from the last pass's ranges), and the
+/// counting sort then only moves them (the `sort_entries` overload that takes the counts).
 
 #include <algorithm>
 #include <array>
@@ -245,7 +237,7 @@ void counting_move(std::span<const queue_entry> in, const std::size_t* bounds, u
         const std::size_t b = bounds[t], e = bounds[t + 1];
         // Each move writes a random place of the output: the place of the entry 32 moves
         // ahead is prefetched for writing, so that many such misses are under way at once
-        // (measured on the development VM: the counting sort 0.8 times as long). Each
+        // (queue_bench's pass/sort shows the difference). Each
         // entry's counter is computed once, when it is prefetched, and kept in a ring.
         constexpr std::size_t ahead = 32;
         std::array<std::size_t, ahead> ring{};
