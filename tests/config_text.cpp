@@ -91,6 +91,30 @@ TEST_CASE("config: text read_text_file loads a file and reports a missing one") 
     CHECK(missing.error().message == "cannot open file");
 }
 
+TEST_CASE("config: text lines: a BOM, CR-only and mixed line ends") {
+    // A UTF-8 byte order mark is not part of line 1; a lone CR ends a line (old Mac files);
+    // CRLF is one end, not two.
+    const auto lines = detail::split_lines("\xEF\xBB\xBF" "a=1\rb=2\r\nc=3\n\rd");
+    REQUIRE(lines.size() == 5);
+    CHECK(lines[0].text == "a=1");
+    CHECK(lines[1].text == "b=2");
+    CHECK(lines[2].text == "c=3");
+    CHECK(lines[3].text.empty());
+    CHECK(lines[3].number == 4);
+    CHECK(lines[4].text == "d");
+    CHECK(lines[4].number == 5);
+    CHECK(detail::split_lines("\xEF\xBB\xBF").empty());
+}
+
+TEST_CASE("config: text read_text_file refuses inputs past its bound") {
+    // /dev/zero never ends: refused at the bound instead of growing without one.
+    const auto endless = read_text_file("/dev/zero", 1 << 20);
+    REQUIRE_FALSE(endless);
+    CHECK(endless.error().file == "/dev/zero");
+    CHECK(endless.error().message == "larger than 1048576 bytes, the most mfprio reads from one input");
+    CHECK(max_input_bytes == std::size_t{1} << 30);
+}
+
 TEST_CASE("config: text read_text_file reports a directory as unreadable") {
     const auto dir = read_text_file(".");
     REQUIRE_FALSE(dir);

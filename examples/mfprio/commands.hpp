@@ -134,12 +134,17 @@ inline constexpr std::string_view demo_option_names[] = {"--help"};
     return o;
 }
 
-/// Parses `--now`: epoch seconds or YYYY-MM-DDTHH:MM:SS (local time of TZ, UTC when unset).
+/// Parses `--now`: epoch seconds or YYYY-MM-DDTHH:MM:SS (local time of TZ, UTC when unset),
+/// from 1970-01-01 to 9999-12-31 (so that no time arithmetic downstream can overflow).
 inline std::optional<std::int64_t> parse_now(std::string_view s) {
+    constexpr std::int64_t last = 253402300799; // 9999-12-31T23:59:59Z
     std::int64_t v = 0;
+    std::optional<std::int64_t> t;
     const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-    if (ec == std::errc() && p == s.data() + s.size()) return v;
-    return config::parse_job_time(s);
+    if (ec == std::errc() && p == s.data() + s.size()) t = v;
+    else t = config::parse_job_time(s);
+    if (!t || *t < 0 || *t > last) return std::nullopt;
+    return t;
 }
 
 /// Reads the value `v` of option `a` when `a` is one the Maui and Flux commands share:
@@ -149,7 +154,7 @@ inline bool common_value(std::string_view a, std::string_view v, std::optional<s
                          std::optional<std::uint32_t>& explain, std::string& error) {
     if (a == "--now") {
         now = parse_now(v);
-        if (!now) error = "--now takes epoch seconds or YYYY-MM-DDTHH:MM:SS, not '" + std::string(v) + "'";
+        if (!now) error = "--now takes epoch seconds or YYYY-MM-DDTHH:MM:SS from 1970 to 9999, not '" + std::string(v) + "'";
         return true;
     }
     if (a == "--explain") {
@@ -574,7 +579,9 @@ inline outcome run_sprio(std::span<const std::string_view> args, const slurm_sou
             if (!v) return usage(std::string("option ") + std::string(a) + " needs a value");
             if (a == "--now") {
                 now = parse_now(*v);
-                if (!now) return usage("--now takes epoch seconds or YYYY-MM-DDTHH:MM:SS, not '" + std::string(*v) + "'");
+                if (!now)
+                    return usage("--now takes epoch seconds or YYYY-MM-DDTHH:MM:SS from 1970 to 9999, not '" +
+                                 std::string(*v) + "'");
             } else if (a == "-o" || a == "--format") opt.format = *v;
             else if (a == "-S" || a == "--sort") opt.sort = *v;
             else if (a == "-u" || a == "--user") opt.users = split_list(*v);
@@ -717,6 +724,39 @@ inline outcome run_lint(std::span<const std::string_view> args) {
     }
     int warnings = 0;
     char buf[512];
+    // Priority keys Slurm does not know (a misspelled one is silently ignored by slurmctld's
+    // reader too, with its default in force): a warning with the closest known key.
+    if (auto text = config::read_text_file(conf_path)) {
+        static constexpr std::string_view known[] = {
+            "PriorityCalcPeriod",      "PriorityDecayHalfLife",        "PriorityFavorSmall",
+            "PriorityFlags",           "PriorityMaxAge",               "PriorityParameters",
+            "PrioritySiteFactorParameters", "PrioritySiteFactorPlugin", "PriorityType",
+            "PriorityUsageResetPeriod", "PriorityWeightAge",           "PriorityWeightAssoc",
+            "PriorityWeightFairshare", "PriorityWeightJobSize",        "PriorityWeightPartition",
+            "PriorityWeightQOS",       "PriorityWeightTRES",           "PriorityJobFactor",
+            "PriorityTier",            "FairShareDampeningFactor"};
+        for (const auto& l : config::detail::split_lines(*text)) {
+            std::string_view rest = l.text.substr(0, l.text.find('#'));
+            std::size_t col = 0;
+            while (col < rest.size()) {
+                while (col < rest.size() && config::is_space(rest[col])) ++col;
+                const std::size_t begin = col;
+                while (col < rest.size() && !config::is_space(rest[col])) ++col;
+                const std::string_view token = rest.substr(begin, col - begin);
+                const std::string_view key = token.substr(0, token.find('='));
+                if (key.size() == token.size()) continue;
+                if (!config::istarts_with(key, "Priority") && !config::istarts_with(key, "FairShare")) continue;
+                bool ok = false;
+                for (const auto k : known) ok = ok || config::iequals(k, key);
+                if (ok) continue;
+                std::snprintf(buf, sizeof buf, "warning: %s:%zu:%zu: unknown slurm.conf parameter '%.*s'%s\n",
+                              conf_path.c_str(), l.number, begin + 1, static_cast<int>(key.size()), key.data(),
+                              did_you_mean(key, known).c_str());
+                o.out += buf;
+                ++warnings;
+            }
+        }
+    }
     const slurm::weights w{conf->weight_age, conf->weight_assoc, conf->weight_fairshare, conf->weight_job_size,
                            conf->weight_partition, conf->weight_qos};
     if (w.overflows()) {

@@ -537,7 +537,9 @@ inline outcome run_whatif(std::span<const std::string_view> args) {
             after_s = d->seconds;
         } else if (a == "--now") {
             now = parse_now(v);
-            if (!now) return usage("--now takes epoch seconds or YYYY-MM-DDTHH:MM:SS, not '" + std::string(v) + "'");
+            if (!now)
+                return usage("--now takes epoch seconds or YYYY-MM-DDTHH:MM:SS from 1970 to 9999, not '" +
+                             std::string(v) + "'");
         } else {
             const auto n = config::parse_unsigned<std::uint32_t>(v);
             if (!n || *n == 0) return usage(std::string(a) + " takes a positive integer, not '" + std::string(v) + "'");

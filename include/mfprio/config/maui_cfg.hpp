@@ -70,6 +70,7 @@
 ///   the credential keeps its place (order of first appearance) and the line it first
 ///   appeared on.
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstddef>
@@ -408,6 +409,14 @@ private:
         const auto ends = [&](std::string_view suffix) {
             return upper.size() > suffix.size() && upper.compare(upper.size() - suffix.size(), suffix.size(), suffix) == 0;
         };
+        const bool identifier = std::all_of(upper.begin(), upper.end(), [](char ch) {
+            return (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '_';
+        });
+        if (!identifier) {
+            warn(line, name.column, name.text,
+                 quote(name.text) + " is not a parameter name (letters, digits, '_'): Maui 3.3 ignores the line");
+            return;
+        }
         if (!ends("WEIGHT") && !ends("CAP")) return;
         std::vector<std::string_view> known;
         for (const auto& c : maui::components) {

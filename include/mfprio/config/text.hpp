@@ -184,20 +184,34 @@ template <class T>
     return e;
 }
 
-/// The whole content of the file at `path`, or an `input_error` ("cannot open file" /
-/// "cannot read file") naming it.
-[[nodiscard]] inline expected<std::string> read_text_file(const std::string& path) {
-    std::FILE* f = std::fopen(path.c_str(), "rb");
+/// The largest input the readers take: 1 GiB. Larger files (or endless ones such as
+/// /dev/zero) are refused rather than read into memory.
+inline constexpr std::size_t max_input_bytes = std::size_t{1} << 30;
+
+/// The whole content of the file at `path` ("-": standard input), at most `limit` bytes,
+/// or an `input_error` naming it ("cannot open file", "cannot read file", too large).
+[[nodiscard]] inline expected<std::string> read_text_file(const std::string& path,
+                                                          std::size_t limit = max_input_bytes) {
+    const bool stdin_path = path == "-";
+    std::FILE* f = stdin_path ? stdin : std::fopen(path.c_str(), "rb");
     if (f == nullptr) return make_error(path, 0, 0, {}, "cannot open file");
     std::string out;
     char buffer[65536];
+    bool too_large = false;
     for (;;) {
         const std::size_t n = std::fread(buffer, 1, sizeof buffer, f);
+        if (out.size() + n > limit) {
+            too_large = true;
+            break;
+        }
         out.append(buffer, n);
         if (n < sizeof buffer) break;
     }
     const bool failed = std::ferror(f) != 0;
-    std::fclose(f);
+    if (!stdin_path) std::fclose(f);
+    if (too_large)
+        return make_error(path, 0, 0, {}, "larger than " + std::to_string(limit) +
+                                              " bytes, the most mfprio reads from one input");
     if (failed) return make_error(path, 0, 0, {}, "cannot read file");
     return out;
 }
@@ -211,19 +225,20 @@ struct text_line {
     std::size_t number = 0;
 };
 
-/// Splits a text into lines on '\n', dropping one trailing '\r' per line. A final line
-/// without '\n' counts; an empty text has no lines.
+/// Splits a text into lines. A line ends at "\r\n", "\n" or a lone "\r" (old Mac files),
+/// none of which belongs to the line; a final line without an end counts; an empty text has
+/// no lines. A UTF-8 byte order mark at the start of the text is not part of the first line
+/// (columns count from after it, as editors show them).
 [[nodiscard]] inline std::vector<text_line> split_lines(std::string_view text) {
     std::vector<text_line> out;
-    std::size_t start = 0;
+    std::size_t start = text.starts_with("\xEF\xBB\xBF") ? 3 : 0;
     std::size_t number = 1;
     while (start < text.size()) {
-        std::size_t end = text.find('\n', start);
-        const std::size_t next = (end == std::string_view::npos) ? text.size() : end + 1;
+        std::size_t end = text.find_first_of("\r\n", start);
+        std::size_t next = text.size();
         if (end == std::string_view::npos) end = text.size();
-        std::string_view line = text.substr(start, end - start);
-        if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-        out.push_back({line, number});
+        else next = text[end] == '\r' && end + 1 < text.size() && text[end + 1] == '\n' ? end + 2 : end + 1;
+        out.push_back({text.substr(start, end - start), number});
         ++number;
         start = next;
     }

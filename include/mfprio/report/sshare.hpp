@@ -17,6 +17,7 @@
 #include <string_view>
 #include <vector>
 
+#include <mfprio/config/text.hpp>
 #include <mfprio/core/job.hpp>
 #include <mfprio/fairshare/columns.hpp>
 #include <mfprio/fairshare/tree.hpp>
@@ -206,7 +207,15 @@ inline bool listed(const std::vector<std::string>& list, std::string_view v) {
         if (item.empty()) continue;
         int newlen = 0;
         if (const auto pct = item.find('%'); pct != std::string::npos) {
-            newlen = std::atoi(item.c_str() + pct + 1);
+            // sshare reads the width with atoi; mfprio bounds it as sprio's -o does (a width
+            // of millions would print gigabytes).
+            const std::string_view digits = std::string_view(item).substr(pct + 1);
+            const auto n = digits.empty() ? std::optional<std::int64_t>(0) : config::parse_signed<std::int64_t>(digits);
+            if (!n || *n < -4096 || *n > 4096) {
+                res.error = "field width must be an integer from -4096 to 4096 in \"" + item + "\"";
+                return res;
+            }
+            newlen = static_cast<int>(*n);
             item.resize(pct);
         }
         bool found = false;

@@ -1,0 +1,325 @@
+// A catalogue of dirty and malformed inputs, one table: each dirty-but-valid input must give
+// what its clean file gives (CRLF, a byte order mark, old Mac CR-only line ends, trailing
+// spaces, tabs, comments, case, columns in another order...), and each malformed one an
+// error at the expected line and column with a sentence saying what is wrong. The readers:
+// maui.cfg, slurm.conf, the QOS table (a pipe table, as sacctmgr -P prints it) and the Maui
+// jobs table. Expected lines and columns are counted by hand in the inputs below.
+#include <doctest/doctest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <mfprio/config/maui_cfg.hpp>
+#include <mfprio/config/maui_jobs.hpp>
+#include <mfprio/config/qos_table.hpp>
+#include <mfprio/config/slurm_conf.hpp>
+
+#include "cli_main.hpp"
+
+namespace {
+using namespace mfprio;
+
+enum class reader { maui_cfg, slurm_conf, qos, maui_jobs };
+
+/// What a reader made of a text, as one string (equal strings: the same result), or the
+/// error as "line:column: key: message".
+struct outcome {
+    bool ok = false;
+    std::string text;
+};
+
+std::string num(double v) { return std::to_string(v); }
+
+outcome read(reader r, std::string_view text) {
+    outcome o;
+    const auto fail = [&](const input_error& e) {
+        o.text = std::to_string(e.line) + ":" + std::to_string(e.column) + ": " + e.key + ": " + e.message;
+        return o;
+    };
+    switch (r) {
+    case reader::maui_cfg: {
+        const auto c = config::parse_maui_cfg(text, "maui.cfg");
+        if (!c) return fail(c.error());
+        for (const auto w : c->weights.component_weight) o.text += std::to_string(w) + ",";
+        for (const auto w : c->weights.sub_weight) o.text += std::to_string(w) + ",";
+        o.text += std::to_string(static_cast<int>(c->opts.fs_policy)) + "," + num(c->opts.xf_min_wclimit) + ";";
+        for (const auto& kind : c->creds)
+            for (const auto& cr : kind)
+                o.text += cr.name + "=" + std::to_string(cr.cred.priority) + "/" + num(cr.cred.target.value) + ";";
+        break;
+    }
+    case reader::slurm_conf: {
+        const auto c = config::parse_slurm_conf(text, "slurm.conf");
+        if (!c) return fail(c.error());
+        o.text = std::to_string(c->weight_age) + "," + std::to_string(c->weight_fairshare) + "," +
+                 std::to_string(c->max_age) + "," + c->flags_text + "," + std::to_string(c->node_count()) + "," +
+                 std::to_string(c->total_cpus()) + ";";
+        for (const auto& p : c->partitions)
+            o.text += p.name + "/" + std::to_string(p.priority_job_factor) + "/" + std::to_string(p.nodes.size()) + ";";
+        break;
+    }
+    case reader::qos: {
+        const auto q = config::parse_qos_table(text, "qos.txt");
+        if (!q) return fail(q.error());
+        for (const auto& d : q->qos) o.text += d.name + "=" + std::to_string(d.priority) + "/" + num(d.usage_factor) + ";";
+        break;
+    }
+    case reader::maui_jobs: {
+        const auto t = config::parse_maui_jobs(text, "jobs.txt");
+        if (!t) return fail(t.error());
+        for (const auto& row : t->jobs) {
+            const auto& j = row.job;
+            o.text += std::to_string(j.id) + ":" + row.creds[0] + "," + std::to_string(j.submit_time) + "," +
+                      std::to_string(static_cast<int>(j.state)) + "," + std::to_string(j.start_time) + "," +
+                      std::to_string(j.wclimit) + "," + std::to_string(j.procs) + ";";
+        }
+        break;
+    }
+    }
+    o.ok = true;
+    return o;
+}
+
+constexpr std::string_view clean_maui =
+    "QUEUETIMEWEIGHT 5\nFSPOLICY DEDICATEDPS\nUSERCFG[john] PRIORITY=10 FSTARGET=20\n";
+constexpr std::string_view clean_slurm =
+    "PriorityType=priority/multifactor\nPriorityWeightAge=1000\nPriorityWeightFairshare=10000\n"
+    "PriorityFlags=NO_FAIR_TREE\nPriorityMaxAge=7-0\nNodeName=n[1-4] CPUs=32 RealMemory=64000\n"
+    "PartitionName=batch Nodes=n[1-4] PriorityJobFactor=10\n";
+constexpr std::string_view clean_qos = "Name|Priority|UsageFactor\nnormal|0|1.0\nhigh|100|2.0\n";
+constexpr std::string_view clean_jobs =
+    "JobID|User|SubmitTime|State|StartTime|WCLimit|Procs\n1|john|1000|Idle||1:00:00|4\n"
+    "2|mary|900|Running|1500|2:00:00|8\n";
+
+/// One case: the reader, the input, and either the clean text it must equal or the error.
+struct entry {
+    const char* what;
+    reader r;
+    std::string input;
+    std::string_view same_as;    ///< accepted: must read as this clean text does
+    std::size_t line = 0;        ///< rejected: the error's line
+    std::size_t column = 0;      ///< and column
+    const char* message = "";    ///< and a part of its sentence
+};
+
+std::string crlf(std::string_view s) {
+    std::string o;
+    for (const char c : s) o += c == '\n' ? std::string("\r\n") : std::string(1, c);
+    return o;
+}
+std::string cr(std::string_view s) {
+    std::string o(s);
+    for (char& c : o)
+        if (c == '\n') c = '\r';
+    return o;
+}
+std::string bom(std::string_view s) { return "\xEF\xBB\xBF" + std::string(s); }
+std::string trailing_spaces(std::string_view s) {
+    std::string o;
+    for (const char c : s) o += c == '\n' ? std::string("  \t\n") : std::string(1, c);
+    return o;
+}
+std::string no_final_newline(std::string_view s) { return std::string(s.substr(0, s.size() - 1)); }
+
+std::vector<entry> catalogue() {
+    using R = reader;
+    const auto ok = [](const char* what, R r, std::string in, std::string_view clean) {
+        return entry{what, r, std::move(in), clean};
+    };
+    const auto bad = [](const char* what, R r, std::string in, std::size_t line, std::size_t col, const char* msg) {
+        return entry{what, r, std::move(in), {}, line, col, msg};
+    };
+    const std::string m(clean_maui), s(clean_slurm), q(clean_qos), j(clean_jobs);
+    return {
+        // maui.cfg, accepted
+        ok("maui.cfg CRLF", R::maui_cfg, crlf(m), clean_maui),
+        ok("maui.cfg BOM", R::maui_cfg, bom(m), clean_maui),
+        ok("maui.cfg CR only", R::maui_cfg, cr(m), clean_maui),
+        ok("maui.cfg BOM and CRLF", R::maui_cfg, bom(crlf(m)), clean_maui),
+        ok("maui.cfg trailing spaces and tabs", R::maui_cfg, trailing_spaces(m), clean_maui),
+        ok("maui.cfg no final newline", R::maui_cfg, no_final_newline(m), clean_maui),
+        ok("maui.cfg tabs and indentation", R::maui_cfg,
+           "  QUEUETIMEWEIGHT\t5\n\tFSPOLICY   DEDICATEDPS\nUSERCFG[john]\tPRIORITY=10\t FSTARGET=20\n", clean_maui),
+        ok("maui.cfg comments and blank lines", R::maui_cfg,
+           "# weights\n\nQUEUETIMEWEIGHT 5 # minutes\n\n# fair-share\nFSPOLICY DEDICATEDPS\n"
+           "USERCFG[john] PRIORITY=10 FSTARGET=20 # john\n",
+           clean_maui),
+        ok("maui.cfg lower-case names and keywords", R::maui_cfg,
+           "queuetimeweight 5\nfspolicy dedicatedps\nusercfg[john] priority=10 fstarget=20\n", clean_maui),
+        ok("maui.cfg other parameters between", R::maui_cfg,
+           "SERVERHOST head\nQUEUETIMEWEIGHT 5\nRMCFG[base] TYPE=PBS\nFSPOLICY DEDICATEDPS\nADMIN1 root\n"
+           "USERCFG[john] PRIORITY=10 FSTARGET=20\n",
+           clean_maui),
+        ok("maui.cfg a credential over two lines", R::maui_cfg,
+           "QUEUETIMEWEIGHT 5\nFSPOLICY DEDICATEDPS\nUSERCFG[john] PRIORITY=10\nUSERCFG[john] FSTARGET=20\n",
+           clean_maui),
+        ok("maui.cfg the last value wins", R::maui_cfg,
+           "QUEUETIMEWEIGHT 1\nQUEUETIMEWEIGHT 5\nFSPOLICY DEDICATEDPS\nUSERCFG[john] PRIORITY=10 FSTARGET=20\n",
+           clean_maui),
+        // maui.cfg, rejected
+        bad("maui.cfg bad FSPOLICY", R::maui_cfg, "QUEUETIMEWEIGHT 5\nFSPOLICY sometimes\n", 2, 10, "expected NONE"),
+        bad("maui.cfg missing ]", R::maui_cfg, "USERCFG[john PRIORITY=1\n", 1, 1, "missing ']'"),
+        bad("maui.cfg empty credential name", R::maui_cfg, "USERCFG[] PRIORITY=1\n", 1, 1, "empty credential name"),
+        bad("maui.cfg attribute without value", R::maui_cfg, "USERCFG[john] PRIORITY\n", 1, 15, "expected ATTR=VALUE"),
+        bad("maui.cfg NAME=VALUE", R::maui_cfg, "FSWEIGHT=100\n", 1, 1, "a space, not '='"),
+        bad("maui.cfg FSDEPTH 0", R::maui_cfg, "FSDEPTH 0\n", 1, 9, "at least 1"),
+        bad("maui.cfg accrual policy", R::maui_cfg, "JOBPRIOACCRUALPOLICY NEVER\n", 1, 22, "expected ALWAYS"),
+        bad("maui.cfg XFMINWCLIMIT", R::maui_cfg, "XFMINWCLIMIT 2h\n", 1, 14, "expected a Maui time"),
+        bad("maui.cfg FSTARGET", R::maui_cfg, "USERCFG[john] FSTARGET=x\n", 1, 24, "expected a percentage"),
+        bad("maui.cfg error after a BOM: columns after it", R::maui_cfg, bom("FSPOLICY never\n"), 1, 10,
+            "expected NONE"),
+        bad("maui.cfg error in a CR-only file: its line", R::maui_cfg, "QUEUETIMEWEIGHT 5\rFSWEIGHT 1\rFSDECAY x\r", 3,
+            9, "expected a number"),
+        bad("maui.cfg QOS attribute on a user", R::maui_cfg, "USERCFG[john] QTWEIGHT=5\n", 1, 15, "QOSCFG only"),
+        // slurm.conf, accepted
+        ok("slurm.conf CRLF", R::slurm_conf, crlf(s), clean_slurm),
+        ok("slurm.conf BOM", R::slurm_conf, bom(s), clean_slurm),
+        ok("slurm.conf CR only (PriorityFlags kept)", R::slurm_conf, cr(s), clean_slurm),
+        ok("slurm.conf trailing spaces and tabs", R::slurm_conf, trailing_spaces(s), clean_slurm),
+        ok("slurm.conf no final newline", R::slurm_conf, no_final_newline(s), clean_slurm),
+        ok("slurm.conf comments and blank lines", R::slurm_conf,
+           "# priorities\n\nPriorityType=priority/multifactor # multifactor\nPriorityWeightAge=1000\n\n"
+           "PriorityWeightFairshare=10000\nPriorityFlags=NO_FAIR_TREE\nPriorityMaxAge=7-0\n"
+           "NodeName=n[1-4] CPUs=32 RealMemory=64000 # nodes\nPartitionName=batch Nodes=n[1-4] PriorityJobFactor=10\n",
+           clean_slurm),
+        ok("slurm.conf keys in any case", R::slurm_conf,
+           "prioritytype=priority/multifactor\npriorityweightage=1000\nPRIORITYWEIGHTFAIRSHARE=10000\n"
+           "priorityflags=NO_FAIR_TREE\nprioritymaxage=7-0\nnodename=n[1-4] cpus=32 realmemory=64000\n"
+           "partitionname=batch nodes=n[1-4] priorityjobfactor=10\n",
+           clean_slurm),
+        ok("slurm.conf other parameters between", R::slurm_conf,
+           "ClusterName=c\nSlurmctldHost=head\n" + s + "SchedulerType=sched/backfill\n", clean_slurm),
+        ok("slurm.conf MaxAge as minutes", R::slurm_conf,
+           "PriorityType=priority/multifactor\nPriorityWeightAge=1000\nPriorityWeightFairshare=10000\n"
+           "PriorityFlags=NO_FAIR_TREE\nPriorityMaxAge=10080\nNodeName=n[1-4] CPUs=32 RealMemory=64000\n"
+           "PartitionName=batch Nodes=n[1-4] PriorityJobFactor=10\n",
+           clean_slurm),
+        ok("slurm.conf nodes listed one by one", R::slurm_conf,
+           "PriorityType=priority/multifactor\nPriorityWeightAge=1000\nPriorityWeightFairshare=10000\n"
+           "PriorityFlags=NO_FAIR_TREE\nPriorityMaxAge=7-0\nNodeName=n1,n2,n3,n4 CPUs=32 RealMemory=64000\n"
+           "PartitionName=batch Nodes=n[1-4] PriorityJobFactor=10\n",
+           clean_slurm),
+        // slurm.conf, rejected
+        bad("slurm.conf weight not a number", R::slurm_conf, "PriorityWeightAge=abc\n", 1, 19, "PriorityWeightAge"),
+        bad("slurm.conf MaxAge not a time", R::slurm_conf, "PriorityMaxAge=forever\n", 1, 16, "PriorityMaxAge"),
+        bad("slurm.conf a token without '='", R::slurm_conf, "PriorityWeightAge 1000\n", 1, 1, "Key=Value"),
+        bad("slurm.conf a partition of unknown nodes", R::slurm_conf,
+            "NodeName=n[1-4] CPUs=32\nPartitionName=batch Nodes=m[1-2]\n", 2, 27, "node 'm1' is not defined"),
+        bad("slurm.conf error after a BOM: columns after it", R::slurm_conf, bom("PriorityWeightAge=x\n"), 1, 19,
+            "PriorityWeightAge"),
+        bad("slurm.conf error in a CR-only file: its line", R::slurm_conf,
+            "PriorityType=priority/multifactor\rPriorityWeightQOS=-5\r", 2, 19, "PriorityWeightQOS"),
+        // QOS table (sacctmgr show qos -P), accepted
+        ok("qos CRLF", R::qos, crlf(q), clean_qos),
+        ok("qos BOM", R::qos, bom(q), clean_qos),
+        ok("qos CR only", R::qos, cr(q), clean_qos),
+        ok("qos spaces around cells", R::qos, "Name | Priority | UsageFactor\n normal | 0 | 1.0 \nhigh|100|2.0\n",
+           clean_qos),
+        ok("qos columns in another order, more columns", R::qos,
+           "UsageFactor|MaxWall|Priority|Name\n1.0||0|normal\n2.0|1-00:00:00|100|high\n", clean_qos),
+        ok("qos -p's trailing '|'", R::qos, "Name|Priority|UsageFactor|\nnormal|0|1.0|\nhigh|100|2.0|\n", clean_qos),
+        ok("qos blank lines at the end", R::qos, q + "\n\n", clean_qos),
+        // QOS table, rejected
+        bad("qos priority not a number", R::qos, "Name|Priority\nnormal|abc\n", 2, 8, "Priority"),
+        bad("qos without a Name column", R::qos, "Priority|UsageFactor\n0|1.0\n", 1, 0, "Name"),
+        bad("qos wrong number of cells", R::qos, "Name|Priority\nnormal|0|7\n", 2, 0, ""),
+        // Maui jobs table, accepted
+        ok("maui jobs CRLF", R::maui_jobs, crlf(j), clean_jobs),
+        ok("maui jobs BOM", R::maui_jobs, bom(j), clean_jobs),
+        ok("maui jobs CR only", R::maui_jobs, cr(j), clean_jobs),
+        ok("maui jobs states in another case", R::maui_jobs,
+           "JobID|User|SubmitTime|State|StartTime|WCLimit|Procs\n1|john|1000|idle||1:00:00|4\n"
+           "2|mary|900|RUNNING|1500|2:00:00|8\n",
+           clean_jobs),
+        ok("maui jobs WCLimit with days", R::maui_jobs,
+           "JobID|User|SubmitTime|State|StartTime|WCLimit|Procs\n1|john|1000|Idle||0:01:00:00|4\n"
+           "2|mary|900|Running|1500|7200|8\n",
+           clean_jobs),
+        ok("maui jobs an unknown column", R::maui_jobs,
+           "JobID|User|SubmitTime|State|StartTime|WCLimit|Procs|Comment\n1|john|1000|Idle||1:00:00|4|x\n"
+           "2|mary|900|Running|1500|2:00:00|8|y\n",
+           clean_jobs),
+        // Maui jobs table, rejected
+        bad("maui jobs unknown state", R::maui_jobs, "JobID|User|SubmitTime|State\n1|john|1000|Sleeping\n", 2, 13,
+            "unknown State 'Sleeping'"),
+        bad("maui jobs WCLimit", R::maui_jobs, "JobID|User|SubmitTime|WCLimit\n1|john|1000|soon\n", 2, 13,
+            "is not a Maui time"),
+        bad("maui jobs id twice", R::maui_jobs, "JobID|User|SubmitTime\n1|john|1000\n1|mary|1000\n", 3, 1,
+            "listed twice"),
+        bad("maui jobs running without start", R::maui_jobs, "JobID|User|SubmitTime|State\n1|john|1000|Running\n", 2,
+            1, "needs a StartTime"),
+        bad("maui jobs Req", R::maui_jobs, "JobID|User|SubmitTime|Req\n1|john|1000|2x(procs=4\n", 2, 15,
+            "missing ')'"),
+        bad("maui jobs empty user", R::maui_jobs, "JobID|User|SubmitTime\n1||1000\n", 2, 3, "empty User"),
+    };
+}
+
+} // namespace
+
+TEST_CASE("catalogue: dirty but valid inputs read as the clean ones; malformed ones are located and explained") {
+    const auto cases = catalogue();
+    CHECK(cases.size() >= 50);
+    for (const auto& c : cases) {
+        const std::string what = c.what;
+        CAPTURE(what);
+        const outcome got = read(c.r, c.input);
+        CAPTURE(got.text);
+        if (!c.same_as.empty()) {
+            const outcome clean = read(c.r, c.same_as);
+            REQUIRE(clean.ok);
+            CHECK(got.ok);
+            CHECK(got.text == clean.text);
+        } else {
+            CHECK_FALSE(got.ok);
+            const std::string where = std::to_string(c.line) + ":" + std::to_string(c.column) + ": ";
+            CHECK(got.text.rfind(where, 0) == 0);
+            CHECK(got.text.find(c.message) != std::string::npos);
+            CHECK(got.text.size() > where.size() + 10); // a sentence, not a code
+        }
+    }
+}
+
+TEST_CASE("catalogue: the tool's bounds and warnings on odd input") {
+    namespace cli = mfprio::cli;
+    const auto run = [](std::vector<std::string_view> a) { return cli::run_main(a); };
+    const std::string dir = "/tmp/mfprio_catalogue_";
+    std::ofstream(dir + "maui.cfg") << "QUEUETIMEWEIGHT 1\n\x01\x02garbage 5\n";
+    std::ofstream(dir + "jobs.txt") << "JobID|User|SubmitTime\n1|john|1000\n";
+    std::ofstream(dir + "slurm.conf") << "PriorityType=priority/multifactor\nPriorityWieghtAge=1000\n"
+                                         "PriorityWeightFairshare=100 # ok\n";
+    std::ofstream(dir + "assoc.txt") << "Account|User|RawShares|RawUsage\nroot||1|0\n a||1|0\n  a|u|1|0\n";
+    const std::string cfg = dir + "maui.cfg", jobs = dir + "jobs.txt", conf = dir + "slurm.conf",
+                      assoc = dir + "assoc.txt";
+    // --now within 1970..9999: the whole int64 range would overflow the time arithmetic.
+    for (const std::string_view now : {"-9223372036854775808", "-1", "253402300800", "10000-01-01T00:00:00"}) {
+        CAPTURE(now);
+        const auto o = run({"diagnose", "--maui-cfg", cfg, "--jobs", jobs, "--now", now});
+        CHECK(o.status == cli::exit_usage);
+        CHECK(o.err.find("from 1970 to 9999") != std::string::npos);
+    }
+    CHECK(run({"diagnose", "--maui-cfg", cfg, "--jobs", jobs, "--now", "253402300799"}).status == 0);
+    // A maui.cfg line whose name is no parameter name: a warning, not silence.
+    const auto lint = run({"lint", "--maui-cfg", cfg});
+    CHECK(lint.status == 1);
+    CHECK(lint.out.find(cfg + ":2:1: ") != std::string::npos);
+    CHECK(lint.out.find("is not a parameter name") != std::string::npos);
+    // A misspelled Priority key in slurm.conf: a lint warning with the closest name.
+    const auto slint = run({"lint", "--conf", conf});
+    CHECK(slint.status == 1);
+    CHECK(slint.out.find("warning: " + conf + ":2:1: unknown slurm.conf parameter 'PriorityWieghtAge' "
+                         "(did you mean PriorityWeightAge?)") != std::string::npos);
+    // sshare -o widths are bounded as sprio's are: no gigabytes of padding.
+    for (const std::string_view fmt : {"Account%99999999", "Account%-2147483648", "Account%1x"}) {
+        CAPTURE(fmt);
+        const auto o = run({"sshare", "--conf", conf, "--assoc", assoc, "-a", "-o", fmt});
+        CHECK(o.status != 0);
+        CHECK(o.out.size() < 1000);
+        CHECK(o.err.find("field width must be an integer from -4096 to 4096") != std::string::npos);
+    }
+    const auto wide = run({"sshare", "--conf", conf, "--assoc", assoc, "-a", "-o", "Account%30,User%"});
+    CHECK(wide.status == 0);
+    for (const auto& f : {cfg, jobs, conf, assoc}) std::remove(f.c_str());
+}
