@@ -5,7 +5,8 @@
 #                     else), run the demo
 #   ./setup.sh test   install what is missing, then the whole test suite: gcc build
 #                     (-Werror, assertions on, tests + examples + benchmark smoke runs),
-#                     clang build with AddressSanitizer and UBSan, the queue tests built with
+#                     clang build with AddressSanitizer and UBSan (with a fuzz target per
+#                     reader, run 20 s each: tests/fuzz), the queue tests built with
 #                     ThreadSanitizer (clang), the install and consumer checks (pkg-config,
 #                     CMake package and meson subproject), and a live Slurm cluster on localhost against
 #                     which mfprio's sprio and sshare are compared (as root, where apt-get

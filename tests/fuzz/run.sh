@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# run.sh FUZZER SECONDS SEED_DIR... : runs a libFuzzer target for SECONDS with the seed
+# directories (read, never written: new inputs go to a temporary corpus, removed after),
+# limits of 2 s and 2 GB an input, inputs of up to 16 KB. A finding is written to $MFPRIO_FUZZ_ARTIFACTS (default:
+# the current directory) and fails the run. Exit status: the fuzzer's (0: no finding).
+# A longer campaign: tests/fuzz/run.sh build-ci-clang/tests/fuzz_maui_cfg 3600 tests/data/*/
+set -uo pipefail
+fuzzer=$1 seconds=$2
+shift 2
+corpus=$(mktemp -d "${TMPDIR:-/tmp}/mfprio-fuzz.XXXXXX")
+artifacts=${MFPRIO_FUZZ_ARTIFACTS:-$PWD}
+"$fuzzer" -max_total_time="$seconds" -timeout=2 -rss_limit_mb=2048 -max_len=16384 -print_final_stats=1 \
+    -artifact_prefix="$artifacts/" "$corpus" "$@"
+status=$?
+rm -rf "$corpus"
+exit "$status"
