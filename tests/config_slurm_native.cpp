@@ -192,6 +192,26 @@ constexpr std::string_view show_job =
 
 } // namespace
 
+TEST_CASE("native: records with CR-only line ends and a byte order mark keep their places") {
+    // Line ends as split_lines reads them: a lone CR ends a line (found by the slurm_native
+    // fuzz target: line numbers past the '\n'-only line table read out of bounds).
+    const std::string text = "NodeName=a State=IDLE\rNodeName=b\rNodeName=c CPUTot=4 Arch=x86\n";
+    const std::string out = mfprio::config::records_as_slurm_conf(text);
+    CHECK(out == "NodeName=a           \rNodeName=b\rNodeName=c CPUTot=4         \n");
+    const auto recs = mfprio::config::scontrol_records(text);
+    REQUIRE(recs.size() == 3);
+    CHECK(recs[2].line == 3);
+    CHECK(recs[2].pairs[1].key_column == 12);
+    // A byte order mark: line 1's columns count from the start of the line as printed.
+    const std::string marked = "\xEF\xBB\xBF" "NodeName=a CPUTot=2\n";
+    const auto m = mfprio::config::scontrol_records(marked);
+    REQUIRE(m.size() == 1);
+    CHECK(m[0].pairs[0].key == "NodeName");
+    CHECK(m[0].pairs[0].key_column == 4);
+    CHECK(m[0].pairs[1].key_column == 15);
+    CHECK(mfprio::config::records_as_slurm_conf(marked) == "   NodeName=a CPUTot=2\n");
+}
+
 TEST_CASE("native: scontrol show job becomes jobs with arrays, het jobs, N/A, UNLIMITED, units") {
     const world w;
     auto t = scontrol_jobs_table(show_job, "job.txt");

@@ -149,15 +149,13 @@ namespace detail {
 /// Splits scontrol output into records (see the file comment). `text` must outlive the result.
 [[nodiscard]] inline std::vector<scontrol_record> scontrol_records(std::string_view text) {
     std::vector<scontrol_record> out;
+    // split_lines leaves a byte order mark out of line 1; columns here count from the start
+    // of the line as printed (`detail::line_starts`), so line 1's are offset by it.
     const std::size_t bom = text.size() - detail::without_bom(text).size();
     bool open = false;
     for (const detail::text_line& tl : detail::split_lines(text)) {
-        std::string_view line = tl.text;
-        std::size_t offset = 0;
-        if (tl.number == 1 && bom != 0) {
-            line.remove_prefix(bom);
-            offset = bom;
-        }
+        const std::string_view line = tl.text;
+        const std::size_t offset = tl.number == 1 ? bom : 0;
         if (trim(line).empty()) {
             open = false;
             continue;
@@ -232,10 +230,13 @@ inline void blank(std::string& text, std::size_t from, std::size_t to) {
     return line_starts[line - 1] + column - 1;
 }
 
+/// Where each line of `text` starts, lines ending as `split_lines` ends them (at "\r\n",
+/// "\n" or a lone "\r"), so that its line numbers index this.
 [[nodiscard]] inline std::vector<std::size_t> line_starts(std::string_view text) {
     std::vector<std::size_t> out{0};
     for (std::size_t i = 0; i < text.size(); ++i)
-        if (text[i] == '\n') out.push_back(i + 1);
+        if (text[i] == '\n' || (text[i] == '\r' && (i + 1 == text.size() || text[i + 1] != '\n')))
+            out.push_back(i + 1);
     return out;
 }
 
@@ -272,7 +273,7 @@ inline void blank(std::string& text, std::size_t from, std::size_t to) {
 [[nodiscard]] inline std::string records_as_slurm_conf(std::string_view text) {
     std::string out(text.size(), ' ');
     for (std::size_t i = 0; i < text.size(); ++i)
-        if (text[i] == '\n') out[i] = '\n';
+        if (text[i] == '\n' || text[i] == '\r') out[i] = text[i];
     const auto starts = detail::line_starts(text);
     for (const scontrol_record& rec : scontrol_records(text)) {
         for (const scontrol_pair& p : rec.pairs) {
@@ -282,6 +283,7 @@ inline void blank(std::string& text, std::size_t from, std::size_t to) {
             // A pair of a continuation line cannot stay on its own line (slurm.conf would
             // read it as a new top-level key): the multi-line form goes through
             // `records_one_line` first.
+            if (p.line == 0 || p.line > starts.size()) continue; // (split_lines and line_starts agree)
             const std::size_t at = detail::offset_of(starts, p.line, p.key_column);
             const std::size_t len = p.key.size() + 1 + p.value.size();
             for (std::size_t k = 0; k < len && at + k < text.size(); ++k) out[at + k] = text[at + k];
