@@ -143,6 +143,12 @@ TEST_CASE("cli: lint --maui-cfg lists what Maui 3.3 reads otherwise than it look
     const auto c = mfprio::cli::run_lint(clean);
     CHECK(c.status == 0);
     CHECK(c.out == "ok: Maui 3.3 reads " + scenario + " as written\n");
+    // A maui.cfg that cannot be read: exit 65, the file named, nothing on standard output.
+    const std::vector<std::string_view> missing{"--maui-cfg", "/nonexistent/maui.cfg"};
+    const auto m = mfprio::cli::run_lint(missing);
+    CHECK(m.status == mfprio::cli::exit_data);
+    CHECK(m.out == "");
+    CHECK(m.err == "mfprio: /nonexistent/maui.cfg: cannot open file\n");
     const std::vector<std::string_view> both{"--maui-cfg", cfg, "--conf", cfg};
     CHECK(mfprio::cli::run_lint(both).status == mfprio::cli::exit_usage);
 }
@@ -152,6 +158,8 @@ TEST_CASE("cli: diagnose usage errors") {
     CHECK(mfprio::cli::run_diagnose(std::vector<std::string_view>{}).status == exit_usage);
     CHECK(diagnose({"--bogus"}).status == exit_usage);
     CHECK(diagnose({"--caps", "both"}).err.find("--caps takes maui or moab") != std::string::npos);
+    CHECK(diagnose({"--uproc-ujob", "both"}).err.find("--uproc-ujob takes maui33 or moab") != std::string::npos);
+    CHECK(diagnose({"--qttarget", "both"}).err.find("--qttarget takes moab or maui33") != std::string::npos);
     CHECK(diagnose({"--now", "yesterday"}).status == exit_usage);
     CHECK(diagnose({"--conf", "x"}).err.find("give --nodes or --conf, not both") != std::string::npos);
     CHECK(diagnose({"--explain"}).err.find("needs a value") != std::string::npos);
