@@ -12,6 +12,7 @@
 
 #include <doctest/doctest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -159,6 +160,29 @@ TEST_CASE("cli: usage charges running jobs with Slurm's decay and billing") {
     CHECK(mfprio::cli::run_usage(bad).status == 2);
     const std::vector<std::string_view> missing{"--conf", conf};
     CHECK(mfprio::cli::run_usage(missing).status == 2);
+}
+
+TEST_CASE("cli: usage refuses a charge past what sshare can print") {
+    // sshare prints RawUsage as a uint64_t (print_fields_uint64): u1's 1e19 CPUs (a count
+    // Slurm can hold) at UsageFactor 1e6 (the largest read) for two 300 s passes charge about
+    // 6e27, past 2^64. The error names the association table and u1's row.
+    const auto dir = std::filesystem::temp_directory_path() / "mfprio-usage-range";
+    std::filesystem::create_directories(dir);
+    const std::string qos = (dir / "qos.txt").string(), jobs = (dir / "jobs.txt").string();
+    std::ofstream(qos) << "Name|Priority|UsageFactor\nnormal|0|1e6\ndouble|0|2.0\n";
+    std::ofstream(jobs) << "JobID|User|Account|Partition|QOS|SubmitTime|NumNodes|NumCPUs|TRES|State\n"
+                           "1|u1|a|batch|normal|1767225000|1|4|cpu=1e19,node=1|RUNNING\n";
+    const std::string conf = data("usage/slurm.conf"), assoc = data("usage/assoc.txt");
+    const std::vector<std::string_view> args{"--conf", conf, "--qos", qos, "--assoc", assoc, "--jobs", jobs, "--elapsed", "10"};
+    const auto o = mfprio::cli::run_usage(args);
+    CHECK(o.status == 65);
+    CHECK(o.out.empty());
+    CHECK(o.err.find(assoc + ":4: RawUsage: the usage charged to 'a' user 'u1' reaches 2^64") != std::string::npos);
+    // One CPU at the same factor charges 6e8: printed.
+    std::ofstream(jobs) << "JobID|User|Account|Partition|QOS|SubmitTime|NumNodes|NumCPUs|TRES|State\n"
+                           "1|u1|a|batch|normal|1767225000|1|1|cpu=1,node=1|RUNNING\n";
+    CHECK(mfprio::cli::run_usage(args).status == 0);
+    std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("cli: sprio uses fair-share computed from RawShares and RawUsage") {

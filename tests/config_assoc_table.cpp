@@ -214,17 +214,32 @@ TEST_CASE("config: assoc table errors") {
     assoc_error("Account|User|RawShares\nroot||\n a||1.5\n", 3, "not an integer, 'parent' or blank",
                 "RawShares");
     assoc_error("Account|User|RawShares\nroot||\n a||4294967296\n", 3, "not an integer", "RawShares");
-    assoc_error("Account|User|NormShares\nroot||\n a||x\n", 3, "not a non-negative number",
+    assoc_error("Account|User|NormShares\nroot||\n a||x\n", 3, "not a number from 0 to 1",
                 "NormShares");
-    assoc_error("Account|User|RawUsage\nroot||-5\n", 2, "not a non-negative number", "RawUsage");
-    assoc_error("Account|User|NormUsage\nroot||inf\n", 2, "not a non-negative number", "NormUsage");
-    assoc_error("Account|User|EffectvUsage\nroot||nan\n", 2, "not a non-negative number",
+    assoc_error("Account|User|RawUsage\nroot||-5\n", 2, "not a number from 0 to below 2^64", "RawUsage");
+    assoc_error("Account|User|NormUsage\nroot||inf\n", 2, "not a number from 0 to 1", "NormUsage");
+    assoc_error("Account|User|EffectvUsage\nroot||nan\n", 2, "not a number of at least 0",
                 "EffectvUsage");
-    assoc_error("Account|User|FairShare\nroot||1e\n", 2, "not a non-negative number", "FairShare");
+    assoc_error("Account|User|FairShare\nroot||1e\n", 2, "not a number from 0 to 1", "FairShare");
     const auto e = assoc_error("Account|User|LevelFS\nroot||\n a||-inf\n", 3,
-                               "not a non-negative number or inf", "LevelFS");
+                               "not a number of at least 0 or inf", "LevelFS");
     CHECK(e.column == 5);
     assoc_error("Account|User|Priority\nroot||\n a||-1\n", 3, "priority '-1'", "Priority");
+    // Ranges of Slurm's values: set_assoc_usage_norm caps NormUsage at 1, shares and the
+    // fair-share factor are fractions, sshare prints RawUsage as a uint64_t (print_fields_uint64).
+    assoc_error("Account|User|FairShare\nroot||2.0\n", 2, "'2.0' is not a number from 0 to 1", "FairShare");
+    assoc_error("Account|User|FairShare\nroot||1.8e19\n", 2, "from 0 to 1", "FairShare");
+    assoc_error("Account|User|NormShares\nroot||1.000001\n", 2, "from 0 to 1", "NormShares");
+    assoc_error("Account|User|NormUsage\nroot||3\n", 2, "from 0 to 1", "NormUsage");
+    assoc_error("Account|User|RawUsage\nroot||1e308\n", 2, "'1e308' is not a number from 0 to below 2^64",
+                "RawUsage");
+    assoc_error("Account|User|RawUsage\nroot||18446744073709551616\n", 2, "below 2^64", "RawUsage");
+    {
+        const auto a = parse_assoc_table("Account|User|RawUsage|FairShare|NormUsage|EffectvUsage\n"
+                                         "root||18446744073709549568|1|1|1e300\n");
+        REQUIRE(a);
+        CHECK(*a->rows[0].raw_usage == 18446744073709549568.0); // the largest double below 2^64
+    }
     assoc_error("Account|User\nroot|\n a|x|y\n", 3, "row has 3 cells", "");
 }
 

@@ -206,7 +206,7 @@ TEST_CASE("config: fair-share tree errors name the file and line") {
     tree_error("Account|User|RawShares\nroot||\n a||3000000000\n", 3, "3000000000", "RawShares");
     // The reader's own errors come through with the file name.
     tree_error("Account|User|RawShares\nroot||\n a||x\n", 3, "not an integer", "RawShares");
-    tree_error("Account|User|RawShares|RawUsage\nroot|||\n a||1|-5\n", 3, "non-negative", "RawUsage");
+    tree_error("Account|User|RawShares|RawUsage\nroot|||\n a||1|-5\n", 3, "from 0 to below 2^64", "RawUsage");
 
     // fairshare_tree_from on an already parsed table names the file it is given.
     const auto table = parse_assoc_table("Account|User|RawShares\nroot||\n a||1\n  a|u|\n");

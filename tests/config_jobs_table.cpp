@@ -355,6 +355,10 @@ TEST_CASE("config: jobs table cell errors name the job, line and column") {
     err({{"SubmitTime", "2023-02-29T00:00:00"}}, "SubmitTime",
         "job 2: SubmitTime '2023-02-29T00:00:00' is not");
     err({{"SubmitTime", ""}}, "SubmitTime", "SubmitTime '' is not");
+    // Times are bounded to 1970..9999 (max_epoch, 9999-12-31T23:59:59Z) so that no time
+    // arithmetic overflows.
+    err({{"SubmitTime", "253402300800"}}, "SubmitTime", "'253402300800' is not epoch seconds or YYYY-MM-DDTHH:MM:SS from 1970 to 9999");
+    err({{"SubmitTime", "9223372036854775807"}}, "SubmitTime", "from 1970 to 9999");
     err({{"EligibleTime", "soon"}}, "EligibleTime", "EligibleTime 'soon'");
     err({{"NumNodes", "-1"}}, "NumNodes", "NumNodes '-1'");
     err({{"NumCPUs", "4294967296"}}, "NumCPUs", "NumCPUs '4294967296'");
@@ -364,8 +368,13 @@ TEST_CASE("config: jobs table cell errors name the job, line and column") {
     err({{"SiteFactor", "1.5"}}, "SiteFactor", "SiteFactor '1.5'");
     err({{"TRES", "cpu"}}, "TRES", "not of the form name=count");
     err({{"TRES", "gpu=1"}}, "TRES", "unknown TRES type 'gpu'");
-    err({{"TRES", "cpu=-1"}}, "TRES", "count is not a non-negative");
-    err({{"TRES", "mem=1X"}}, "TRES", "count is not a non-negative");
+    err({{"TRES", "cpu=-1"}}, "TRES", "count is not a number from 0 to below 2^64");
+    err({{"TRES", "mem=1X"}}, "TRES", "count is not a number from 0 to below 2^64");
+    // Slurm keeps TRES counts as uint64_t: 1e32 CPUs, or 1e308 TB of memory (infinite once in
+    // MB), have no such count.
+    err({{"TRES", "cpu=1e32"}}, "TRES", "'cpu=1e32': count is not a number from 0 to below 2^64");
+    err({{"TRES", "mem=1e308T"}}, "TRES", "'mem=1e308T': count is not a number from 0 to below 2^64");
+    err({{"TRES", "cpu=18446744073709551616"}}, "TRES", "below 2^64");
     err({{"TRES", "cpu=1,CPU=2"}}, "TRES", "'cpu' is listed twice");
     err({{"State", "WAITING"}}, "State", "unknown State 'WAITING'");
     err({{"Priority", "-5"}}, "Priority", "Priority '-5'");

@@ -308,11 +308,17 @@ TEST_CASE("config: maui.cfg Maui times") {
     CHECK(parse_maui_time("12:00:00") == 43200); // FSINTERVAL's default (B4.6)
     CHECK(parse_maui_time("0:90:00") == 5400);   // fields are added up, not range-checked
     CHECK(parse_maui_time("007") == 7);          // decimal, not octal
-    CHECK(parse_maui_time("106751991167300:15:30:07") == INT64_MAX);
-    CHECK_FALSE(parse_maui_time("106751991167300:15:30:08")); // one past 2^63-1
+    // Bounded to max_epoch (9999-12-31T23:59:59 as seconds): 2932896 days 23:59:59.
+    CHECK(parse_maui_time("2932896:23:59:59") == 253402300799);
+    CHECK(parse_maui_time("253402300799") == 253402300799);
+    CHECK_FALSE(parse_maui_time("2932897:00:00:00"));
+    CHECK_FALSE(parse_maui_time("253402300800"));
+    CHECK_FALSE(parse_maui_time("106751991167300:15:30:08")); // past 2^63-1 too
     CHECK_FALSE(parse_maui_time("99999999999999999999"));
+    // MTime.c MUTimeFromString: strcmp(TString, "INFINITY") gives MAX_MTIME, 2140000000.
+    CHECK(parse_maui_time("INFINITY") == 2140000000);
     for (const char* bad : {"", ":", "1:", ":1", "1::2", "1:2:3:4:5", "-1", "+1", "1.5", "1h",
-                            " 1", "1 ", "INFINITY", "infinity", "00:00:-1"}) {
+                            " 1", "1 ", "infinity", "00:00:-1"}) {
         CAPTURE(bad);
         CHECK_FALSE(parse_maui_time(bad));
     }
@@ -565,11 +571,16 @@ TEST_CASE("config: maui.cfg errors in parameter lines") {
 
 TEST_CASE("config: maui.cfg errors in option values") {
     auto e = cfg_error("XFMINWCLIMIT 2h\n", 1, "XFMINWCLIMIT",
-                       "expected a Maui time [[[DD:]HH:]MM:]SS or -1, got '2h'");
+                       "expected a Maui time [[[DD:]HH:]MM:]SS (at most 253402300799 s), INFINITY or -1, got '2h'");
     CHECK(e.column == 14);
     cfg_error("XFMINWCLIMIT -x\n", 1, "XFMINWCLIMIT", "got '-x'");
     cfg_error("XFMINWCLIMIT -\n", 1, "XFMINWCLIMIT", "got '-'");
-    cfg_error("XFMINWCLIMIT INFINITY\n", 1, "XFMINWCLIMIT", "got 'INFINITY'");
+    cfg_error("XFMINWCLIMIT infinity\n", 1, "XFMINWCLIMIT", "got 'infinity'");
+    // MFSProcessOConfig reads XFMINWCLIMIT and FSINTERVAL with MUTimeFromString: INFINITY is
+    // MAX_MTIME (2140000000 s).
+    CHECK(ok("XFMINWCLIMIT INFINITY\nFSINTERVAL INFINITY\n").opts.xf_min_wclimit == 2140000000.0);
+    CHECK(ok("FSINTERVAL INFINITY\n").fs.interval == 2140000000);
+    cfg_error("FSINTERVAL 2932897:00:00:00\n", 1, "FSINTERVAL", "(at most 253402300799 s)");
 
     for (const char* bad : {"FAIR", "DEDICATED", "%", "DEDICATEDPS%%", "1", "PS"}) {
         CAPTURE(bad);
@@ -581,7 +592,7 @@ TEST_CASE("config: maui.cfg errors in option values") {
 
     cfg_error("FSINTERVAL 0\n", 1, "FSINTERVAL", "FSINTERVAL must be greater than 0, got '0'");
     cfg_error("FSINTERVAL 0:00:00\n", 1, "FSINTERVAL", "must be greater than 0");
-    cfg_error("FSINTERVAL -1\n", 1, "FSINTERVAL", "expected a Maui time [[[DD:]HH:]MM:]SS, got '-1'");
+    cfg_error("FSINTERVAL -1\n", 1, "FSINTERVAL", "expected a Maui time [[[DD:]HH:]MM:]SS (at most 253402300799 s) or INFINITY, got '-1'");
     cfg_error("FSINTERVAL 1:2:3:4:5\n", 1, "FSINTERVAL", "expected a Maui time");
 
     cfg_error("FSDEPTH 0\n", 1, "FSDEPTH", "FSDEPTH must be at least 1, got '0'");
@@ -642,7 +653,7 @@ TEST_CASE("config: maui.cfg errors in credential lines") {
     cfg_error("QOSCFG[q] QTWEIGHT=1.5\n", 1, "QOSCFG[q] QTWEIGHT", "expected a signed integer, got '1.5'");
     cfg_error("QOSCFG[q] XFWEIGHT=x\n", 1, "QOSCFG[q] XFWEIGHT", "expected a signed integer, got 'x'");
     cfg_error("QOSCFG[q] QTTARGET=2hours\n", 1, "QOSCFG[q] QTTARGET",
-              "expected a Maui time [[[DD:]HH:]MM:]SS, got '2hours'");
+              "expected a Maui time [[[DD:]HH:]MM:]SS (at most 253402300799 s) or INFINITY, got '2hours'");
     cfg_error("QOSCFG[q] XFTARGET=-1\n", 1, "QOSCFG[q] XFTARGET", "expected a number >= 0, got '-1'");
     cfg_error("QOSCFG[q] XFTARGET=big\n", 1, "QOSCFG[q] XFTARGET", "expected a number >= 0, got 'big'");
     cfg_error("GROUPCFG[g] CLASSWEIGHT=1/2\n", 1, "GROUPCFG[g] CLASSWEIGHT", "expected a signed integer");

@@ -74,7 +74,7 @@ TEST_CASE("config: Maui jobs table errors name file, line, column and the job") 
     CHECK(err(head + "5||1||||||\n").message == "job 5: empty User");
     CHECK(err(head + "5|a|||||||\n").message == "job 5: empty SubmitTime");
     CHECK(err(head + "5|a|soon||||||\n").message ==
-          "job 5: SubmitTime 'soon' is not epoch seconds or YYYY-MM-DDTHH:MM:SS");
+          "job 5: SubmitTime 'soon' is not epoch seconds or YYYY-MM-DDTHH:MM:SS from 1970 to 9999");
     CHECK(err(head + "5|a|1|WAITING|||||\n").message == "job 5: unknown State 'WAITING'");
     CHECK(err(head + "5|a|1|RUNNING|||||\n").message == "job 5: a RUNNING job needs a StartTime");
     CHECK(err(head + "5|a|1||9||||\n").message == "job 5: StartTime is set but the job is not RUNNING");

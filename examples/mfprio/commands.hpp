@@ -137,13 +137,12 @@ inline constexpr std::string_view demo_option_names[] = {"--help"};
 /// Parses `--now`: epoch seconds or YYYY-MM-DDTHH:MM:SS (local time of TZ, UTC when unset),
 /// from 1970-01-01 to 9999-12-31 (so that no time arithmetic downstream can overflow).
 inline std::optional<std::int64_t> parse_now(std::string_view s) {
-    constexpr std::int64_t last = 253402300799; // 9999-12-31T23:59:59Z
     std::int64_t v = 0;
     std::optional<std::int64_t> t;
     const auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
     if (ec == std::errc() && p == s.data() + s.size()) t = v;
     else t = config::parse_job_time(s);
-    if (!t || *t < 0 || *t > last) return std::nullopt;
+    if (!t || *t < 0 || *t > config::max_epoch) return std::nullopt;
     return t;
 }
 

@@ -542,7 +542,7 @@ struct command_output {
     if (!f.read(reinterpret_cast<char*>(b), 8)) return std::nullopt;
     std::uint64_t v = 0;
     for (const unsigned char c : b) v = (v << 8) | c;
-    if (v == 0 || v > 253402300799ULL) return std::nullopt;
+    if (v == 0 || v > static_cast<std::uint64_t>(config::max_epoch)) return std::nullopt;
     return static_cast<std::int64_t>(v);
 }
 

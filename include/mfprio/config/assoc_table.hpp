@@ -123,19 +123,22 @@ private:
 
 namespace detail {
 
-/// A non-negative number cell of the association table; `allow_inf` accepts "inf".
+/// A number cell of the association table within [0, `hi`] (`hi` 2^64: below it);
+/// `allow_inf` also accepts "inf".
 [[nodiscard]] inline expected<std::optional<double>> assoc_number(const table& t,
                                                                   const table_row& row,
-                                                                  std::size_t col,
+                                                                  std::size_t col, double hi,
                                                                   bool allow_inf) {
     const std::string_view cell = trim(row.cells[col]);
     if (cell.empty()) return std::optional<double>{};
     if (allow_inf && iequals(cell, "inf"))
         return std::optional<double>{std::numeric_limits<double>::infinity()};
     const auto v = parse_double(cell);
-    if (!v || *v < 0.0)
+    if (!v || *v < 0.0 || *v > hi || (hi == two_pow_64 && *v == hi))
         return make_error(t.file, row.line, row.columns[col], t.header[col],
-                          "value " + quote(cell) + " is not a non-negative number" +
+                          "value " + quote(cell) + " is not a number " +
+                              (hi == std::numeric_limits<double>::max() ? std::string("of at least 0")
+                                                                        : range_text(0.0, hi)) +
                               (allow_inf ? std::string(" or inf") : std::string()));
     return std::optional<double>{*v};
 }
@@ -159,15 +162,21 @@ namespace detail {
     struct number_column {
         std::optional<std::size_t> col;
         std::optional<double> assoc_row::*field;
+        double hi;
         bool allow_inf;
     };
+    // The ranges Slurm's values have: shares, normalised usage (set_assoc_usage_norm caps it
+    // at 1) and the fair-share factor are fractions; sshare prints RawUsage as an unsigned
+    // 64-bit integer; effective usage (above 1 under depth-oblivious) and LevelFS are
+    // unbounded.
+    constexpr double unbounded = std::numeric_limits<double>::max();
     const number_column numbers[] = {
-        {t.column("NormShares"), &assoc_row::norm_shares, false},
-        {t.column("RawUsage"), &assoc_row::raw_usage, false},
-        {t.column("NormUsage"), &assoc_row::norm_usage, false},
-        {t.column("EffectvUsage"), &assoc_row::effective_usage, false},
-        {t.column("FairShare"), &assoc_row::fairshare, false},
-        {t.column("LevelFS"), &assoc_row::level_fs, true},
+        {t.column("NormShares"), &assoc_row::norm_shares, 1.0, false},
+        {t.column("RawUsage"), &assoc_row::raw_usage, two_pow_64, false},
+        {t.column("NormUsage"), &assoc_row::norm_usage, 1.0, false},
+        {t.column("EffectvUsage"), &assoc_row::effective_usage, unbounded, false},
+        {t.column("FairShare"), &assoc_row::fairshare, 1.0, false},
+        {t.column("LevelFS"), &assoc_row::level_fs, unbounded, true},
     };
 
     assoc_table out;
@@ -253,7 +262,7 @@ namespace detail {
         }
         for (const auto& n : numbers) {
             if (!n.col) continue;
-            auto v = detail::assoc_number(t, row, *n.col, n.allow_inf);
+            auto v = detail::assoc_number(t, row, *n.col, n.hi, n.allow_inf);
             if (!v) return v.error();
             a.*(n.field) = *v;
         }

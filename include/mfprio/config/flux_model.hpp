@@ -175,7 +175,7 @@ inline std::optional<input_error> flux_fairshare(slurm::cluster& cl, const assoc
             if (!submit)
                 return make_error(t.file, row.line, row.columns[c_submit], "SubmitTime",
                                   who + "SubmitTime " + detail::quote(cell(c_submit)) +
-                                      " is not epoch seconds or YYYY-MM-DDTHH:MM:SS");
+                                      " is not epoch seconds or YYYY-MM-DDTHH:MM:SS from 1970 to 9999");
             j.submit_time = *submit;
             j.accrue_time = *submit;
             if (c_eligible && !cell(*c_eligible).empty()) {
@@ -183,7 +183,7 @@ inline std::optional<input_error> flux_fairshare(slurm::cluster& cl, const assoc
                 if (!e)
                     return make_error(t.file, row.line, row.columns[*c_eligible], "EligibleTime",
                                       who + "EligibleTime " + detail::quote(cell(*c_eligible)) +
-                                          " is not epoch seconds or YYYY-MM-DDTHH:MM:SS");
+                                          " is not epoch seconds or YYYY-MM-DDTHH:MM:SS from 1970 to 9999");
                 j.accrue_time = *e;
             }
             if (c_state && !cell(*c_state).empty()) {

@@ -76,7 +76,7 @@ struct priority_table {
                 const auto d = parse_double(v);
                 if (!d || !(*d == *d) || *d > 1e300 || *d < -1e300)
                     return make_error(t.file, row.line, row.columns[c_prio], "Priority",
-                                      detail::quote(name) + ": Priority " + detail::quote(v) + " is not a number");
+                                      detail::quote(name) + ": Priority " + detail::quote(v) + " is not a number " + range_text(-1e300, 1e300));
                 p = *d;
             }
         }

@@ -96,14 +96,15 @@ namespace detail {
     return era * 146097 + static_cast<std::int64_t>(doe) - 719468;
 }
 
-/// A TRES count with its unit suffix: mem in MB, other TRES as plain counts.
+/// A TRES count with its unit suffix: mem in MB, other TRES as plain counts; below 2^64
+/// after the unit (Slurm keeps TRES counts as 64-bit integers).
 [[nodiscard]] inline std::optional<double> parse_tres_count(std::string_view name,
                                                             std::string_view value) {
     const auto number = parse_double_prefix(value);
     if (!number || number->first < 0.0) return std::nullopt;
     double v = number->first;
     const std::string_view unit = value.substr(number->second);
-    if (unit.empty()) return v;
+    if (unit.empty()) return v < two_pow_64 ? std::optional<double>{v} : std::nullopt;
     static constexpr std::string_view units = "kmgtp";
     const std::size_t u = units.find(to_lower(unit.front()));
     if (u == std::string_view::npos || !(unit.size() == 1 || iequals(unit.substr(1), "B")))
@@ -112,6 +113,7 @@ namespace detail {
     const int steps = static_cast<int>(u) + 1 - base;
     for (int i = 0; i < steps; ++i) v *= 1024.0;
     for (int i = 0; i > steps; --i) v /= 1024.0;
+    if (!(v < two_pow_64)) return std::nullopt; // Slurm's TRES counts are 64-bit
     return v;
 }
 
@@ -174,11 +176,10 @@ namespace detail {
 /// Parses a job time: epoch seconds, or `YYYY-MM-DDTHH:MM:SS` (also with a space for
 /// the 'T') read as local time of the zone in the TZ environment variable (mktime, DST
 /// decided by the zone) and as UTC when TZ is unset. nullopt for anything else, for dates
-/// that do not exist and for years before 1970.
+/// that do not exist and for times outside 1970..9999 (`max_epoch`).
 [[nodiscard]] inline std::optional<std::int64_t> parse_job_time(std::string_view s) {
     if (const auto epoch = parse_unsigned<std::uint64_t>(s)) {
-        if (*epoch > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max() / 2))
-            return std::nullopt;
+        if (*epoch > static_cast<std::uint64_t>(max_epoch)) return std::nullopt;
         return static_cast<std::int64_t>(*epoch);
     }
     if (s.size() != 19 || s[4] != '-' || s[7] != '-' || (s[10] != 'T' && s[10] != ' ') ||
@@ -208,7 +209,7 @@ namespace detail {
     tm.tm_sec = static_cast<int>(*second);
     tm.tm_isdst = -1;
     const std::time_t t = std::mktime(&tm);
-    if (t == static_cast<std::time_t>(-1)) return std::nullopt;
+    if (t == static_cast<std::time_t>(-1) || t < 0 || t > max_epoch) return std::nullopt;
     return static_cast<std::int64_t>(t);
 }
 
@@ -321,7 +322,7 @@ namespace detail {
             const auto submit = parse_job_time(cell(c_submit));
             if (!submit)
                 return fail(c_submit, "SubmitTime " + detail::quote(cell(c_submit)) +
-                                          " is not epoch seconds or YYYY-MM-DDTHH:MM:SS");
+                                          " is not epoch seconds or YYYY-MM-DDTHH:MM:SS from 1970 to 9999");
             j.submit_time = *submit;
             // EligibleTime (empty: the submit time) and AccrueTime (empty: none); 0, None,
             // Unknown and N/A are "no such time".
@@ -336,7 +337,7 @@ namespace detail {
                     const auto t = parse_job_time(v);
                     if (!t)
                         return fail(col, std::string(what) + " " + detail::quote(v) +
-                                             " is not epoch seconds, YYYY-MM-DDTHH:MM:SS, 0, None, Unknown or N/A");
+                                             " is not epoch seconds or YYYY-MM-DDTHH:MM:SS from 1970 to 9999, 0, None, Unknown or N/A");
                     out = *t;
                 }
                 return std::nullopt;
@@ -398,8 +399,8 @@ namespace detail {
                 const auto v = detail::parse_tres_count(*name, trim(item.substr(eq + 1)));
                 if (!v)
                     return fail(*c_tres, "TRES " + detail::quote(item) +
-                                             ": count is not a non-negative number with an "
-                                             "optional K, M, G, T or P");
+                                             ": count is not a number from 0 to below 2^64 (mem: MB) "
+                                             "with an optional K, M, G, T or P");
                 for (const auto& existing : j.tres)
                     if (existing.first == *name)
                         return fail(*c_tres, "TRES " + detail::quote(*name) + " is listed twice");

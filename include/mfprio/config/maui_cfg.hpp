@@ -120,13 +120,19 @@ struct maui_cfg {
     }
 };
 
+/// Maui's MAX_MTIME (msched-common.h): the time `INFINITY` stands for.
+inline constexpr std::int64_t maui_infinity = 2140000000;
+
 /// A Maui time `[[[DD:]HH:]MM:]SS` in seconds: "90" is 90, "2:00:00" is 7200,
-/// "1:00:00:00" is 86400. Each field is one or more decimal digits; fields are not limited
-/// to their clock range ("0:90:00" is 5400), as Maui adds them up. nullopt for anything
-/// else (signs, empty fields, more than four fields, INFINITY) or a total above 2^63-1.
+/// "1:00:00:00" is 86400; `INFINITY` is `maui_infinity`, as MUTimeFromString reads it. Each
+/// field is one or more decimal digits; fields are not limited to their clock range
+/// ("0:90:00" is 5400), as Maui adds them up. nullopt for anything else (signs, empty
+/// fields, more than four fields) or a total above `max_epoch` (a duration longer than
+/// 1970..9999 has no meaning and could overflow time arithmetic).
 [[nodiscard]] inline std::optional<std::int64_t> parse_maui_time(std::string_view s) noexcept {
+    if (s == "INFINITY") return maui_infinity;
     constexpr std::int64_t unit[] = {1, 60, 3600, 86400}; // seconds, minutes, hours, days
-    constexpr std::int64_t max = std::numeric_limits<std::int64_t>::max();
+    constexpr std::int64_t max = max_epoch;
     std::size_t fields = 1;
     for (const char c : s)
         if (c == ':') ++fields;
@@ -509,7 +515,7 @@ private:
         auto bad = [&](std::string message) { return at(line, value.column, key, std::move(message)); };
         auto time_value = [&]() -> expected<std::int64_t> {
             const auto t = parse_maui_time(v);
-            if (!t) return bad("expected a Maui time [[[DD:]HH:]MM:]SS, got " + quote(v));
+            if (!t) return bad("expected a Maui time [[[DD:]HH:]MM:]SS (at most 253402300799 s) or INFINITY, got " + quote(v));
             return *t;
         };
         auto bool_value = [&](bool& out) -> expected<bool> {
@@ -522,7 +528,7 @@ private:
         if (iequals(key, "XFMINWCLIMIT")) {
             const bool negative = !v.empty() && v.front() == '-'; // no minimum
             const auto t = parse_maui_time(negative ? v.substr(1) : v);
-            if (!t) return bad("expected a Maui time [[[DD:]HH:]MM:]SS or -1, got " + quote(v));
+            if (!t) return bad("expected a Maui time [[[DD:]HH:]MM:]SS (at most 253402300799 s), INFINITY or -1, got " + quote(v));
             cfg_.opts.xf_min_wclimit = negative ? 0.0 : static_cast<double>(*t);
         } else if (iequals(key, "FSPOLICY")) {
             std::string_view word = v;
@@ -663,7 +669,7 @@ private:
         if (iequals(attr, "QTTARGET")) {
             if (auto e = only(maui::cred_kind::qos)) return *e;
             const auto s = parse_maui_time(v);
-            if (!s) return bad("expected a Maui time [[[DD:]HH:]MM:]SS, got " + quote(v));
+            if (!s) return bad("expected a Maui time [[[DD:]HH:]MM:]SS (at most 253402300799 s) or INFINITY, got " + quote(v));
             cred.qt_target = static_cast<double>(*s);
             return true;
         }

@@ -16,7 +16,7 @@
 /// | BlockedTime | last time any other check failed (hold, dependency, FS cap...; FULLPOLICY); empty: never |
 /// | State | Maui's own names (see `parse_maui_job_state`), or PENDING (default), HELD, RUNNING... as in the Slurm jobs table |
 /// | StartTime | when a running job started; required for RUNNING jobs, refused for others |
-/// | WCLimit | wallclock limit, a Maui time `[[[DD:]HH:]MM:]SS`; empty: 0 |
+/// | WCLimit | wallclock limit, a Maui time `[[[DD:]HH:]MM:]SS`, INFINITY or UNLIMITED (Maui's MAX_MTIME); empty: 0 |
 /// | Procs, Nodes | u32, default 1 |
 /// | Mem, Swap, Disk | MB requested in total, u32, default 0 |
 /// | Req | the job's requirements, for a job with several (see `parse_maui_requirements`): `2x(procs=4,mem=1024);1x(procs=1)` |
@@ -224,7 +224,7 @@ struct maui_jobs_table {
             const auto parsed = parse_job_time(v);
             if (!parsed)
                 return fail(*col, std::string(what) + " " + detail::quote(v) +
-                                      " is not epoch seconds or YYYY-MM-DDTHH:MM:SS");
+                                      " is not epoch seconds or YYYY-MM-DDTHH:MM:SS from 1970 to 9999");
             out = *parsed;
             return std::nullopt;
         };
@@ -248,10 +248,15 @@ struct maui_jobs_table {
             return fail(*c_start, "StartTime is before SubmitTime");
 
         if (!cell(c_wclimit).empty()) {
-            const auto w = parse_maui_time(cell(c_wclimit));
+            // INFINITY (as Maui prints limits of 100 days or more) and UNLIMITED (as PBS and
+            // Slurm print none) are Maui's MAX_MTIME.
+            const std::string_view wc = cell(c_wclimit);
+            const auto w = iequals(wc, "INFINITY") || iequals(wc, "UNLIMITED") ? std::optional<std::int64_t>{maui_infinity}
+                                                                             : parse_maui_time(wc);
             if (!w || *w < 0 || *w > 0xffffffffLL)
-                return fail(*c_wclimit, "WCLimit " + detail::quote(cell(c_wclimit)) +
-                                            " is not a Maui time [[[DD:]HH:]MM:]SS up to 4294967295 seconds");
+                return fail(*c_wclimit, "WCLimit " + detail::quote(wc) +
+                                            " is not a Maui time [[[DD:]HH:]MM:]SS up to 4294967295 seconds, "
+                                            "INFINITY or UNLIMITED");
             r.job.wclimit = static_cast<std::uint32_t>(*w);
         }
         auto count = [&](const std::optional<std::size_t>& col, std::uint32_t& out,

@@ -6,7 +6,8 @@
 /// - `Name` is required, non-empty and unique. QOS names are compared case-insensitively,
 ///   as Slurm does.
 /// - `Priority` (QOS Priority, u32) defaults to 0 when the column or the cell is empty.
-/// - `UsageFactor` (a non-negative number) defaults to 1.0 when the column or cell is empty.
+/// - `UsageFactor` (a number from 0 to `max_usage_factor`) defaults to 1.0 when the column or
+///   cell is empty.
 
 #include <algorithm>
 #include <cstddef>
@@ -21,6 +22,10 @@
 #include <mfprio/config/text.hpp>
 
 namespace mfprio::config {
+
+/// The largest UsageFactor read. Slurm takes any double; this bound, far above any site's
+/// factor, keeps the usage a factor multiplies finite.
+inline constexpr double max_usage_factor = 1e6;
 
 /// One QOS as the priority calculation needs it.
 struct qos_def {
@@ -82,12 +87,12 @@ struct qos_table {
             const std::string_view cell = trim(row.cells[*uf_col]);
             if (!cell.empty()) {
                 const auto v = parse_double(cell);
-                if (!v || *v < 0.0)
+                if (!v || *v < 0.0 || *v > max_usage_factor)
                     return make_error(t.file, row.line, row.columns[*uf_col],
                                       t.header[*uf_col],
                                       "QOS " + detail::quote(q.name) + ": usage factor " +
-                                          detail::quote(cell) +
-                                          " is not a non-negative number");
+                                          detail::quote(cell) + " is not a number " +
+                                          range_text(0.0, max_usage_factor));
                 q.usage_factor = *v;
             }
         }

@@ -569,9 +569,10 @@ struct conf_input {
             if (usage == nullptr) continue;
             const std::string_view raw = std::string_view(usage->value).substr(0, usage->value.find('/'));
             const auto v = parse_double(raw);
-            if (!v || *v < 0)
+            if (!v || *v < 0 || *v >= two_pow_64) // held as sshare's RawUsage is printed
                 return make_error(in->name, usage->line, usage->value_column, "UsageRaw",
-                                  "raw usage " + detail::quote(raw) + " is not a non-negative number");
+                                  "raw usage " + detail::quote(raw) + " is not a number " +
+                                      range_text(0.0, two_pow_64));
             if (!out->rows[*r].printed_raw_usage) out->rows[*r].printed_raw_usage = out->rows[*r].raw_usage;
             out->rows[*r].raw_usage = *v;
         }

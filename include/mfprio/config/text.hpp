@@ -157,6 +157,25 @@ template <class T>
     return value;
 }
 
+/// The last second the readers take as a time, 9999-12-31T23:59:59 UTC: times (and Maui
+/// durations) are bounded to 1970..9999 so that no time arithmetic downstream can overflow.
+inline constexpr std::int64_t max_epoch = 253402300799;
+
+/// 2^64 as a double: every count Slurm keeps as an unsigned 64-bit integer (TRES counts,
+/// the RawUsage sshare prints) is below it.
+inline constexpr double two_pow_64 = 18446744073709551616.0;
+
+/// The range a number cell may hold, for messages: "from 0 to 1", "from 0 to below 2^64".
+[[nodiscard]] inline std::string range_text(double lo, double hi) {
+    auto num = [](double v) {
+        if (v == two_pow_64) return std::string("below 2^64");
+        char buf[32];
+        std::snprintf(buf, sizeof buf, "%g", v);
+        return std::string(buf);
+    };
+    return "from " + num(lo) + " to " + num(hi);
+}
+
 /// Parses the longest leading finite double of `s` (like strtod without the locale);
 /// returns the value and the number of characters used, or nullopt if `s` does not start
 /// with a number.
