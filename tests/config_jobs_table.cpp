@@ -409,3 +409,68 @@ TEST_CASE("config: jobs table read from a file") {
     CHECK(missing.error().file == "no_such_jobs.txt");
     CHECK(missing.error().message == "cannot open file");
 }
+
+TEST_CASE("config: jobs table with the headers squeue and sacct print") {
+    // Header names from Slurm's src/squeue/print.c (_print_str titles) and src/sacct/sacct.c
+    // (fields[]); the rows are the clean table's jobs as those commands print them.
+    const inputs in = make_inputs();
+    const std::string clean =
+        "JobID|User|Account|Partition|QOS|SubmitTime|EligibleTime|NumNodes|NumCPUs|TimeLimit|TRES|State|CurrentPriority\n"
+        "1001|alice|phys|normal|high|2026-11-16T12:00:00|2026-11-16T13:00:00|2|16|1-00:00:00|cpu=16,mem=32G,node=2|PENDING|4000\n"
+        "1002_[3-9]|bob|phys|gpu|normal|2026-11-11T12:00:00||1|4|UNLIMITED|cpu=4,node=1|PENDING|17\n"
+        "1003+0|alice|phys|normal|normal|2026-11-11T12:00:00|2026-11-11T12:00:00|1|1|Partition_Limit|cpu=1,node=1|RUNNING|9\n";
+    const std::string squeue =
+        "JOBID|USER|ACCOUNT|PARTITION|QOS|SUBMIT_TIME|ELIGIBLE_TIME|NODES|CPUS|TIME_LIMIT|TRES_ALLOC|ST|PRIORITY\n"
+        "1001|alice|phys|normal|high|2026-11-16T12:00:00|2026-11-16T13:00:00|2|16|1-00:00:00|cpu=16,mem=32G,node=2|PD|4000\n"
+        "1002_[3-9]|bob|phys|gpu|normal|2026-11-11T12:00:00|N/A|1|4|UNLIMITED|cpu=4,node=1|PD|17\n"
+        "1003+0|alice|phys|normal|normal|2026-11-11T12:00:00|2026-11-11T12:00:00|1|1|Partition_Limit|cpu=1,node=1|R|9\n";
+    const std::string sacct =
+        "JobID|User|Account|Partition|QOS|Submit|Eligible|NNodes|NCPUS|Timelimit|ReqTRES|State|Priority\n"
+        "1001|alice|phys|normal|high|2026-11-16T12:00:00|2026-11-16T13:00:00|2|16|1-00:00:00|cpu=16,mem=32G,node=2|PENDING|4000\n"
+        "1002_[3-9]|bob|phys|gpu|normal|2026-11-11T12:00:00|Unknown|1|4|UNLIMITED|cpu=4,node=1|PENDING|17\n"
+        "1003+0|alice|phys|normal|normal|2026-11-11T12:00:00|2026-11-11T12:00:00|1|1|Partition_Limit|cpu=1,node=1|RUNNING|9\n"
+        "1003+0.batch||phys||||2026-11-11T12:00:00|1|1||cpu=1,node=1|RUNNING|\n"
+        "1003+0.extern||phys||||2026-11-11T12:00:00|1|1||cpu=1,node=1|RUNNING|\n";
+    const auto want = parse_jobs_table(clean, "clean.txt", in.conf, in.qos, in.assoc);
+    REQUIRE(want);
+    for (const auto& [name, text] : {std::pair{"squeue", squeue}, std::pair{"sacct", sacct}}) {
+        CAPTURE(name);
+        const auto got = parse_jobs_table(text, "jobs.txt", in.conf, in.qos, in.assoc);
+        REQUIRE(got);
+        REQUIRE(got->jobs.size() == want->jobs.size());
+        for (std::size_t i = 0; i < got->jobs.size(); ++i) {
+            const auto &g = got->jobs[i], &w = want->jobs[i];
+            CAPTURE(w.id_text);
+            CHECK(g.id_text == w.id_text);
+            CHECK(g.job_id == w.job_id);
+            CHECK(g.partitions == w.partitions);
+            CHECK(g.qos == w.qos);
+            CHECK(g.association == w.association);
+            CHECK(g.submit_time == w.submit_time);
+            CHECK(g.num_nodes == w.num_nodes);
+            CHECK(g.num_cpus == w.num_cpus);
+            CHECK(g.time_limit == w.time_limit);
+            CHECK(g.tres == w.tres);
+            CHECK(g.state == w.state);
+            // PRIORITY / Priority there is the job's current priority, not an admin's.
+            CHECK(g.admin_priority == 0);
+            CHECK(g.current_priority == w.current_priority);
+        }
+        // The clean table's empty EligibleTime is the submit time; N/A and Unknown are "not
+        // eligible", as those commands print it.
+        CHECK(got->jobs[0].eligible_time == want->jobs[0].eligible_time);
+        CHECK(got->jobs[1].eligible_time == 0);
+    }
+    // Errors name the column as printed.
+    const auto e = parse_jobs_table("JOBID|USER|ACCOUNT|PARTITION|SUBMIT_TIME\n1|alice|phys|normal|soon\n", "jobs.txt",
+                                    in.conf, in.qos, in.assoc);
+    REQUIRE_FALSE(e);
+    CHECK(e.error().key == "SUBMIT_TIME");
+    CHECK(e.error().column == 21);
+    // A table of mfprio's own columns keeps Priority as the admin priority, and a step id is
+    // an error there.
+    const auto own = parse_jobs_table(header + "|Priority\n1|alice|phys|normal|0|77\n", "jobs.txt", in.conf, in.qos, in.assoc);
+    REQUIRE(own);
+    CHECK(own->jobs[0].admin_priority == 77);
+    CHECK_FALSE(parse_jobs_table(header + "\n1.batch|alice|phys|normal|0\n", "jobs.txt", in.conf, in.qos, in.assoc));
+}

@@ -21,6 +21,13 @@
 /// | Priority | admin-set priority, u32; empty or 0 = not set |
 /// | CurrentPriority | the priority slurmctld holds for the job (squeue's and scontrol's Priority), u32; compared by `--verify`, not used in the calculation |
 ///
+/// The headers squeue (`-o`/`-O` with `-p`... and `|` separators) and sacct (`-P`) print are
+/// read too, when the table has no SubmitTime column but SUBMIT_TIME (squeue) or Submit
+/// (sacct): JOBID; SUBMIT_TIME/Submit; ELIGIBLE_TIME/Eligible; ACCRUE_TIME; NODES/NNodes/
+/// ReqNodes; CPUS/NCPUS/ReqCPUS/AllocCPUS; TIME_LIMIT/Timelimit; TRES_ALLOC/ReqTRES/AllocTRES;
+/// ST; and in these tables PRIORITY/Priority is the job's current priority (CurrentPriority),
+/// not an administrator's. sacct's job steps (`1234.batch`, `1234.0`) are skipped.
+///
 /// Times in `YYYY-MM-DDTHH:MM:SS` form are local time of the zone named by the TZ
 /// environment variable (mktime, DST decided by the zone), and UTC when TZ is unset.
 /// TRES counts: mem in MB (a plain number is MB; K/M/G/T/P are steps of 1024, so 16G is
@@ -213,29 +220,65 @@ namespace detail {
     return static_cast<std::int64_t>(t);
 }
 
+namespace detail {
+
+/// A jobs-table column and the names squeue and sacct print for it (tried in order when the
+/// column itself is absent).
+struct printed_column {
+    std::string_view name;
+    std::string_view printed[4];
+};
+inline constexpr printed_column printed_job_columns[] = {
+    {"JobID", {"JOBID", "JOB_ID"}},
+    {"SubmitTime", {"SUBMIT_TIME", "Submit"}},
+    {"EligibleTime", {"ELIGIBLE_TIME", "Eligible"}},
+    {"AccrueTime", {"ACCRUE_TIME"}},
+    {"NumNodes", {"NODES", "NNodes", "ReqNodes"}},
+    {"NumCPUs", {"CPUS", "NCPUS", "ReqCPUS", "AllocCPUS"}},
+    {"TimeLimit", {"TIME_LIMIT"}},
+    {"TRES", {"TRES_ALLOC", "ReqTRES", "AllocTRES"}},
+    {"State", {"ST"}},
+};
+
+} // namespace detail
+
 /// Builds the jobs table from an already parsed pipe table, resolving partitions, QOS and
 /// associations (see the file comment).
 [[nodiscard]] inline expected<jobs_table> jobs_table_from(const table& t, const slurm_conf& conf,
                                                           const qos_table& qos,
                                                           const assoc_table& assoc) {
+    // squeue's or sacct's own header (see the file comment).
+    const bool printed = !t.column("SubmitTime") && (t.column("SUBMIT_TIME") || t.column("Submit"));
+    const auto column = [&](std::string_view name) -> std::optional<std::size_t> {
+        if (auto c = t.column(name)) return c;
+        if (!printed) return std::nullopt;
+        if (name == "CurrentPriority") return t.column("Priority");
+        for (const auto& p : detail::printed_job_columns)
+            if (p.name == name)
+                for (const std::string_view alt : p.printed)
+                    if (!alt.empty())
+                        if (auto c = t.column(alt)) return c;
+        return std::nullopt;
+    };
     for (const std::string_view required : {"JobID", "User", "Account", "Partition", "SubmitTime"})
-        if (!t.column(required))
+        if (!column(required))
             return make_error(t.file, t.header_line, 0, required,
                               "the jobs table has no " + std::string(required) + " column");
-    const std::size_t c_id = *t.column("JobID"), c_user = *t.column("User"),
-                      c_account = *t.column("Account"), c_part = *t.column("Partition"),
-                      c_submit = *t.column("SubmitTime");
-    const auto c_qos = t.column("QOS"), c_eligible = t.column("EligibleTime"),
-               c_nodes = t.column("NumNodes"), c_cpus = t.column("NumCPUs"),
-               c_limit = t.column("TimeLimit"), c_nice = t.column("Nice"),
-               c_site = t.column("SiteFactor"), c_tres = t.column("TRES"),
-               c_state = t.column("State"), c_prio = t.column("Priority"),
-               c_accrue = t.column("AccrueTime"), c_current = t.column("CurrentPriority");
+    const std::size_t c_id = *column("JobID"), c_user = *column("User"),
+                      c_account = *column("Account"), c_part = *column("Partition"),
+                      c_submit = *column("SubmitTime");
+    const auto c_qos = column("QOS"), c_eligible = column("EligibleTime"),
+               c_nodes = column("NumNodes"), c_cpus = column("NumCPUs"),
+               c_limit = column("TimeLimit"), c_nice = column("Nice"),
+               c_site = column("SiteFactor"), c_tres = column("TRES"),
+               c_state = column("State"), c_prio = printed ? std::nullopt : column("Priority"),
+               c_accrue = column("AccrueTime"), c_current = column("CurrentPriority");
     const bool assoc_has_partition = assoc.has_column("Partition");
 
     jobs_table out;
     std::unordered_set<std::string> seen_ids;
     for (const table_row& row : t.rows) {
+        if (printed && row.cells[c_id].find('.') != std::string::npos) continue; // a sacct job step
         job_row j;
         j.line = row.line;
         std::string who = "job";
