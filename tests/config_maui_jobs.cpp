@@ -92,6 +92,30 @@ TEST_CASE("config: Maui jobs table errors name file, line, column and the job") 
     CHECK(err(head + "5|a|1||||||+\n").message == "job 5: SystemPriority '+' is not N, +N or -N");
     CHECK(err(head + "5|a|1||||||+-3\n").message == "job 5: SystemPriority '+-3' is not N, +N or -N");
     CHECK(read_maui_jobs("/nonexistent/mfprio-jobs.txt").error().file == "/nonexistent/mfprio-jobs.txt");
+    CHECK(err(head + "5|a|1|||INFINITE|||\n").key == "WCLimit");
+    CHECK(err("JobID|User|SubmitTime|Mem\n5|a|1|4Q\n").message ==
+          "job 5: Mem '4Q' is not an amount of MB from 0 to 4294967295 (units K, M, G, T)");
+    CHECK(err("JobID|User|SubmitTime|Mem\n5|a|1|4096T\n").key == "Mem"); // 2^32 MB
+}
+
+TEST_CASE("config: Maui jobs table takes WCLimit INFINITY and memory with units") {
+    // MUTimeFromString reads INFINITY as MAX_MTIME (2140000000 s); MULToTString prints
+    // INFINITY for limits of 100 days or more; UNLIMITED is how PBS and Slurm print none.
+    const auto t = parse_maui_jobs("JobID|User|SubmitTime|WCLimit|Mem|Swap|Disk|Req\n"
+                                   "1|a|1|INFINITY|64G|512|1T|\n"
+                                   "2|a|1|unlimited|||| 2x(procs=4,mem=2G);1x(procs=1,disk=1536K)\n"
+                                   "3|a|1|1:00:00:00|2048kb|||\n",
+                                   "jobs.txt");
+    REQUIRE(t);
+    CHECK(t->jobs[0].job.wclimit == 2140000000u);
+    CHECK(t->jobs[0].job.mem_mb == 65536u);
+    CHECK(t->jobs[0].job.swap_mb == 512u);
+    CHECK(t->jobs[0].job.disk_mb == 1048576u);
+    CHECK(t->jobs[1].job.wclimit == 2140000000u);
+    CHECK(t->jobs[1].job.mem_mb == 2u * 2048u); // 2 tasks x 2G
+    CHECK(t->jobs[1].job.disk_mb == 1u);        // 1536K rounds down to 1 MB, as Maui's shift does
+    CHECK(t->jobs[2].job.wclimit == 86400u);
+    CHECK(t->jobs[2].job.mem_mb == 2u);
 }
 
 TEST_CASE("config: nodes table sums the cluster's resources") {
@@ -112,7 +136,21 @@ TEST_CASE("config: nodes table sums the cluster's resources") {
     const auto bad = parse_maui_nodes("Name|Procs|Mem\na|4|lots\n", "nodes.txt");
     CHECK(bad.error().key == "Mem");
     CHECK(bad.error().column == 5);
-    CHECK(bad.error().message == "node 'a': Mem 'lots' is not a non-negative integer");
+    CHECK(bad.error().message == "node 'a': Mem 'lots' is not an amount of MB from 0 to 2^53 (units K, M, G, T)");
+    // Memory with Maui's units (MURSpecToL, MB the default: b, k, m, g, t shift by 1024s,
+    // rounding down): 64G = 65536 MB, 2T = 2097152, 1536K = 1 (1.5 MB rounded down), 512mb = 512,
+    // 1073741824b = 1024.
+    const auto units = parse_maui_nodes("Name|Procs|Mem|Swap|Disk\nn1|1|64G|1536K|2T\nn2|1|512mb|1073741824b|0\n");
+    REQUIRE(units);
+    CHECK(units->mem == 65536.0 + 512.0);
+    CHECK(units->swap == 1.0 + 1024.0);
+    CHECK(units->disk == 2097152.0);
+    for (const char* v : {"64X", "64GG", "64Gi", "-1", "1.5G", "G", "9007199254740993", "8796093022209G"}) {
+        CAPTURE(v);
+        CHECK_FALSE(parse_maui_nodes(std::string("Name|Mem\na|") + v + "\n"));
+    }
+    CHECK(parse_maui_nodes("Name|Mem\na|8796093022208G\n")->mem == 9007199254740992.0); // 2^53 MB: the bound
+    CHECK_FALSE(parse_maui_nodes("Name|Procs\na|64G\n")); // Procs has no unit
     // From slurm.conf NodeName lines: CPUs and RealMemory.
     const auto conf = parse_slurm_conf("NodeName=n[1-4] CPUs=32 RealMemory=64000\n");
     REQUIRE(conf);

@@ -18,7 +18,7 @@
 /// | StartTime | when a running job started; required for RUNNING jobs, refused for others |
 /// | WCLimit | wallclock limit, a Maui time `[[[DD:]HH:]MM:]SS`, INFINITY or UNLIMITED (Maui's MAX_MTIME); empty: 0 |
 /// | Procs, Nodes | u32, default 1 |
-/// | Mem, Swap, Disk | MB requested in total, u32, default 0 |
+/// | Mem, Swap, Disk | MB requested in total, u32, default 0; units as Maui reads them (`parse_maui_mb`: 64G, 512K) |
 /// | Req | the job's requirements, for a job with several (see `parse_maui_requirements`): `2x(procs=4,mem=1024);1x(procs=1)` |
 /// | Bypass | u32 backfill bypass count, default 0 |
 /// | SPViolation | violates a soft policy: TRUE/FALSE, YES/NO, ON/OFF, 1/0; default false |
@@ -29,7 +29,8 @@
 /// are the requirements' sums (a cell that is also given must equal its sum).
 ///
 /// Nodes table: `Name|Procs|Mem|Swap|Disk` with a header row; Name is required and unique;
-/// the other columns are optional (a missing column or an empty cell counts 0). The cluster's
+/// the other columns are optional (a missing column or an empty cell counts 0); Mem, Swap and
+/// Disk are MB with Maui's units (`parse_maui_mb`), as checknode prints them. The cluster's
 /// resources are the column sums. From a slurm.conf, the NodeName lines give Procs (CPUs)
 /// and Mem (RealMemory); swap and disk are not configured.
 
@@ -84,6 +85,30 @@ namespace mfprio::config {
     return detail::parse_job_state(t);
 }
 
+/// A memory amount in MB as Maui reads one (MURSpecToL with MB the default unit): an integer
+/// with an optional unit B, K, M, G or T (any case, a trailing B allowed: `64G`, `512kb`),
+/// shifted to MB by powers of 1024 and rounded down as Maui's shifts round. nullopt for
+/// anything else or more than `max`.
+[[nodiscard]] inline std::optional<std::uint64_t> parse_maui_mb(std::string_view s, std::uint64_t max) {
+    std::size_t digits = 0;
+    while (digits < s.size() && is_digit(s[digits])) ++digits;
+    const auto n = parse_unsigned<std::uint64_t>(s.substr(0, digits));
+    if (!n) return std::nullopt;
+    std::string_view unit = s.substr(digits);
+    int shift = 0; // towards MB
+    if (!unit.empty()) {
+        static constexpr std::string_view units = "bkmgt";
+        const std::size_t u = units.find(to_lower(unit.front()));
+        if (u == std::string_view::npos) return std::nullopt;
+        shift = 10 * (static_cast<int>(u) - 2);
+        unit.remove_prefix(1);
+        if (!unit.empty() && (u == 0 || !iequals(unit, "b"))) return std::nullopt;
+    }
+    if (shift <= 0) return *n >> -shift <= max ? std::optional<std::uint64_t>{*n >> -shift} : std::nullopt;
+    if (*n > (max >> shift)) return std::nullopt;
+    return *n << shift;
+}
+
 /// A Req cell: requirements separated by `;`, each `[Nx](key=value,...)` with N the task
 /// count (default 1) and keys `procs` (per task, default 1), `mem`, `swap`, `disk` (MB per
 /// task, default 0) and `nodes` (the requirement's node count, default 0), any case, each
@@ -136,15 +161,18 @@ struct requirement_parse {
                     return fail(item, "expected key=value, got " + detail::quote(piece));
                 const std::string_view key = trim(piece.substr(0, eq));
                 const std::string_view value = trim(piece.substr(eq + 1));
-                const auto n = parse_unsigned<std::uint32_t>(value);
-                if (!n)
+                const bool amount = iequals(key, "mem") || iequals(key, "swap") || iequals(key, "disk");
+                const auto n = amount ? parse_maui_mb(value, 0xffffffffu) : parse_unsigned<std::uint64_t>(value);
+                if (!n || *n > 0xffffffffu)
                     return fail(item, std::string(key) + " " + detail::quote(value) +
-                                          " is not an integer from 0 to 4294967295");
-                if (iequals(key, "procs")) r.procs = *n;
-                else if (iequals(key, "mem")) r.mem_mb = *n;
-                else if (iequals(key, "swap")) r.swap_mb = *n;
-                else if (iequals(key, "disk")) r.disk_mb = *n;
-                else if (iequals(key, "nodes")) r.nodes = *n;
+                                          (amount ? " is not an amount of MB from 0 to 4294967295 (units K, M, G, T)"
+                                                  : " is not an integer from 0 to 4294967295"));
+                const auto v = static_cast<std::uint32_t>(*n);
+                if (iequals(key, "procs")) r.procs = v;
+                else if (iequals(key, "mem")) r.mem_mb = v;
+                else if (iequals(key, "swap")) r.swap_mb = v;
+                else if (iequals(key, "disk")) r.disk_mb = v;
+                else if (iequals(key, "nodes")) r.nodes = v;
                 else return fail(item, "unknown key " + detail::quote(key) + " (procs, mem, swap, disk or nodes)");
             }
             item = end + 1;
@@ -270,9 +298,20 @@ struct maui_jobs_table {
         };
         if (auto e = count(c_procs, r.job.procs, "Procs")) return *e;
         if (auto e = count(c_nodes, r.job.nodes, "Nodes")) return *e;
-        if (auto e = count(c_mem, r.job.mem_mb, "Mem")) return *e;
-        if (auto e = count(c_swap, r.job.swap_mb, "Swap")) return *e;
-        if (auto e = count(c_disk, r.job.disk_mb, "Disk")) return *e;
+        auto megabytes = [&](const std::optional<std::size_t>& col, std::uint32_t& out,
+                             const char* what) -> std::optional<input_error> {
+            const std::string_view v = cell(col);
+            if (v.empty()) return std::nullopt;
+            const auto n = parse_maui_mb(v, 0xffffffffu);
+            if (!n)
+                return fail(*col, std::string(what) + " " + detail::quote(v) +
+                                      " is not an amount of MB from 0 to 4294967295 (units K, M, G, T)");
+            out = static_cast<std::uint32_t>(*n);
+            return std::nullopt;
+        };
+        if (auto e = megabytes(c_mem, r.job.mem_mb, "Mem")) return *e;
+        if (auto e = megabytes(c_swap, r.job.swap_mb, "Swap")) return *e;
+        if (auto e = megabytes(c_disk, r.job.disk_mb, "Disk")) return *e;
         if (auto e = count(c_bypass, r.job.bypass, "Bypass")) return *e;
         if (const std::string_view v = cell(c_req); !v.empty()) {
             auto parsed = parse_maui_requirements(v);
@@ -366,11 +405,15 @@ struct maui_jobs_table {
             if (!cols[k]) continue;
             const std::string_view v = trim(row.cells[*cols[k]]);
             if (v.empty()) continue;
-            const auto n = parse_unsigned<std::uint64_t>(v);
-            if (!n)
+            // Mem, Swap and Disk in MB with Maui's units; a node's amount below 2^53 MB
+            // (exact as the double the sum is).
+            constexpr std::uint64_t max = std::uint64_t{1} << 53;
+            const auto n = k == 0 ? parse_unsigned<std::uint64_t>(v) : parse_maui_mb(v, max);
+            if (!n || *n > max)
                 return make_error(t.file, row.line, row.columns[*cols[k]], names[k],
                                   "node " + detail::quote(name) + ": " + names[k] + " " + detail::quote(v) +
-                                      " is not a non-negative integer");
+                                      (k == 0 ? " is not an integer from 0 to 2^53"
+                                              : " is not an amount of MB from 0 to 2^53 (units K, M, G, T)"));
             sum[k] += static_cast<double>(*n);
         }
     }
