@@ -112,3 +112,17 @@ TEST_CASE("cli help: --version") {
         CHECK(o.out == "mfprio " MFPRIO_PROJECT_VERSION "\n");
     }
 }
+
+TEST_CASE("cli help: an empty argument is refused, not taken as an option left out") {
+    // `--nodes ""` (an unset shell variable) must not fall back to the default cluster.
+    const auto o = run({"diagnose", "--maui-cfg", "maui.cfg", "--jobs", "jobs.txt", "--nodes", ""});
+    CHECK(o.status == cli::exit_usage);
+    CHECK(o.out.empty());
+    CHECK(o.err == "mfprio diagnose: an empty argument after --nodes; options take non-empty values\n"
+                   "Try 'mfprio diagnose --help'.\n");
+    for (const std::string_view cmd : {"sprio", "sshare", "usage", "whatif", "diagnose", "queue", "lint", "demo"}) {
+        CAPTURE(cmd);
+        CHECK(run({cmd, "--jobs", ""}).status == cli::exit_usage);
+        CHECK(run({cmd, ""}).err.find("an empty argument;") != std::string::npos);
+    }
+}

@@ -121,3 +121,31 @@ TEST_CASE("config: text read_text_file reports a directory as unreadable") {
     CHECK(dir.error().file == ".");
     CHECK(dir.error().message.find("cannot") != std::string::npos);
 }
+
+TEST_CASE("config: text read_text_file refuses a NUL byte with its line and column") {
+    const std::string path = "mfprio_test_nul.txt";
+    const auto write = [&](const std::string& content) {
+        std::FILE* f = std::fopen(path.c_str(), "wb");
+        REQUIRE(f != nullptr);
+        std::fwrite(content.data(), 1, content.size(), f);
+        std::fclose(f);
+    };
+    write(std::string("Account|User\r\nroot|\r\n a|al\0ice\n", 31));
+    auto r = read_text_file(path);
+    REQUIRE_FALSE(r);
+    CHECK(r.error().file == path);
+    CHECK(r.error().line == 3);
+    CHECK(r.error().column == 6);
+    CHECK(r.error().message == "a NUL byte: not a text file");
+    write(std::string("\xEF\xBB\xBF" "ab\0", 6)); // columns count after the byte order mark
+    r = read_text_file(path);
+    REQUIRE_FALSE(r);
+    CHECK(r.error().line == 1);
+    CHECK(r.error().column == 3);
+    write(std::string("a\rb\0", 4)); // a lone CR ends line 1
+    r = read_text_file(path);
+    REQUIRE_FALSE(r);
+    CHECK(r.error().line == 2);
+    CHECK(r.error().column == 2);
+    std::remove(path.c_str());
+}

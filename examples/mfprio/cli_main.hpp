@@ -107,8 +107,19 @@ inline outcome run_main(args_t args) {
         o.out = c->help;
         return o;
     }
-    if (const command* c = find_command(cmd)) return c->run(rest);
-    return unknown_command(cmd);
+    const command* c = find_command(cmd);
+    if (c == nullptr) return unknown_command(cmd);
+    // No option of any command takes an empty value (a file, a number, a name, a format):
+    // `--nodes ""` is a mistake (an unset variable, often), not the option left out.
+    for (std::size_t i = 0; i < rest.size(); ++i)
+        if (rest[i].empty()) {
+            o.status = exit_usage;
+            o.err = "mfprio " + std::string(cmd) + ": an empty argument" +
+                    (i > 0 ? " after " + std::string(rest[i - 1]) : std::string()) +
+                    "; options take non-empty values\nTry 'mfprio " + std::string(cmd) + " --help'.\n";
+            return o;
+        }
+    return c->run(rest);
 }
 
 } // namespace mfprio::cli

@@ -208,7 +208,8 @@ inline constexpr double two_pow_64 = 18446744073709551616.0;
 inline constexpr std::size_t max_input_bytes = std::size_t{1} << 30;
 
 /// The whole content of the file at `path` ("-": standard input), at most `limit` bytes,
-/// or an `input_error` naming it ("cannot open file", "cannot read file", too large).
+/// or an `input_error` naming it ("cannot open file", "cannot read file", too large, a NUL
+/// byte: no input mfprio reads is binary, and a NUL would end a name where C code sees it).
 [[nodiscard]] inline expected<std::string> read_text_file(const std::string& path,
                                                           std::size_t limit = max_input_bytes) {
     const bool stdin_path = path == "-";
@@ -232,6 +233,17 @@ inline constexpr std::size_t max_input_bytes = std::size_t{1} << 30;
         return make_error(path, 0, 0, {}, "larger than " + std::to_string(limit) +
                                               " bytes, the most mfprio reads from one input");
     if (failed) return make_error(path, 0, 0, {}, "cannot read file");
+    if (const std::size_t nul = out.find('\0'); nul != std::string::npos) {
+        // Line and column as split_lines counts them (a line ends at \n, \r\n or \r).
+        std::size_t line = 1, start = 0;
+        for (std::size_t i = 0; i < nul; ++i)
+            if (out[i] == '\n' || (out[i] == '\r' && out[i + 1] != '\n')) {
+                ++line;
+                start = i + 1;
+            }
+        const std::size_t bom = (line == 1 && out.starts_with("\xEF\xBB\xBF")) ? 3 : 0;
+        return make_error(path, line, nul - start - bom + 1, {}, "a NUL byte: not a text file");
+    }
     return out;
 }
 
