@@ -98,7 +98,7 @@ TEST_CASE("cli: diagnose --explain gives every subcomponent") {
     CHECK(floored.out.find("priority: 1 (floored at 1") != std::string::npos);
     const auto missing = diagnose({"--explain", "999"});
     CHECK(missing.status == mfprio::cli::exit_data);
-    CHECK(missing.err == "mfprio diagnose: job 999 is not in the jobs table\n");
+    CHECK(missing.err == "mfprio: " + data("jobs.txt") + ": job 999 is not in the jobs table\n");
 }
 
 TEST_CASE("cli: diagnose formula options change the numbers") {

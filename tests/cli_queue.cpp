@@ -86,6 +86,11 @@ TEST_CASE("cli: queue --explain and the FCFS preset") {
     const auto x = queue(args);
     CHECK(x.status == 0);
     CHECK(x.out.find("priority 0 (urgency 0: held)") != std::string::npos);
+    auto missing_args = flux("flux-accounting");
+    missing_args.insert(missing_args.end(), {"--explain", "4242"});
+    const auto missing = queue(missing_args);
+    CHECK(missing.status == 65);
+    CHECK(missing.err == "mfprio: " + data("jobs_flux.txt") + ": job 4242 is not in the jobs table\n");
     // FCFS (seed 003): each job one below the last submitted, from 4294967295.
     const auto f = queue(flux("fcfs"));
     CHECK(f.out.find("      1    alice 4294967295 4294967295\n") != std::string::npos);

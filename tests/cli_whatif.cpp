@@ -265,7 +265,8 @@ TEST_CASE("whatif --after: usage decayed and charged, jobs aged, on both sides")
     // Without RawUsage there is nothing to decay.
     const auto bad = whatif({"--set", "PriorityWeightQOS=0", "--after", "1-0"});
     CHECK(bad.status == 65);
-    CHECK(bad.err == "mfprio whatif: --after needs each association's RawUsage (sshare -a -l -P prints it)\n");
+    CHECK(bad.err == "mfprio: " + data("assoc.txt") +
+                         ": RawUsage: whatif --after needs each association's RawUsage (sshare -a -l -P prints it)\n");
 }
 
 TEST_CASE("whatif --json: the same numbers for scripts") {

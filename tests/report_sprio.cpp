@@ -129,7 +129,12 @@ TEST_CASE("report: sprio --explain names each factor's parameter and share") {
     CHECK(o.out.find("total 10033.33 -> priority 10033") != std::string::npos);
     const auto held = sprio({"--explain", "1005"});
     CHECK(held.status == 65);
-    CHECK(held.err.find("job 1005 is not listed") != std::string::npos);
+    // Exit-65 messages name the input and the job's line (1005 is on line 6 of jobs.txt).
+    CHECK(held.err == "mfprio: " + data("jobs.txt") + ":6: job 1005 is not listed by sprio (held, not pending, or not "
+                                                      "yet eligible)\n");
+    const auto unknown = sprio({"--explain", "4242"});
+    CHECK(unknown.status == 65);
+    CHECK(unknown.err == "mfprio: " + data("jobs.txt") + ": job 4242 is not in the jobs input\n");
     const auto floored = sprio({"--explain", "1007"});
     CHECK(floored.out.find("raised to 1") != std::string::npos);
     const auto over = sprio({"--explain", "1008"});

@@ -630,8 +630,17 @@ inline outcome run_sprio(std::span<const std::string_view> args, const slurm_sou
                 found = true;
             }
         if (!found) {
+            // The jobs input and, when the job is in it, its line.
+            std::string where = ci->jobs ? ci->jobs->name : std::string("the jobs input");
+            for (std::size_t k = 0; k < model.jobs.size(); ++k)
+                if (job_traits<job>::id(model.jobs[k]) == *explain && k < model.job_lines.size()) {
+                    where += ":" + std::to_string(model.job_lines[k]);
+                    break;
+                }
             o.status = exit_data;
-            o.err += "mfprio sprio: job " + std::to_string(*explain) + " is not listed by sprio (unknown, held, not pending, or not yet eligible)\n";
+            o.err += "mfprio: " + where + ": job " + std::to_string(*explain) +
+                     (where.find(':') == std::string::npos ? " is not in the jobs input\n"
+                                                           : " is not listed by sprio (held, not pending, or not yet eligible)\n");
         }
         return o;
     }

@@ -170,7 +170,7 @@ inline outcome run_diagnose(std::span<const std::string_view> args, const maui_s
                 return o;
             }
         o.status = exit_data;
-        o.err += "mfprio diagnose: job " + std::to_string(*explain) + " is not in the jobs table\n";
+        o.err += "mfprio: " + jobs_path + ": job " + std::to_string(*explain) + " is not in the jobs table\n";
         return o;
     }
     if (running) o.out = report::render_diagnose(rows, w, report::diagnose_columns_for(w, ctx, running), running);

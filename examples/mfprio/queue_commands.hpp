@@ -206,7 +206,7 @@ inline outcome run_queue(std::span<const std::string_view> args) {
             return o;
         }
         o.status = exit_data;
-        o.err += "mfprio queue: job " + std::to_string(*explain) + " is not in the jobs table\n";
+        o.err += "mfprio: " + jobs_path + ": job " + std::to_string(*explain) + " is not in the jobs table\n";
         return o;
     }
 

@@ -566,7 +566,8 @@ inline outcome run_whatif(std::span<const std::string_view> args) {
         for (parsed_cluster* side : {&*pc, &changed}) {
             if (!side->assoc.has_column("RawUsage")) {
                 o.status = exit_data;
-                o.err += "mfprio whatif: --after needs each association's RawUsage (sshare -a -l -P prints it)\n";
+                o.err += "mfprio: " + side->assoc_name + ": RawUsage: whatif --after needs each association's "
+                         "RawUsage (sshare -a -l -P prints it)\n";
                 return o;
             }
             auto ft = config::fairshare_tree_from(side->assoc, side->assoc_name);
@@ -641,7 +642,7 @@ inline outcome run_whatif(std::span<const std::string_view> args) {
         f.write(svg.data(), static_cast<std::streamsize>(svg.size()));
         if (!f) {
             o.status = exit_data;
-            o.err += "mfprio whatif: cannot write " + svg_path + "\n";
+            o.err += "mfprio: " + svg_path + ": cannot write file\n";
             return o;
         }
     }
