@@ -254,6 +254,21 @@ std::vector<entry> catalogue() {
         bad("maui jobs Req", R::maui_jobs, "JobID|User|SubmitTime|Req\n1|john|1000|2x(procs=4\n", 2, 15,
             "missing ')'"),
         bad("maui jobs empty user", R::maui_jobs, "JobID|User|SubmitTime\n1||1000\n", 2, 3, "empty User"),
+        bad("maui jobs time past 9999", R::maui_jobs, "JobID|User|SubmitTime\n1|john|253402300800\n", 2, 8,
+            "from 1970 to 9999"),
+        bad("maui jobs Mem unit", R::maui_jobs, "JobID|User|SubmitTime|Mem\n1|john|1000|64Q\n", 2, 13,
+            "is not an amount of MB"),
+        // INFINITY is MAX_MTIME (MUTimeFromString), UNLIMITED the same.
+        ok("maui jobs WCLimit INFINITY", R::maui_jobs,
+           "JobID|User|SubmitTime|State|StartTime|WCLimit|Procs\n1|john|1000|Idle||INFINITY|4\n",
+           "JobID|User|SubmitTime|State|StartTime|WCLimit|Procs\n1|john|1000|Idle||2140000000|4\n"),
+        ok("maui jobs WCLimit UNLIMITED", R::maui_jobs,
+           "JobID|User|SubmitTime|State|StartTime|WCLimit|Procs\n1|john|1000|Idle||UNLIMITED|4\n",
+           "JobID|User|SubmitTime|State|StartTime|WCLimit|Procs\n1|john|1000|Idle||2140000000|4\n"),
+        // QOS numbers out of the range the code holds
+        bad("qos usage factor 1e308", R::qos, "Name|Priority|UsageFactor\nnormal|0|1e308\n", 2, 10,
+            "is not a number from 0 to 1e+06"),
+        bad("qos usage factor inf", R::qos, "Name|Priority|UsageFactor\nnormal|0|inf\n", 2, 10, "is not a number"),
     };
 }
 
@@ -321,5 +336,43 @@ TEST_CASE("catalogue: the tool's bounds and warnings on odd input") {
     }
     const auto wide = run({"sshare", "--conf", conf, "--assoc", assoc, "-a", "-o", "Account%30,User%"});
     CHECK(wide.status == 0);
-    for (const auto& f : {cfg, jobs, conf, assoc}) std::remove(f.c_str());
+    // Every exit-65 message names the file (and the line where there is one).
+    std::ofstream(dir + "bad_jobs.txt") << "JobID|User|SubmitTime\n1|john|soon\n";
+    std::ofstream(dir + "bad_assoc.txt") << "Account|User|RawShares|RawUsage\nroot||1|1e308\n";
+    std::ofstream(dir + "qos.txt") << "Name|Priority|UsageFactor\nnormal|0|1\n";
+    std::ofstream(dir + "bad_qos.txt") << "Name|Priority|UsageFactor\nnormal|0|-1\n";
+    std::ofstream(dir + "slurm_jobs.txt") << "JobID|User|Account|Partition|SubmitTime\n1|u|a||1000\n";
+    std::ofstream(dir + "ok.conf") << "NodeName=n1 CPUs=4\nPartitionName=p Nodes=n1 Default=YES\n";
+    std::ofstream(dir + "bad.policy") << "engine = nosuch\n";
+    const std::string bad_jobs = dir + "bad_jobs.txt", bad_assoc = dir + "bad_assoc.txt", qos = dir + "qos.txt",
+                      bad_qos = dir + "bad_qos.txt", sjobs = dir + "slurm_jobs.txt", ok_conf = dir + "ok.conf",
+                      policy = dir + "bad.policy", missing = dir + "missing.conf";
+    const struct {
+        std::vector<std::string_view> args;
+        std::string file_line;
+    } failing[] = {
+        {{"diagnose", "--maui-cfg", cfg, "--jobs", bad_jobs}, bad_jobs + ":2:"},
+        {{"diagnose", "--maui-cfg", cfg, "--jobs", jobs, "--explain", "7"}, jobs + ": job 7"},
+        {{"sprio", "--conf", ok_conf, "--qos", qos, "--assoc", bad_assoc, "--jobs", sjobs}, bad_assoc + ":2:"},
+        {{"sprio", "--conf", ok_conf, "--qos", bad_qos, "--assoc", assoc, "--jobs", sjobs}, bad_qos + ":2:"},
+        {{"sshare", "--conf", ok_conf, "--assoc", bad_assoc}, bad_assoc + ":2:"},
+        {{"usage", "--conf", ok_conf, "--qos", qos, "--assoc", assoc, "--jobs", bad_jobs, "--elapsed", "10"},
+         bad_jobs + ":"},
+        {{"whatif", "--conf", ok_conf, "--qos", qos, "--assoc", bad_assoc, "--jobs", sjobs, "--set",
+          "PriorityWeightAge=1"},
+         bad_assoc + ":2:"},
+        {{"queue", "--policy", policy, "--jobs", sjobs}, policy + ":1:"},
+        {{"lint", "--conf", missing}, missing + ": cannot open file"},
+    };
+    for (const auto& f : failing) {
+        CAPTURE(f.args[0]);
+        const auto o = run(f.args);
+        CAPTURE(o.err);
+        CHECK(o.status == cli::exit_data);
+        // The last line is the error (warnings come before it).
+        const std::string last = o.err.substr(o.err.rfind('\n', o.err.size() - 2) + 1);
+        CHECK(last.rfind("mfprio: " + f.file_line, 0) == 0);
+    }
+    for (const auto& f : {cfg, jobs, conf, assoc, bad_jobs, bad_assoc, qos, bad_qos, sjobs, ok_conf, policy})
+        std::remove(f.c_str());
 }
