@@ -82,6 +82,17 @@ TEST_CASE("cli: sshare -p keeps the trailing pipe, -n drops the header, -U users
     CHECK(o.out == "root|0.000000|\nuser1|0.408479|\nuser2|0.022097|\nuser3|0.125000|\nuser4|0.500000|\nuser5|0.749154|\n");
 }
 
+TEST_CASE("cli: sshare -o with a field too narrow for its number") {
+    // print_fields_double: "%*f" does not fit 4 columns, "%*.*e" (4, 4) gives 10 characters, so
+    // the width becomes 4 - (10 - 4) = -2 and "%*.*e" / "%-*.*e" print with width -2 and
+    // precision -2, which C reads as left-justified in 2 columns with the precision omitted
+    // (6). user4's classic FairShare is 2^-1, user2's 2^-5.5 = 0.0220970869 (seed 000).
+    const auto o = sshare("seed000_assoc.txt", {"-a", "-o", "User,FairShare%4,FairShare%-4"});
+    CHECK(o.status == 0);
+    CHECK(o.out.find("\n     user4 5.000000e-01 5.000000e-01 \n") != std::string::npos);
+    CHECK(o.out.find("\n     user2 2.209709e-02 2.209709e-02 \n") != std::string::npos);
+}
+
 TEST_CASE("cli: sshare -A and -u filter rows; without -a only the caller's user rows show") {
     // -A indents relative to the rows shown: an account whose parent is not listed starts at
     // the left, its users one space in (Slurm 22.05.8's `sshare -A chem,theory -l`, captured

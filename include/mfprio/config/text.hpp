@@ -157,6 +157,11 @@ template <class T>
     return value;
 }
 
+/// The widest line a `-o` format of sprio or sshare may ask for (the sum of its fields'
+/// widths and text): each width is bounded (4096) and so is the line, or thousands of wide
+/// fields would print gigabytes.
+inline constexpr std::size_t max_format_line = 65536;
+
 /// The last second the readers take as a time, 9999-12-31T23:59:59 UTC: times (and Maui
 /// durations) are bounded to 1970..9999 so that no time arithmetic downstream can overflow.
 inline constexpr std::int64_t max_epoch = 253402300799;

@@ -18,6 +18,7 @@
 #include <string_view>
 #include <vector>
 
+#include <mfprio/config/text.hpp>
 #include <mfprio/core/assert.hpp>
 #include <mfprio/core/job.hpp>
 #include <mfprio/slurm/cluster.hpp>
@@ -205,7 +206,8 @@ struct sprio_field {
     return f;
 }
 
-/// Parses a sprio format. Returns an error sentence for an unknown field letter.
+/// Parses a sprio format. Returns an error sentence for an unknown field letter, a width
+/// above 4096 or a line wider than `config::max_format_line`.
 [[nodiscard]] inline std::optional<std::string> parse_sprio_format(std::string_view fmt, std::vector<sprio_field>& out) {
     static constexpr std::string_view known = "aAbBcfFiJjnNopPqQrsStTuyY";
     out.clear();
@@ -231,6 +233,14 @@ struct sprio_field {
             return std::string("Invalid job format specification: ") + f.type;
         while (i < fmt.size() && fmt[i] != '%') f.suffix += fmt[i++];
         out.push_back(std::move(f));
+    }
+    // Each field bounded, and the line too: thousands of wide fields would print gigabytes.
+    std::size_t line = 0;
+    for (const auto& f : out) line += static_cast<std::size_t>(f.width) + f.suffix.size();
+    if (line > config::max_format_line) {
+        out.clear();
+        return "the fields' widths add up to " + std::to_string(line) + " characters, more than " +
+               std::to_string(config::max_format_line) + " a line";
     }
     return std::nullopt;
 }

@@ -94,10 +94,17 @@ inline bool iprefix(std::string_view name, std::string_view prefix) {
     return true;
 }
 
+/// `fmt` ("%*f", "%-*f") printed with width `w`.
+inline std::string sprintf_str(const char* fmt, int w, double v) {
+    char buf[512];
+    std::snprintf(buf, sizeof buf, fmt, w, v);
+    return buf;
+}
+/// `fmt` ("%*.*e", "%-*.*e") printed with width `w` and precision `p`; a negative precision
+/// is C's "as if omitted" (6), which print_fields_double meets when a field is narrow.
 inline std::string sprintf_str(const char* fmt, int w, int p, double v) {
     char buf[512];
-    if (p >= 0) std::snprintf(buf, sizeof buf, fmt, w, p, v);
-    else std::snprintf(buf, sizeof buf, fmt, w, v);
+    std::snprintf(buf, sizeof buf, fmt, w, p, v);
     return buf;
 }
 
@@ -138,13 +145,13 @@ public:
             return;
         }
         if (parsable_) {
-            out_ += sprintf_str("%*f", 0, -1, v);
+            out_ += sprintf_str("%*f", 0, v);
             if (!(parsable_ == 2 && last)) out_ += '|';
             return;
         }
         const int abs_len = std::abs(f.len);
         int width = abs_len;
-        const std::string fixed = sprintf_str("%*f", abs_len, -1, v);
+        const std::string fixed = sprintf_str("%*f", abs_len, v);
         if (static_cast<int>(fixed.size()) > width) {
             const std::string e = sprintf_str("%*.*e", width, width, v);
             const int new_length = static_cast<int>(e.size());
@@ -152,7 +159,7 @@ public:
             out_ += sprintf_str(f.len == abs_len ? "%*.*e" : "%-*.*e", width, width, v);
             out_ += ' ';
         } else {
-            out_ += sprintf_str(f.len == abs_len ? "%*f" : "%-*f", width, -1, v);
+            out_ += sprintf_str(f.len == abs_len ? "%*f" : "%-*f", width, v);
             out_ += ' ';
         }
     }
@@ -233,6 +240,14 @@ inline bool listed(const std::vector<std::string>& list, std::string_view v) {
             return res;
         }
         if (end == list.size()) break;
+    }
+
+    std::size_t width = 0;
+    for (const auto& f : fields) width += static_cast<std::size_t>(std::abs(f.len)) + 1;
+    if (width > config::max_format_line) {
+        res.error = "the fields' widths add up to " + std::to_string(width) + " characters, more than " +
+                    std::to_string(config::max_format_line) + " a line";
+        return res;
     }
 
     detail::sshare_line line(res.text, o.parsable);
