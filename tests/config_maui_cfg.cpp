@@ -290,12 +290,27 @@ TEST_CASE("config: maui.cfg names: Maui 3.3's own and back-level names; the docu
     warned(d, 6, 1, "QFSWEIGHT", "FSQOSWEIGHT");
     warned(d, 12, 1, "PREEMPTPRIOMARGIN", "its run-priority margin is always 0");
 
-    // Unknown names that read like a weight or a cap: a warning with the closest name.
-    const maui_cfg u = ok("QUEUTIMEWEIGHT 5\nFSUSRCAP 2\nRMCFG[base] TYPE=PBS\nSERVERHOST head\n");
+    // Names outside Maui 3.3's table (MConst.c MCfg[]): a warning with the closest name;
+    // Maui's own parameters for other purposes (RMCFG, SERVERHOST, LOGLEVEL) pass silently.
+    const maui_cfg u = ok("QUEUTIMEWEIGHT 5\nFSUSRCAP 2\nRMCFG[base] TYPE=PBS\nSERVERHOST head\n"
+                          "LOGLEVEL 3\nSERVERHOTS head\nNOTAPARAM 1\n");
     CHECK(u.weights[subcomponent::queuetime] == 1);
-    CHECK(u.warnings.size() == 2);
+    CHECK(u.warnings.size() == 4);
     warned(u, 1, 1, "QUEUTIMEWEIGHT", "unknown parameter 'QUEUTIMEWEIGHT': Maui 3.3 ignores it (did you mean QUEUETIMEWEIGHT?)");
     warned(u, 2, 1, "FSUSRCAP", "did you mean FSUSERCAP?");
+    warned(u, 6, 1, "SERVERHOTS", "unknown parameter 'SERVERHOTS': Maui 3.3 ignores it (did you mean SERVERHOST?)");
+    warned(u, 7, 1, "NOTAPARAM", "unknown parameter 'NOTAPARAM': Maui 3.3 ignores it");
+    CHECK(u.warnings[3].message.find("did you mean") == std::string::npos);
+    // The table is Maui's, sorted (the reader searches it by halves).
+    CHECK(std::is_sorted(std::begin(detail::maui33_parameter_names), std::end(detail::maui33_parameter_names)));
+    CHECK(std::size(detail::maui33_parameter_names) == 354);
+    // Thousands of unknown names: a warning each, a "did you mean" for the first 1000 only.
+    std::string many;
+    for (int i = 0; i < 1500; ++i) many += "QUEUTIMEWEIGHT 1\n";
+    const maui_cfg m = ok(many);
+    REQUIRE(m.warnings.size() == 1500);
+    CHECK(m.warnings[999].message.find("did you mean") != std::string::npos);
+    CHECK(m.warnings[1000].message.find("did you mean") == std::string::npos);
 }
 
 TEST_CASE("config: maui.cfg Maui times") {

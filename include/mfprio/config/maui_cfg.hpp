@@ -316,6 +316,79 @@ struct maui_weight_slot {
     return std::nullopt;
 }
 
+/// Every parameter name of Maui 3.3's configuration table (MConst.c, MCfg[]), sorted. A
+/// maui.cfg name outside it is a warning (Maui ignores the line); one inside that mfprio does
+/// not use (RMCFG, LOGLEVEL...) is read by Maui for other purposes and passes silently.
+inline constexpr std::string_view maui33_parameter_names[] = {
+    "ACCOUNTCAP", "ACCOUNTWEIGHT", "ADMIN1", "ADMIN2", "ADMIN3", "ADMIN4", "ADMINHOSTS", "ADMINS",
+    "AFSWEIGHT", "ALLOCLOCALITYPOLICY", "APIFAILURETHRESHHOLD", "ATTRATTRCAP", "ATTRATTRWEIGHT", "ATTRCAP",
+    "ATTRSTATECAP", "ATTRSTATEWEIGHT", "ATTRWEIGHT", "BACKFILLDEPTH", "BACKFILLMAXSCHEDULES",
+    "BACKFILLMETRIC", "BACKFILLPOLICY", "BACKFILLPROCFACTOR", "BACKFILLTYPE", "BANKAPPENDMACHINENAME",
+    "BANKCHARGEPOLICY", "BANKDEFERONJOBFAILURE", "BANKFALLBACKACCOUNT", "BANKFLUSHINTERVAL", "BANKHOST",
+    "BANKPORT", "BANKPROTOCOL", "BANKSERVER", "BANKTIMEOUT", "BANKTYPE", "BFCHUNKDURATION", "BFCHUNKSIZE",
+    "BFPRIORITYPOLICY", "BYPASSCAP", "BYPASSWEIGHT", "CHECKPOINTEXPIRATIONTIME", "CHECKPOINTFILE",
+    "CHECKPOINTINTERVAL", "CLASSCAP", "CLASSWEIGHT", "CLIENTCFG", "CLIENTTIMEOUT", "COMINTERFRAMECOST",
+    "COMINTRAFRAMECOST", "COMPUTEHOSTS", "CONSUMEDCAP", "CONSUMEDWEIGHT", "CREDCAP", "CREDWEIGHT",
+    "DEFAULTACCOUNT", "DEFAULTCLASSLIST", "DEFAULTDOMAIN", "DEFAULTQMHOST", "DEFERCOUNT", "DEFERSTARTCOUNT",
+    "DEFERTIME", "DIRECTORYSERVER", "DIRECTSPECWEIGHT", "DISKCAP", "DISKWEIGHT", "DISPLAYFLAGS",
+    "ENABLEMULTINODEJOBS", "ENABLEMULTIREQJOBS", "ENABLENEGJOBPRIORITY", "EVENTSERVER",
+    "FEATURENODETYPEHEADER", "FEATUREPARTITIONHEADER", "FEATUREPROCSPEEDHEADER", "FEEDBACKPROGRAM",
+    "FSACCOUNTCAP", "FSACCOUNTWEIGHT", "FSCAP", "FSCLASSCAP", "FSCLASSWEIGHT", "FSCONFIGFILE", "FSDECAY",
+    "FSDEPTH", "FSENFORCEMENT", "FSGROUPCAP", "FSGROUPWEIGHT", "FSINTERVAL", "FSPOLICY", "FSQOSCAP",
+    "FSQOSWEIGHT", "FSSECONDARYGROUPS", "FSUSERCAP", "FSUSERWEIGHT", "FSWEIGHT", "GFSWEIGHT", "GROUPCAP",
+    "GROUPWEIGHT", "IGNPBSGROUPLIST", "JOBAGGREGATIONTIME", "JOBMAXOVERRUN", "JOBMAXSTARTTIME",
+    "JOBNODEMATCHPOLICY", "JOBPRIOACCRUALPOLICY", "JOBPRIOF", "JOBPURGETIME", "JOBSIZEPOLICY", "JOBSYNCTIME",
+    "LOCKFILE", "LOGDIR", "LOGFACILITY", "LOGFILE", "LOGFILEMAXSIZE", "LOGFILEROLLDEPTH", "LOGLEVEL",
+    "MACHINECONFIGFILE", "MAILPROGRAM", "MAXJOBPERACCOUNTCOUNT", "MAXJOBPERACCOUNTPOLICY",
+    "MAXJOBPERGROUPCOUNT", "MAXJOBPERGROUPPOLICY", "MAXJOBPERITERATION", "MAXJOBPERUSERCOUNT",
+    "MAXJOBPERUSERPOLICY", "MAXJOBQUEUEDPERACCOUNTCOUNT", "MAXJOBQUEUEDPERACCOUNTPOLICY",
+    "MAXJOBQUEUEDPERGROUPCOUNT", "MAXJOBQUEUEDPERGROUPPOLICY", "MAXJOBQUEUEDPERUSERCOUNT",
+    "MAXJOBQUEUEDPERUSERPOLICY", "MAXNODEPERUSERCOUNT", "MAXNODEPERUSERPOLICY", "MAXPEPERUSERCOUNT",
+    "MAXPEPERUSERPOLICY", "MAXPROCPERACCOUNTCOUNT", "MAXPROCPERACCOUNTPOLICY", "MAXPROCPERGROUPCOUNT",
+    "MAXPROCPERGROUPPOLICY", "MAXPROCPERUSERCOUNT", "MAXPROCPERUSERPOLICY", "MAXPROCSECONDPERACCOUNTCOUNT",
+    "MAXPROCSECONDPERACCOUNTPOLICY", "MAXPROCSECONDPERGROUPCOUNT", "MAXPROCSECONDPERGROUPPOLICY",
+    "MAXPROCSECONDPERUSERCOUNT", "MAXPROCSECONDPERUSERPOLICY", "MAXSLEEPITERATION", "MCSOCKETPROTOCOL",
+    "MEMCAP", "MEMWEIGHT", "METAMAXTASKS", "MINADMINSTIME", "MINDISPATCHTIME", "NODEACCESSPOLICY",
+    "NODEALLOCATIONPOLICY", "NODEALLOCMAXPS", "NODEAVAILABILITYPOLICY", "NODECAP", "NODECPUOVERCOMMITFACTOR",
+    "NODEDOWNSTATEDELAYTIME", "NODELOADPOLICY", "NODEMAXLOAD", "NODEMEMOVERCOMMITFACTOR", "NODEPOLLFREQUENCY",
+    "NODEPURGETIME", "NODESETATTRIBUTE", "NODESETDELAY", "NODESETLIST", "NODESETPOLICY",
+    "NODESETPRIORITYTYPE", "NODESETTOLERANCE", "NODESYNCTIME", "NODEUNTRACKEDLOADFACTOR", "NODEWEIGHT",
+    "NOTIFICATIONINTERVAL", "NOTIFICATIONPROGRAM", "PARIGNQUEUELIST", "PECAP", "PERCENTCAP", "PERCENTWEIGHT",
+    "PEWEIGHT", "PLOTMAXPROC", "PLOTMAXTIME", "PLOTMINPROC", "PLOTMINTIME", "PLOTPROCSCALE", "PLOTTIMESCALE",
+    "PREEMPTPOLICY", "PROCCAP", "PROCWEIGHT", "PSCAP", "PSWEIGHT", "QOSCAP", "QOSFLAGS", "QOSNAME",
+    "QOSPRIORITY", "QOSQTWEIGHT", "QOSTARGETQT", "QOSTARGETXF", "QOSWEIGHT", "QOSXFWEIGHT", "QUEUETIMECAP",
+    "QUEUETIMETARGETWEIGHT", "QUEUETIMEWEIGHT", "REJECTNEGPRIOJOBS", "REMAININGCAP", "REMAININGWEIGHT",
+    "REMOTESTARTCOMMAND", "RESCAP", "RESCTLPOLICY", "RESDEPTH", "RESERVATIONDEPTH", "RESERVATIONPOLICY",
+    "RESERVATIONQOSLIST", "RESERVATIONRETRYTIME", "RESERVATIONTHRESHOLDTYPE", "RESERVATIONTHRESHOLDVALUE",
+    "RESLIMITPOLICY", "RESOURCECOLLECTIONPOLICY", "RESOURCEDAEMON", "RESOURCEDATAFILE", "RESOURCELIMITPOLICY",
+    "RESOURCELOCKFILE", "RESOURCEPORT", "RESOURCEREPORTWAIT", "RESOURCESAMPLEINTERVAL", "RESWEIGHT",
+    "RMAUTHTYPE", "RMCONFIGFILE", "RMEPORT", "RMHOST", "RMLOCALDISKFS", "RMNAME", "RMNMPORT",
+    "RMPOLLINTERVAL", "RMPORT", "RMSERVER", "RMTIMEOUT", "RMTYPE", "SERVERCONFIGFILE", "SERVERHOMEDIR",
+    "SERVERHOST", "SERVERMODE", "SERVERNAME", "SERVERPORT", "SERVICETARGETWEIGHT", "SERVICEWCAP",
+    "SERVICEWEIGHT", "SIMAUTOSHUTDOWN", "SIMCHECKPOINTINTERVAL", "SIMCOMRATE", "SIMCOMTYPE",
+    "SIMDEFAULTJOBFLAGS", "SIMEXITITERATION", "SIMFLAGS", "SIMIGNOREJOBFLAGS", "SIMINITIALQUEUEDEPTH",
+    "SIMJOBSUBMISSIONPOLICY", "SIMNODECONFIGURATION", "SIMNODECOUNT", "SIMRANDOMIZEJOBSIZE",
+    "SIMRESOURCETRACEFILE", "SIMSCALEJOBRUNTIME", "SIMSTARTTIME", "SIMSTOPITERATION", "SIMTIMEPOLICY",
+    "SIMWCACCURACY", "SIMWCACCURACYCHANGE", "SIMWCSCALINGPERCENT", "SIMWORKLOADTRACEFILE",
+    "SMAXJOBPERACCOUNTCOUNT", "SMAXJOBPERGROUPCOUNT", "SMAXJOBPERUSERCOUNT", "SMAXJOBQUEUEDPERACCOUNTCOUNT",
+    "SMAXJOBQUEUEDPERGROUPCOUNT", "SMAXJOBQUEUEDPERUSERCOUNT", "SMAXNODEPERUSERCOUNT", "SMAXPEPERUSERCOUNT",
+    "SMAXPROCPERACCOUNTCOUNT", "SMAXPROCPERGROUPCOUNT", "SMAXPROCPERUSERCOUNT",
+    "SMAXPROCSECONDPERACCOUNTCOUNT", "SMAXPROCSECONDPERGROUPCOUNT", "SMAXPROCSECONDPERUSERCOUNT",
+    "SPVIOLATIONCAP", "SPVIOLATIONWEIGHT", "SRACCESS", "SRACCOUNTLIST", "SRCHARGEACCOUNT", "SRCLASSLIST",
+    "SRDAYS", "SRDEPTH", "SRENDTIME", "SRFEATURES", "SRFLAGS", "SRGROUPLIST", "SRHOSTLIST", "SRIDLETIME",
+    "SRMAXTASKS", "SRMAXTIME", "SRMINLOAD", "SRMINTASKS", "SRNAME", "SRPARTITION", "SRPERIOD", "SRPRIORITY",
+    "SRQOSLIST", "SRRESOURCES", "SRSTARTTIME", "SRTASKCOUNT", "SRTIMELOGIC", "SRTPN", "SRUSERLIST",
+    "SRWENDTIME", "SRWSTARTTIME", "STATDIR", "STEPCOUNT", "SWAPCAP", "SWAPWEIGHT", "SYSTEMMAXJOBWALLTIME",
+    "SYSTEMMAXPROCPERJOB", "SYSTEMMAXPROCSECONDPERJOB", "TARGETCAP", "TARGETQUEUETIMECAP",
+    "TARGETQUEUETIMEWEIGHT", "TARGETWEIGHT", "TARGETXFACTORCAP", "TARGETXFACTORWEIGHT",
+    "TASKDISTRIBUTIONPOLICY", "TOOLSDIR", "TRAPFUNCTION", "TRAPJOB", "TRAPNODE", "TRAPRES", "UFSWEIGHT",
+    "UJOBWEIGHT", "UPROCWEIGHT", "USAGECAP", "USAGEEXECUTIONTIMECAP", "USAGEEXECUTIONTIMEWEIGHT",
+    "USAGEWEIGHT", "USECPUTIME", "USEJOBREGEX", "USELOCALMACHINEPRIORITY", "USEMACHINESPEED",
+    "USEMACHINESPEEDFORFS", "USERCAP", "USERWEIGHT", "USESYSLOG", "USESYSTEMQUEUETIME", "WALLTIMECAP",
+    "WALLTIMEWEIGHT", "WCVIOLATIONACTION", "XFACTORCAP", "XFACTORTARGETWEIGHT", "XFACTORWEIGHT",
+    "XFMINWCLIMIT",
+};
+
 /// The options mfprio reads besides weights and caps.
 inline constexpr std::string_view maui_option_keys[] = {
     "XFMINWCLIMIT",      "FSPOLICY",          "FSINTERVAL",           "FSDEPTH",
@@ -360,6 +433,8 @@ public:
 private:
     std::string_view file_;
     maui_cfg cfg_;
+    static constexpr std::size_t max_suggestions = 1000;
+    std::size_t suggestions_ = 0; ///< unknown names given a "did you mean" so far
 
     [[nodiscard]] input_error at(std::size_t line, std::size_t column, std::string_view key,
                                  std::string message) const {
@@ -379,6 +454,7 @@ private:
                 return at(line, name.column, before,
                           "Maui parameters are written NAME VALUE (a space, not '='), got " +
                               quote(name.text));
+            unknown_name(name, line);
             return true;
         }
         if (const auto note = maui_unread_note(name.text)) {
@@ -404,17 +480,13 @@ private:
         cfg_.warnings.push_back(make_error(file_, line, column, key, std::move(message)));
     }
 
-    /// A name Maui does not know that reads like a priority weight or cap: a warning with the
-    /// closest known names.
+    /// A name that is not one of Maui 3.3's parameters: a warning with the closest one.
     void unknown_name(const maui_token& name, std::size_t line) {
         const std::string upper = [&] {
             std::string u(name.text);
             for (char& ch : u) ch = static_cast<char>(ch >= 'a' && ch <= 'z' ? ch - 'a' + 'A' : ch);
             return u;
         }();
-        const auto ends = [&](std::string_view suffix) {
-            return upper.size() > suffix.size() && upper.compare(upper.size() - suffix.size(), suffix.size(), suffix) == 0;
-        };
         const bool identifier = std::all_of(upper.begin(), upper.end(), [](char ch) {
             return (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') || ch == '_';
         });
@@ -423,24 +495,21 @@ private:
                  quote(name.text) + " is not a parameter name (letters, digits, '_'): Maui 3.3 ignores the line");
             return;
         }
-        if (!ends("WEIGHT") && !ends("CAP")) return;
-        std::vector<std::string_view> known;
-        for (const auto& c : maui::components) {
-            known.push_back(c.weight_key);
-            if (c.cap_key != "SERVICECAP") known.push_back(c.cap_key);
-        }
-        for (const auto& c : maui::subcomponents) {
-            if (!maui_unread_note(c.weight_key)) known.push_back(c.weight_key);
-            if (!maui_unread_note(c.cap_key)) known.push_back(c.cap_key);
-        }
-        for (const auto& [alias, canonical] : maui_aliases) known.push_back(alias);
-        std::size_t best = 3;
+        if (std::binary_search(std::begin(maui33_parameter_names), std::end(maui33_parameter_names),
+                               std::string_view(upper)))
+            return; // a Maui parameter for something other than priority
+        // The closest names, for the first `max_suggestions` unknown names (a file of thousands
+        // of them would otherwise cost seconds).
         std::string near;
-        for (const std::string_view k : known) {
-            const std::size_t d = edit_distance(upper, k);
-            if (d < best) {
-                best = d;
-                near = std::string(k);
+        if (suggestions_ < max_suggestions) {
+            ++suggestions_;
+            std::size_t best = 3;
+            for (const std::string_view k : maui33_parameter_names) {
+                const std::size_t d = edit_distance(upper, k);
+                if (d < best) {
+                    best = d;
+                    near = std::string(k);
+                }
             }
         }
         warn(line, name.column, name.text,
