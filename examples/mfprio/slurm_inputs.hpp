@@ -51,9 +51,12 @@ namespace detail {
 /// token; squeue's number object ({"set", "infinite", "number"}, 23.11 and later) as its
 /// number, "UNLIMITED" when infinite, empty when not set; the first string of a list
 /// (job_state in 23.11 and later: ["PENDING"]); empty for null. false on a JSON error.
-[[nodiscard]] inline simdjson::error_code json_cell(simdjson::ondemand::value v, std::string& out) {
+[[nodiscard]] inline simdjson::error_code json_cell(simdjson::ondemand::value v, std::string& out, int depth = 0) {
     using simdjson::ondemand::json_type;
     out.clear();
+    // Slurm's cells nest two deep at most (a list of states, a number object); deeper input
+    // is refused before the recursion can run out of stack.
+    if (depth > 8) return simdjson::DEPTH_ERROR;
     json_type type;
     if (auto e = v.type().get(type)) return e;
     switch (type) {
@@ -84,7 +87,7 @@ namespace detail {
             } else if (key == "infinite") {
                 if (auto e = fv.get_bool().get(infinite)) return e;
             } else if (key == "number") {
-                if (auto e = json_cell(fv, number)) return e;
+                if (auto e = json_cell(fv, number, depth + 1)) return e;
             }
         }
         if (infinite) out = "UNLIMITED";
@@ -98,7 +101,7 @@ namespace detail {
             simdjson::ondemand::value iv;
             if (auto e = item.get(iv)) return e;
             std::string cell;
-            if (auto e = json_cell(iv, cell)) return e;
+            if (auto e = json_cell(iv, cell, depth + 1)) return e;
             if (out.empty()) out = std::move(cell);
         }
         return simdjson::SUCCESS;
