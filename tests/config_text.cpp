@@ -149,3 +149,19 @@ TEST_CASE("config: text read_text_file refuses a NUL byte with its line and colu
     CHECK(r.error().column == 2);
     std::remove(path.c_str());
 }
+
+TEST_CASE("config: text edit_distance, exact and bounded") {
+    // Levenshtein's textbook pairs: kitten -> sitting 3 (two substitutions, one insertion),
+    // flaw -> lawn 2; case does not count.
+    CHECK(edit_distance("kitten", "sitting") == 3);
+    CHECK(edit_distance("flaw", "lawn") == 2);
+    CHECK(edit_distance("QueueTimeWeight", "QUEUETIMEWEIGHT") == 0);
+    CHECK(edit_distance("", "abc") == 3);
+    // Bounded: the distance when within the bound, the bound + 1 otherwise (at once for
+    // lengths further apart than the bound).
+    CHECK(edit_distance("kitten", "sitting", 3) == 3);
+    CHECK(edit_distance("kitten", "sitting", 2) == 3);
+    CHECK(edit_distance("kitten", "sitting", 0) == 1);
+    CHECK(edit_distance(std::string(100000, 'Q'), "QUEUETIMEWEIGHT", 2) == 3);
+    CHECK(edit_distance("flaw", "lawn", 5) == 2);
+}

@@ -106,7 +106,7 @@ inline constexpr std::string_view demo_option_names[] = {"--help"};
     std::vector<std::pair<std::size_t, std::string_view>> near;
     const std::size_t limit = std::max<std::size_t>(2, word.size() / 4);
     for (const std::string_view n : names) {
-        const std::size_t d = config::edit_distance(word, n);
+        const std::size_t d = config::edit_distance(word, n, limit);
         // Within the limit, or `word` the start of a longer name (`--maui` for `--maui-cfg`).
         if (d <= limit || (word.size() >= 3 && n.size() > word.size() && n.substr(0, word.size()) == word))
             near.emplace_back(d, n);

@@ -46,7 +46,7 @@ using config::edit_distance;
     std::vector<std::pair<std::size_t, std::string>> near;
     const std::size_t limit = std::max<std::size_t>(1, word.size() / 8);
     for (const auto& c : candidates)
-        if (const std::size_t d = edit_distance(word, c); d <= limit) near.emplace_back(d, c);
+        if (const std::size_t d = edit_distance(word, c, limit); d <= limit) near.emplace_back(d, c);
     std::sort(near.begin(), near.end());
     if (near.empty()) return {};
     std::string out = " (did you mean ";

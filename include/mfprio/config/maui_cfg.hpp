@@ -505,7 +505,7 @@ private:
             ++suggestions_;
             std::size_t best = 3;
             for (const std::string_view k : maui33_parameter_names) {
-                const std::size_t d = edit_distance(upper, k);
+                const std::size_t d = edit_distance(upper, k, best - 1);
                 if (d < best) {
                     best = d;
                     near = std::string(k);

@@ -70,8 +70,13 @@ namespace mfprio::config {
     return true;
 }
 
-/// Levenshtein distance, ASCII case-insensitive (for "did you mean").
-[[nodiscard]] inline std::size_t edit_distance(std::string_view a, std::string_view b) {
+/// Levenshtein distance, ASCII case-insensitive (for "did you mean"), or `at_most` + 1 when
+/// it is larger than `at_most` (found at once when the lengths differ by more: a long word is
+/// then not compared letter by letter against every name).
+[[nodiscard]] inline std::size_t edit_distance(std::string_view a, std::string_view b,
+                                               std::size_t at_most = std::size_t(-1) - 1) {
+    const std::size_t gap = a.size() > b.size() ? a.size() - b.size() : b.size() - a.size();
+    if (gap > at_most) return at_most + 1;
     std::vector<std::size_t> row(b.size() + 1);
     for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
     for (std::size_t i = 1; i <= a.size(); ++i) {
@@ -84,7 +89,7 @@ namespace mfprio::config {
             diag = up;
         }
     }
-    return row[b.size()];
+    return std::min(row[b.size()], at_most + 1);
 }
 
 /// ASCII case-insensitive prefix test.
