@@ -72,4 +72,11 @@ TEST_CASE("config: hostlist refuses absurd sizes") {
     REQUIRE_FALSE(small);
     CHECK(small.error().message.find("more than 4 hosts") != std::string::npos);
     CHECK(expand_hostlist("n[1-4]", 4)->size() == 4);
+    // Names without brackets count against the bound as well.
+    CHECK(expand_hostlist("a,b,c,d", 4)->size() == 4);
+    const auto plain = expand_hostlist("a,b,c,d,e", 4);
+    REQUIRE_FALSE(plain);
+    CHECK(plain.error().message == "hostlist expands to more than 4 hosts");
+    CHECK(plain.error().column == 9);
+    CHECK_FALSE(expand_hostlist("n[1-2],solo", 2));
 }

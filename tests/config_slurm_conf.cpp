@@ -634,3 +634,21 @@ TEST_CASE("config: slurm.conf canonical TRES names") {
     CHECK(tres_base_unit("bb/x") == 2);
     CHECK(tres_base_unit("gres/gpu") == 0);
 }
+
+TEST_CASE("config: slurm.conf node and partition sizes are bounded") {
+    // 200,000 nodes in all: one line can reach the bound, one node more cannot.
+    const auto full = parse_slurm_conf("NodeName=n[1-199999] CPUs=1\nNodeName=last CPUs=1\n");
+    REQUIRE(full);
+    CHECK(full->nodes.size() == 200000);
+    conf_error("NodeName=n[1-199999] CPUs=1\nNodeName=a,b CPUs=1\n", 2,
+               "the NodeName lines define more than 200000 nodes, the most mfprio reads", "NodeName");
+    conf_error("NodeName=n[1-99999999] CPUs=1\n", 1, "more than 200000 nodes", "NodeName");
+    // 2,000,000 partition memberships in all: ten partitions of all 200,000 nodes, not eleven.
+    std::string parts = "NodeName=n[1-200000] CPUs=1\n";
+    for (int i = 0; i < 10; ++i) parts += "PartitionName=p" + std::to_string(i) + " Nodes=ALL\n";
+    REQUIRE(parse_slurm_conf(parts));
+    const auto e = conf_error(parts + "PartitionName=extra Nodes=n[1-2]\n", 12,
+                              "the partitions list more than 2000000 nodes in all", "Nodes");
+    CHECK(e.column == 27);
+    conf_error(parts + "PartitionName=extra Nodes=ALL\n", 12, "more than 2000000 nodes in all", "Nodes");
+}

@@ -124,6 +124,9 @@ struct host_number {
         prefixes = std::move(next);
         i = close + 1;
     }
+    if (out.size() + prefixes.size() > max_hosts) // a name without brackets counts too
+        return make_error({}, 0, offset + 1, {},
+                          "hostlist expands to more than " + std::to_string(max_hosts) + " hosts");
     for (auto& p : prefixes) out.push_back(std::move(p));
     return true;
 }

@@ -59,6 +59,13 @@
 
 namespace mfprio::config {
 
+/// The most nodes one configuration defines (NodeName lines in all), and the most partition
+/// memberships (the sizes of the partitions' node lists added up). Far above any Slurm
+/// cluster in service, they keep a small file (`NodeName=n[1-99999999]`, thousands of
+/// `Nodes=ALL` partitions) from costing seconds and gigabytes.
+inline constexpr std::size_t slurm_conf_max_nodes = 200'000;
+inline constexpr std::size_t slurm_conf_max_partition_nodes = 2'000'000;
+
 /// PriorityUsageResetPeriod: when accumulated usage is cleared.
 enum class usage_reset_period : std::uint8_t { none, now, daily, weekly, monthly, quarterly, yearly };
 
@@ -855,8 +862,15 @@ private:
             return at(file, line.pos[first.value_at], "CPUs",
                       "Boards*Sockets*CoresPerSocket*ThreadsPerCore = " + std::to_string(cpus) +
                           " is more than Slurm's 65535 CPUs per node");
-        auto hosts = expand_hostlist(first.value);
-        if (!hosts) return at_value(file, line, first, hosts.error());
+        const std::size_t room = slurm_conf_max_nodes - conf_.nodes.size();
+        auto hosts = expand_hostlist(first.value, room);
+        if (!hosts) {
+            if (hosts.error().message.starts_with("hostlist expands to more than"))
+                return at(file, line.pos[first.value_at], "NodeName",
+                          "the NodeName lines define more than " + std::to_string(slurm_conf_max_nodes) +
+                              " nodes, the most mfprio reads");
+            return at_value(file, line, first, hosts.error());
+        }
         if (hosts->empty())
             return at(file, line.pos[first.value_at], "NodeName", "no node name");
         for (auto& h : *hosts) {
@@ -945,15 +959,24 @@ private:
     }
 
     [[nodiscard]] expected<slurm_conf> finish() {
-        // Nodes of each partition (node lines may come after partition lines).
+        // Nodes of each partition (node lines may come after partition lines), at most
+        // slurm_conf_max_partition_nodes in all.
+        std::size_t members = 0;
         for (auto& part : partitions_) {
             const auto& o = part.options;
             if (!o.nodes) continue;
+            const std::string too_many = "the partitions list more than " +
+                                         std::to_string(slurm_conf_max_partition_nodes) +
+                                         " nodes in all, the most mfprio reads";
             std::vector<std::uint32_t> nodes;
             if (iequals(*o.nodes, "ALL")) {
+                if (conf_.nodes.size() > slurm_conf_max_partition_nodes - members)
+                    return at(o.nodes_file, o.nodes_at, "Nodes", too_many);
                 for (std::uint32_t i = 0; i < conf_.nodes.size(); ++i) nodes.push_back(i);
             } else {
-                auto hosts = expand_hostlist(*o.nodes);
+                auto hosts = expand_hostlist(*o.nodes, slurm_conf_max_partition_nodes - members);
+                if (!hosts && hosts.error().message.starts_with("hostlist expands to more than"))
+                    return at(o.nodes_file, o.nodes_at, "Nodes", too_many);
                 if (!hosts) {
                     conf_pos p = o.nodes_at;
                     if (hosts.error().column > 0) p.column += hosts.error().column - 1;
@@ -970,6 +993,7 @@ private:
                 std::sort(nodes.begin(), nodes.end());
                 nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
             }
+            members += nodes.size();
             part.def.nodes = std::move(nodes);
         }
         // Several Default=YES: the last one wins (Slurm changes the default partition).
