@@ -337,14 +337,16 @@ TEST_CASE("catalogue: the tool's bounds and warnings on odd input") {
     }
     const auto wide = run({"sshare", "--conf", conf, "--assoc", assoc, "-a", "-o", "Account%30,User%"});
     CHECK(wide.status == 0);
-    // And the line is bounded: 20 fields of 4096 would be 81940 characters a row.
+    // And the line is bounded (2048): 20 fields of 4096 would be 81940 characters a row.
     std::string many, many_sprio;
     for (int i = 0; i < 20; ++i) many += "Account%4096,", many_sprio += "%4096i";
     const auto too_wide = run({"sshare", "--conf", conf, "--assoc", assoc, "-a", "-o", many});
     CHECK(too_wide.status == cli::exit_usage);
-    CHECK(too_wide.err.find("the fields' widths add up to 81940 characters, more than 65536 a line") != std::string::npos);
+    CHECK(too_wide.err.find("the fields' widths add up to 81940 characters, more than 2048 a line") != std::string::npos);
     std::vector<report::sprio_field> fields;
-    CHECK(report::parse_sprio_format(many_sprio, fields) == "the fields' widths add up to 81920 characters, more than 65536 a line");
+    CHECK(report::parse_sprio_format(many_sprio, fields) == "the fields' widths add up to 81920 characters, more than 2048 a line");
+    CHECK_FALSE(report::parse_sprio_format("%2000i%48u", fields));
+    CHECK(report::parse_sprio_format("%2000i%49u", fields));
     CHECK(fields.empty());
     // Every exit-65 message names the file (and the line where there is one).
     std::ofstream(dir + "bad_jobs.txt") << "JobID|User|SubmitTime\n1|john|soon\n";

@@ -102,3 +102,14 @@ TEST_CASE("config: qos table read from a file") {
     CHECK(missing.error().file == "no_such_qos.txt");
     CHECK(missing.error().message == "cannot open file");
 }
+
+TEST_CASE("config: QOS table of more QOS than a job's 16-bit index holds") {
+    std::string text = "Name|Priority\n";
+    for (int i = 0; i < 65536; ++i) text += "q" + std::to_string(i) + "|1\n";
+    REQUIRE(parse_qos_table(text, "qos.txt"));
+    const auto e = parse_qos_table(text + "one_more|1\n", "qos.txt");
+    REQUIRE_FALSE(e);
+    CHECK(e.error().file == "qos.txt");
+    CHECK(e.error().line == 65538);
+    CHECK(e.error().message.starts_with("more than 65536 QOS"));
+}

@@ -652,3 +652,10 @@ TEST_CASE("config: slurm.conf node and partition sizes are bounded") {
     CHECK(e.column == 27);
     conf_error(parts + "PartitionName=extra Nodes=ALL\n", 12, "more than 2000000 nodes in all", "Nodes");
 }
+
+TEST_CASE("config: slurm.conf of more partitions than a job's 16-bit index holds") {
+    std::string text = "NodeName=n1 CPUs=1\n";
+    for (int i = 0; i < 65536; ++i) text += "PartitionName=p" + std::to_string(i) + "\n";
+    REQUIRE(parse_slurm_conf(text));
+    conf_error(text + "PartitionName=one_more\n", 65538, "more than 65536 partitions", "PartitionName");
+}

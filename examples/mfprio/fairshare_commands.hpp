@@ -261,11 +261,16 @@ inline constexpr std::string_view usage_help =
     "\n"
     "Example: mfprio usage --conf slurm.conf --qos qos.txt --assoc assoc.txt --jobs jobs.txt --elapsed 7-0\n";
 
+/// The most steps `mfprio usage` takes: passes of PriorityCalcPeriod x (associations decayed
+/// + the chains of the running jobs charged), about a second of CPU.
+inline constexpr std::uint64_t max_usage_steps = 200'000'000;
+
 /// `mfprio usage ...`
 inline outcome run_usage(std::span<const std::string_view> args) {
     outcome o;
     std::string conf_path, qos_path, assoc_path, jobs_path;
     std::optional<std::int64_t> elapsed;
+    std::string_view elapsed_text;
     std::int64_t start = 1767225600; // 2026-01-01T00:00:00Z
     std::optional<fairshare::algorithm> algo;
     const auto usage = [&](const std::string& msg) {
@@ -287,6 +292,7 @@ inline outcome run_usage(std::span<const std::string_view> args) {
         else if (a == "--assoc") assoc_path = v;
         else if (a == "--jobs") jobs_path = v;
         else if (a == "--elapsed") {
+            elapsed_text = v;
             auto d = config::parse_slurm_time(v);
             if (!d || d->unlimited) return usage("--elapsed takes a Slurm time string (e.g. 7-0), not '" + std::string(v) + "'");
             elapsed = d->seconds;
@@ -319,6 +325,25 @@ inline outcome run_usage(std::span<const std::string_view> args) {
     auto ft = config::fairshare_tree_from(*assoc, assoc_path);
     if (!ft) return fail(ft.error());
 
+    // Each pass of PriorityCalcPeriod decays every association and charges every running
+    // job up its chain: the work is bounded, as every other input is (2 s of CPU at most).
+    {
+        const std::uint64_t passes = static_cast<std::uint64_t>(*elapsed / conf->calc_period) + 2;
+        std::uint64_t per_pass = ft->tree.size(), running = 0;
+        for (const auto& j : jobs->jobs) {
+            if (j.state != job_state::running) continue;
+            ++running;
+            for (std::uint32_t a = ft->tree_index_of_row[j.association]; a != fairshare::none;
+                 a = ft->tree.parent[a])
+                ++per_pass;
+        }
+        if (passes * per_pass > max_usage_steps)
+            return usage("--elapsed " + std::string(elapsed_text) + " is " + std::to_string(passes) +
+                         " passes of PriorityCalcPeriod over " + std::to_string(ft->tree.size()) +
+                         " associations and " + std::to_string(running) + " running jobs, more than " +
+                         std::to_string(max_usage_steps) +
+                         " steps; charge it in shorter periods, each output the next --assoc");
+    }
     charge_running_jobs(*ft, *conf, *qos, *jobs, start, *elapsed);
     // sshare prints RawUsage as an unsigned 64-bit integer: a charge past it (huge TRES
     // counts, billing weights and usage factors together) has no printed form.

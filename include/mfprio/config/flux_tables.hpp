@@ -23,6 +23,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <unordered_map>
 #include <vector>
 
@@ -56,10 +57,11 @@ struct priority_table {
     const std::size_t c_name = *t.column("Name"), c_prio = *t.column("Priority");
     priority_table out;
     out.file = t.file;
+    std::unordered_set<std::string> seen;
     for (const auto& row : t.rows) {
         const std::string name(trim(row.cells[c_name]));
         if (name.empty()) return make_error(t.file, row.line, row.columns[c_name], "Name", "empty name");
-        if (out.find(name))
+        if (!seen.insert(name).second)
             return make_error(t.file, row.line, row.columns[c_name], "Name",
                               detail::quote(name) + " is listed twice");
         const std::string_view v = trim(row.cells[c_prio]);

@@ -46,6 +46,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <unordered_set>
 #include <utility>
 #include <vector>
@@ -274,6 +275,14 @@ inline constexpr printed_column printed_job_columns[] = {
                c_state = column("State"), c_prio = printed ? std::nullopt : column("Priority"),
                c_accrue = column("AccrueTime"), c_current = column("CurrentPriority");
     const bool assoc_has_partition = assoc.has_column("Partition");
+    // Partitions by name (the first of a name, as find_partition) and QOS by lower-case name,
+    // looked up once per job rather than by scanning the lists.
+    std::unordered_map<std::string_view, std::size_t> partition_index;
+    for (std::size_t i = 0; i < conf.partitions.size(); ++i) partition_index.try_emplace(conf.partitions[i].name, i);
+    std::unordered_map<std::string, std::size_t> qos_index;
+    for (std::size_t i = 0; i < qos.qos.size(); ++i) qos_index.try_emplace(to_lower(qos.qos[i].name), i);
+    // A job's own lists: marks by index, reset after each job.
+    std::vector<std::uint8_t> partition_listed(conf.partitions.size()), qos_listed(qos.qos.size());
 
     jobs_table out;
     std::unordered_set<std::string> seen_ids;
@@ -315,15 +324,19 @@ inline constexpr printed_column printed_job_columns[] = {
             } else {
                 for (const std::string_view raw : split(list, ',')) {
                     const std::string_view name = trim(raw);
-                    const auto p = conf.find_partition(name);
-                    if (!p)
+                    const auto p = partition_index.find(name);
+                    if (p == partition_index.end())
                         return fail(c_part, "unknown partition " + detail::quote(name) +
                                                 " (not in slurm.conf)");
-                    const auto idx = static_cast<std::uint32_t>(*p);
-                    if (std::find(j.partitions.begin(), j.partitions.end(), idx) != j.partitions.end())
+                    const auto idx = static_cast<std::uint32_t>(p->second);
+                    if (partition_listed[idx]) {
+                        for (const auto k : j.partitions) partition_listed[k] = 0;
                         return fail(c_part, "partition " + detail::quote(name) + " is listed twice");
+                    }
+                    partition_listed[idx] = 1;
                     j.partitions.push_back(idx);
                 }
+                for (const auto k : j.partitions) partition_listed[k] = 0;
             }
         }
         // QOS.
@@ -339,13 +352,18 @@ inline constexpr printed_column printed_job_columns[] = {
             } else {
                 for (const std::string_view raw : split(list, ',')) {
                     const std::string_view name = trim(raw);
-                    const auto q = qos.find(name);
-                    if (!q) return fail(*c_qos, "unknown QOS " + detail::quote(name) + " (not in the QOS table)");
-                    const auto idx = static_cast<std::uint32_t>(*q);
-                    if (std::find(j.qos.begin(), j.qos.end(), idx) != j.qos.end())
+                    const auto q = qos_index.find(to_lower(name));
+                    if (q == qos_index.end())
+                        return fail(*c_qos, "unknown QOS " + detail::quote(name) + " (not in the QOS table)");
+                    const auto idx = static_cast<std::uint32_t>(q->second);
+                    if (qos_listed[idx]) {
+                        for (const auto k : j.qos) qos_listed[k] = 0;
                         return fail(*c_qos, "QOS " + detail::quote(name) + " is listed twice");
+                    }
+                    qos_listed[idx] = 1;
                     j.qos.push_back(idx);
                 }
+                for (const auto k : j.qos) qos_listed[k] = 0;
             }
         }
         // Association.

@@ -79,6 +79,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -434,6 +435,8 @@ private:
     std::string_view file_;
     maui_cfg cfg_;
     static constexpr std::size_t max_suggestions = 1000;
+    /// Position in `cfg_.creds` of each credential name, by kind.
+    std::array<std::unordered_map<std::string, std::size_t>, maui::cred_kind_count> cred_index_;
     std::size_t suggestions_ = 0; ///< unknown names given a "did you mean" so far
 
     [[nodiscard]] input_error at(std::size_t line, std::size_t column, std::string_view key,
@@ -685,14 +688,21 @@ private:
 
         // Check the whole line before changing anything.
         maui::credential cred;
-        const auto found = cfg_.find(kind, name);
+        auto& index = cred_index_[maui::index(kind)];
+        const auto at_index = index.find(std::string(name));
+        const std::optional<std::size_t> found =
+            at_index == index.end() ? std::nullopt : std::optional<std::size_t>{at_index->second};
         if (found) cred = cfg_.creds[maui::index(kind)][*found].cred;
         for (std::size_t i = 1; i < tokens.size(); ++i)
             if (auto r = attribute(kind, h, tokens[i], line, cred); !r) return r;
 
         auto& list = cfg_.creds[maui::index(kind)];
-        if (found) list[*found].cred = cred;
-        else list.push_back({std::string(name), cred, line});
+        if (found) {
+            list[*found].cred = cred;
+        } else {
+            index.emplace(std::string(name), list.size());
+            list.push_back({std::string(name), cred, line});
+        }
         return true;
     }
 

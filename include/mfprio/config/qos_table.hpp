@@ -15,6 +15,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <vector>
 
 #include <mfprio/core/expected.hpp>
@@ -22,6 +23,9 @@
 #include <mfprio/config/text.hpp>
 
 namespace mfprio::config {
+
+/// The most QOS a table may list (a job keeps 16-bit QOS indices).
+inline constexpr std::size_t max_qos = 65536;
 
 /// The largest UsageFactor read. Slurm takes any double; this bound, far above any site's
 /// factor, keeps the usage a factor multiplies finite.
@@ -61,13 +65,18 @@ struct qos_table {
     const auto prio_col = t.column("Priority");
     const auto uf_col = t.column("UsageFactor");
     qos_table out;
+    std::unordered_set<std::string> seen; // lower-case names
     for (const auto& row : t.rows) {
         qos_def q;
         q.name = std::string(trim(row.cells[*name_col]));
         if (q.name.empty())
             return make_error(t.file, row.line, row.columns[*name_col], t.header[*name_col],
                               "empty QOS name");
-        if (out.find(q.name))
+        if (out.qos.size() == max_qos)
+            return make_error(t.file, row.line, row.columns[*name_col], t.header[*name_col],
+                              "more than " + std::to_string(max_qos) + " QOS, the most mfprio reads (jobs keep "
+                              "16-bit QOS indices)");
+        if (!seen.insert(to_lower(q.name)).second) // names compare without case
             return make_error(t.file, row.line, row.columns[*name_col], t.header[*name_col],
                               "QOS " + detail::quote(q.name) + " is listed twice");
         if (prio_col) {

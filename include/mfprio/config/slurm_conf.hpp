@@ -47,6 +47,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -65,6 +66,8 @@ namespace mfprio::config {
 /// `Nodes=ALL` partitions) from costing seconds and gigabytes.
 inline constexpr std::size_t slurm_conf_max_nodes = 200'000;
 inline constexpr std::size_t slurm_conf_max_partition_nodes = 2'000'000;
+/// The most partitions one configuration defines (a job keeps 16-bit partition indices).
+inline constexpr std::size_t slurm_conf_max_partitions = 65536;
 
 /// PriorityUsageResetPeriod: when accumulated usage is cleared.
 enum class usage_reset_period : std::uint8_t { none, now, daily, weekly, monthly, quarterly, yearly };
@@ -585,6 +588,7 @@ private:
     node_options node_defaults_;
     partition_options partition_defaults_;
     std::vector<pending_partition> partitions_;
+    std::unordered_set<std::string> partition_names_; ///< names of `partitions_`
     std::unordered_map<std::string, std::uint32_t> node_index_;
 
     static constexpr std::size_t max_include_depth = 64;
@@ -933,10 +937,13 @@ private:
             opt.merge_into(partition_defaults_);
             return true;
         }
-        for (const auto& other : partitions_)
-            if (other.def.name == first.value)
-                return at(file, line.pos[first.value_at], "PartitionName",
-                          "partition " + quote(first.value) + " is defined twice");
+        if (partitions_.size() == slurm_conf_max_partitions)
+            return at(file, line.pos[first.value_at], "PartitionName",
+                      "more than " + std::to_string(slurm_conf_max_partitions) +
+                          " partitions, the most mfprio reads (jobs keep 16-bit partition indices)");
+        if (!partition_names_.insert(std::string(first.value)).second)
+            return at(file, line.pos[first.value_at], "PartitionName",
+                      "partition " + quote(first.value) + " is defined twice");
         partition_options eff = partition_defaults_;
         opt.merge_into(eff);
         pending_partition part;

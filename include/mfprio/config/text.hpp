@@ -164,8 +164,8 @@ template <class T>
 
 /// The widest line a `-o` format of sprio or sshare may ask for (the sum of its fields'
 /// widths and text): each width is bounded (4096) and so is the line, or thousands of wide
-/// fields would print gigabytes.
-inline constexpr std::size_t max_format_line = 65536;
+/// fields over tens of thousands of rows would print gigabytes.
+inline constexpr std::size_t max_format_line = 2048;
 
 /// The last second the readers take as a time, 9999-12-31T23:59:59 UTC: times (and Maui
 /// durations) are bounded to 1970..9999 so that no time arithmetic downstream can overflow.

@@ -1,0 +1,206 @@
+// The tool's resource bounds: no input file under 1 MB makes a command take more than 2 s of
+// CPU or 1 GB of memory. Each case writes an input of about 1 MB shaped for the worst a reader
+// allows (names that each get a "did you mean", the most nodes and partition memberships
+// slurm.conf takes, deep and wide association trees, tens of thousands of jobs, the longest
+// charge `usage` computes...), then runs the command in a child process whose address space
+// is limited to 1 GiB (it fails rather than grow past it) and measures the child's CPU time.
+// Built for optimized builds without sanitizers (their overhead is not the tool's).
+#include <doctest/doctest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli_main.hpp"
+
+namespace {
+
+constexpr std::size_t one_mb = 1'000'000;
+constexpr double max_cpu_seconds = 2.0;
+constexpr rlim_t max_bytes = rlim_t{1} << 30;
+
+std::filesystem::path dir() {
+    static const auto d = [] {
+        auto p = std::filesystem::temp_directory_path() / ("mfprio-limits-" + std::to_string(::getpid()));
+        std::filesystem::create_directories(p);
+        return p;
+    }();
+    return d;
+}
+
+/// Writes `text` to a file named `name` in the test's directory; returns its path.
+std::string put(const std::string& name, const std::string& text) {
+    const auto path = (dir() / name).string();
+    std::ofstream(path, std::ios::binary) << text;
+    return path;
+}
+
+/// `line(i)` for i = 0, 1, ... after `head` until the text reaches about 1 MB.
+template <class Line>
+std::string about_1mb(std::string head, Line&& line) {
+    for (std::size_t i = 0; head.size() < one_mb - 200; ++i) head += line(i);
+    return head;
+}
+
+struct usage_report {
+    bool exited = false;  ///< the child exited (not killed, not out of memory)
+    int status = -1;      ///< its exit status
+    double cpu = 0;       ///< user + system seconds
+};
+
+/// Runs `mfprio ARGS` in a child limited to 1 GiB of address space (10 s of CPU as a
+/// backstop) and reports how it ended and the CPU it used.
+usage_report run_limited(std::vector<std::string> args) {
+    std::fflush(nullptr);
+    const pid_t pid = ::fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+        const rlimit mem{max_bytes, max_bytes};
+        const rlimit cpu{10, 10};
+        ::setrlimit(RLIMIT_AS, &mem);
+        ::setrlimit(RLIMIT_CPU, &cpu);
+        std::vector<std::string_view> views(args.begin(), args.end());
+        const auto o = mfprio::cli::run_main(views);
+        ::_exit(o.status);
+    }
+    int status = 0;
+    rusage ru{};
+    REQUIRE(::wait4(pid, &status, 0, &ru) == pid);
+    usage_report r;
+    r.exited = WIFEXITED(status);
+    r.status = r.exited ? WEXITSTATUS(status) : -1;
+    r.cpu = static_cast<double>(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+            static_cast<double>(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+    return r;
+}
+
+void check_bounded(const std::string what, std::vector<std::string> args, std::initializer_list<int> statuses) {
+    CAPTURE(what);
+    const auto r = run_limited(std::move(args));
+    CAPTURE(r.cpu);
+    CAPTURE(r.status);
+    CHECK(r.exited); // not killed for CPU, not aborted for want of memory
+    CHECK(r.cpu <= max_cpu_seconds);
+    bool expected = false;
+    for (const int s : statuses) expected = expected || s == r.status;
+    CHECK(expected);
+}
+
+} // namespace
+
+TEST_CASE("limits: no input under 1 MB takes more than 2 s of CPU or 1 GB of memory") {
+    const std::string qos = put("qos.txt", "Name|Priority|UsageFactor\nnormal|0|1\n");
+    const std::string small_conf = put("small.conf", "NodeName=n[1-4] CPUs=8 RealMemory=64000\n"
+                                                     "PartitionName=p Nodes=ALL Default=YES\nPriorityCalcPeriod=1\n");
+    const std::string small_assoc = put("small_assoc.txt", "Account|User|RawShares|RawUsage\nroot|||\n a||1|\n  a|u0|1|5\n");
+
+    // maui.cfg: unknown names, each within reach of a "did you mean"; random bytes.
+    const std::string unknown_cfg = put("unknown.cfg", about_1mb("", [](std::size_t i) {
+        return "QUEUTIMEWEIGHT" + std::to_string(i % 100) + " 5\nSERVERHOTS x\n";
+    }));
+    std::string garbage;
+    for (std::size_t i = 0; garbage.size() < one_mb - 200; ++i) garbage += "abcXYZ[]=% \n\t#"[(i * 7919) % 15];
+    const std::string garbage_cfg = put("garbage.cfg", garbage);
+    const std::string maui_jobs = put("maui_jobs.txt", about_1mb("JobID|User|SubmitTime|WCLimit|Req\n", [](std::size_t i) {
+        return std::to_string(i + 1) + "|u" + std::to_string(i % 997) + "|1000|INFINITY|2x(procs=4,mem=1G);1x(procs=1)\n";
+    }));
+    check_bounded("lint maui.cfg of unknown names", {"lint", "--maui-cfg", unknown_cfg}, {1});
+    check_bounded("diagnose maui.cfg of random bytes", {"diagnose", "--maui-cfg", garbage_cfg, "--jobs", maui_jobs,
+                                                         "--now", "100000"},
+                  {0, 65});
+
+    // slurm.conf: misspelled Priority keys; the most nodes and partition memberships.
+    const std::string typo_conf = put("typo.conf", about_1mb("NodeName=n1 CPUs=8\n", [](std::size_t i) {
+        return "PriorityWieghtAge" + std::to_string(i) + "=1\n";
+    }));
+    std::string nodes = "NodeName=n[1-200000] CPUs=8\n";
+    for (int i = 0; i < 10; ++i) nodes += "PartitionName=p" + std::to_string(i) + " Nodes=n[1-200000]\n";
+    const std::string nodes_conf = put("nodes.conf", nodes);
+    const std::string many_partitions = put("partitions.conf", about_1mb("NodeName=n[1-200000] CPUs=8\n", [](std::size_t i) {
+        return "PartitionName=q" + std::to_string(i) + " Nodes=ALL\n";
+    }));
+    check_bounded("lint slurm.conf of misspelled keys", {"lint", "--conf", typo_conf}, {1});
+    check_bounded("sshare, 200000 nodes in 10 partitions", {"sshare", "--conf", nodes_conf, "--assoc", small_assoc}, {0});
+    check_bounded("sshare, thousands of partitions of every node",
+                  {"sshare", "--conf", many_partitions, "--assoc", small_assoc}, {65});
+
+    // Associations: deep and wide; jobs: tens of thousands.
+    const std::string deep = put("deep.txt", about_1mb("Account|User|RawShares|RawUsage\nroot|||\n", [](std::size_t i) {
+        return std::string(i + 1, ' ') + "d" + std::to_string(i) + "||1|5\n";
+    }));
+    const std::string wide = put("wide.txt", about_1mb("Account|User|RawShares|RawUsage\nroot|||\n a||1|\n", [](std::size_t i) {
+        return "  a|u" + std::to_string(i) + "|1|" + std::to_string(i) + "\n";
+    }));
+    const std::string jobs = put("jobs.txt", about_1mb("JobID|User|Account|Partition|SubmitTime|TRES|State\n", [](std::size_t i) {
+        return std::to_string(i + 1) + "|u" + std::to_string(i % 20000) + "|a|p|1000|cpu=4,mem=1G,node=1|" +
+               (i % 3 ? "PENDING" : "RUNNING") + "\n";
+    }));
+    check_bounded("sshare -a -l, a tree thousands deep", {"sshare", "--conf", small_conf, "--assoc", deep, "-a", "-l"},
+                  {0, 65});
+    check_bounded("sshare -a -l, tens of thousands of users", {"sshare", "--conf", small_conf, "--assoc", wide, "-a", "-l"},
+                  {0});
+    check_bounded("sprio -l, tens of thousands of jobs",
+                  {"sprio", "--conf", small_conf, "--qos", qos, "--assoc", wide, "--jobs", jobs, "-l", "--now", "100000"},
+                  {0});
+    check_bounded("whatif, tens of thousands of jobs",
+                  {"whatif", "--conf", small_conf, "--qos", qos, "--assoc", wide, "--jobs", jobs, "--set",
+                   "PriorityWeightAge=1000", "--now", "100000"},
+                  {0});
+    // usage: 36 hours of one-minute passes over every association and running job is within
+    // its step bound (2162 passes x about 73000 steps); 2^31-1 s (the longest Slurm time) is
+    // refused at once.
+    check_bounded("usage near its step bound",
+                  {"usage", "--conf", small_conf, "--qos", qos, "--assoc", wide, "--jobs", jobs, "--elapsed",
+                   "1-12:00:00"},
+                  {0});
+    check_bounded("usage over 68 years of one-minute passes",
+                  {"usage", "--conf", small_conf, "--qos", qos, "--assoc", wide, "--jobs", jobs, "--elapsed",
+                   "24855-03:14:07"},
+                  {2});
+
+    // Long lists where a reader must not compare every name with every other: tens of
+    // thousands of QOS, credentials, partitions and banks, and a job naming every partition.
+    const std::string many_qos = put("many_qos.txt", about_1mb("Name|Priority|UsageFactor\nnormal|0|1\n", [](std::size_t i) {
+        return "Q" + std::to_string(i) + "|" + std::to_string(i) + "|1\n";
+    }));
+    std::string part_conf = "NodeName=n1 CPUs=8\n", all_parts;
+    for (std::size_t i = 0; part_conf.size() < one_mb / 2; ++i) {
+        part_conf += "PartitionName=p" + std::to_string(i) + " Nodes=n1\n";
+        all_parts += (i ? "," : "") + ("p" + std::to_string(i));
+    }
+    const std::string parts_conf = put("parts.conf", part_conf);
+    const std::string long_job = put("long_job.txt", "JobID|User|Account|Partition|QOS|SubmitTime\n1|u0|a|" + all_parts +
+                                                         "|normal|1000\n2|u1|a|" + all_parts + "|normal|1000\n");
+    const std::string qos_jobs = put("qos_jobs.txt", about_1mb("JobID|User|Account|Partition|QOS|SubmitTime\n", [](std::size_t i) {
+        return std::to_string(i + 1) + "|u" + std::to_string(i % 1000) + "|a|p|Q" + std::to_string(i) + "|1000\n";
+    }));
+    const std::string creds_cfg = put("creds.cfg", about_1mb("QUEUETIMEWEIGHT 1\n", [](std::size_t i) {
+        return "USERCFG[u" + std::to_string(i) + "] PRIORITY=" + std::to_string(i % 1000) + "\n";
+    }));
+    check_bounded("sprio, tens of thousands of QOS, a job in each",
+                  {"sprio", "--conf", small_conf, "--qos", many_qos, "--assoc", wide, "--jobs", qos_jobs, "--now", "100000"},
+                  {0, 65}); // 65: more QOS than a job's 16-bit index holds, said at the QOS table's line
+    check_bounded("sprio, jobs naming every one of thousands of partitions",
+                  {"sprio", "--conf", parts_conf, "--qos", qos, "--assoc", wide, "--jobs", long_job, "--now", "100000"},
+                  {0});
+    check_bounded("diagnose, tens of thousands of user credentials",
+                  {"diagnose", "--maui-cfg", creds_cfg, "--jobs", maui_jobs, "--now", "100000"}, {0});
+
+    // -o formats at their widest line (2043 of 2048 characters) over every row.
+    check_bounded("sshare -o at the widest line",
+                  {"sshare", "--conf", small_conf, "--assoc", wide, "-a", "-o", "TRESRunMins%1000,RawUsage%1000,User%40"},
+                  {0});
+    check_bounded("sprio -o at the widest line",
+                  {"sprio", "--conf", small_conf, "--qos", qos, "--assoc", wide, "--jobs", jobs, "--now", "100000", "-o",
+                   "%2000i%48u"},
+                  {0});
+
+    std::filesystem::remove_all(dir());
+}
