@@ -13,7 +13,8 @@
 ///   `n[8-10]` gives n8, n9, n10.
 /// - `ALL` is not special here (partition `Nodes=ALL` is handled by the slurm.conf reader).
 /// Errors: unbalanced or nested brackets, empty groups or ranges, non-numeric bounds,
-/// reversed ranges (`[5-1]`), and more hosts than `max_hosts` (default 1,000,000).
+/// reversed ranges (`[5-1]`), more hosts than `max_hosts` (default 1,000,000) and more than
+/// `hostlist_max_bytes` of names.
 
 #include <cstddef>
 #include <cstdint>
@@ -28,6 +29,9 @@ namespace mfprio::config {
 
 /// Default limit on the number of hosts one hostlist may expand to.
 inline constexpr std::size_t hostlist_max_hosts = 1'000'000;
+/// Limit on the characters of all the names one hostlist expands to (64 MiB): long names
+/// with several bracket groups would otherwise take gigabytes within the host limit.
+inline constexpr std::size_t hostlist_max_bytes = std::size_t{64} << 20;
 
 namespace detail {
 
@@ -90,7 +94,7 @@ struct host_number {
 /// Expands one host expression (no top-level separators) and appends its hosts to `out`.
 [[nodiscard]] inline expected<bool> expand_one_host(std::string_view item, std::size_t offset,
                                                     std::size_t max_hosts,
-                                                    std::vector<std::string>& out) {
+                                                    std::vector<std::string>& out, std::size_t& out_bytes) {
     // Split into literal text and bracket groups.
     std::vector<std::string> prefixes{std::string{}};
     std::size_t i = 0;
@@ -117,6 +121,14 @@ struct host_number {
             return make_error({}, 0, offset + open + 1, {},
                               "hostlist expands to more than " + std::to_string(max_hosts) +
                                   " hosts");
+        // Characters of the names so far: the longest prefix and number, for every product.
+        std::size_t longest = 0;
+        for (const auto& p : prefixes) longest = std::max(longest, p.size());
+        // (a number prints in at most 20 digits; the rest of the item may follow)
+        if (prefixes.size() * numbers->size() * (longest + 20 + item.size()) > hostlist_max_bytes - out_bytes)
+            return make_error({}, 0, offset + open + 1, {},
+                              "hostlist expands to more than " + std::to_string(hostlist_max_bytes >> 20) +
+                                  " MiB of host names");
         std::vector<std::string> next;
         next.reserve(prefixes.size() * numbers->size());
         for (const auto& p : prefixes)
@@ -127,7 +139,10 @@ struct host_number {
     if (out.size() + prefixes.size() > max_hosts) // a name without brackets counts too
         return make_error({}, 0, offset + 1, {},
                           "hostlist expands to more than " + std::to_string(max_hosts) + " hosts");
-    for (auto& p : prefixes) out.push_back(std::move(p));
+    for (auto& p : prefixes) {
+        out_bytes += p.size();
+        out.push_back(std::move(p));
+    }
     return true;
 }
 
@@ -139,6 +154,7 @@ struct host_number {
 [[nodiscard]] inline expected<std::vector<std::string>> expand_hostlist(
     std::string_view list, std::size_t max_hosts = hostlist_max_hosts) {
     std::vector<std::string> out;
+    std::size_t out_bytes = 0; // characters of the names in `out`
     std::size_t i = 0;
     while (i < list.size()) {
         // Find the end of this host: a ',' or white space outside brackets.
@@ -152,7 +168,7 @@ struct host_number {
             ++end;
         }
         if (end > i) {
-            auto r = detail::expand_one_host(list.substr(i, end - i), i, max_hosts, out);
+            auto r = detail::expand_one_host(list.substr(i, end - i), i, max_hosts, out, out_bytes);
             if (!r) return r.error();
         }
         i = end + 1;
