@@ -4,7 +4,8 @@
 #   ./setup.sh        install what is missing, build the mfprio tool into build/ (nothing
 #                     else), run the demo
 #   ./setup.sh test   install what is missing, then the whole test suite: gcc build
-#                     (-Werror, assertions on, tests + examples + benchmark smoke runs),
+#                     (-Werror, assertions on, tests + examples + benchmark smoke runs +
+#                     the tool's resource limits on 1 MB worst-case inputs: tests/limits.cpp),
 #                     clang build with AddressSanitizer and UBSan (with a fuzz target per
 #                     reader, run 20 s each: tests/fuzz), the queue tests built with
 #                     ThreadSanitizer (clang), the install and consumer checks (pkg-config,
