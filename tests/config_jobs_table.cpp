@@ -433,7 +433,9 @@ TEST_CASE("config: jobs table with the headers squeue and sacct print") {
         "1003+0.extern||phys||||2026-11-11T12:00:00|1|1||cpu=1,node=1|RUNNING|\n";
     const auto want = parse_jobs_table(clean, "clean.txt", in.conf, in.qos, in.assoc);
     REQUIRE(want);
-    for (const auto& [name, text] : {std::pair{"squeue", squeue}, std::pair{"sacct", sacct}}) {
+    for (const auto& printed : {std::pair{"squeue", squeue}, std::pair{"sacct", sacct}}) {
+        const std::string name = printed.first;
+        const std::string& text = printed.second;
         CAPTURE(name);
         const auto got = parse_jobs_table(text, "jobs.txt", in.conf, in.qos, in.assoc);
         REQUIRE(got);
