@@ -280,8 +280,8 @@ TEST_CASE("live: squeue --json errors name the file, the line and the column") {
     e = attempt("{\"jobs\": [\n 7\n]}\n");
     CHECK(e.line == 2);
     CHECK(e.message == "an entry of \"jobs\" is not an object");
-    // A cell nested thousands deep (found by the squeue_json fuzz target: the reader's
-    // recursion ran out of stack) is refused at a depth Slurm never prints.
+    // A cell nested thousands deep would run the reader's recursion out of stack: refused at
+    // a depth Slurm never prints.
     e = attempt("{\"jobs\": [\n {\"job_id\": 1,\n  \"user_name\": " + std::string(5000, '[') + std::string(5000, ']') +
                 "}\n]}\n");
     CHECK(e.file == tmp);

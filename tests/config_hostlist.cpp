@@ -79,8 +79,8 @@ TEST_CASE("config: hostlist refuses absurd sizes") {
     CHECK(plain.error().message == "hostlist expands to more than 4 hosts");
     CHECK(plain.error().column == 9);
     CHECK_FALSE(expand_hostlist("n[1-2],solo", 2));
-    // Long names in several groups: within the host limit, past 64 MiB of names (found by
-    // the slurm_conf fuzz target: 400 MB of names for one partition's Nodes).
+    // Long names in several groups: within the host limit (644,204 hosts), past 64 MiB of
+    // names (about 200 MB).
     const std::string long_name = "n[00-10]" + std::string(300, 'x') + "[00-10]y[00-10]z[00-10]v[00-10]w[1-4]";
     const auto big = expand_hostlist(long_name, 2'000'000);
     REQUIRE_FALSE(big);

@@ -193,8 +193,8 @@ constexpr std::string_view show_job =
 } // namespace
 
 TEST_CASE("native: records with CR-only line ends and a byte order mark keep their places") {
-    // Line ends as split_lines reads them: a lone CR ends a line (found by the slurm_native
-    // fuzz target: line numbers past the '\n'-only line table read out of bounds).
+    // Line ends as split_lines reads them: a lone CR ends a line, so line numbers and the
+    // table of line starts must count the same ends.
     const std::string text = "NodeName=a State=IDLE\rNodeName=b\rNodeName=c CPUTot=4 Arch=x86\n";
     const std::string out = mfprio::config::records_as_slurm_conf(text);
     CHECK(out == "NodeName=a           \rNodeName=b\rNodeName=c CPUTot=4         \n");

@@ -632,15 +632,17 @@ inline outcome run_sprio(std::span<const std::string_view> args, const slurm_sou
         if (!found) {
             // The jobs input and, when the job is in it, its line.
             std::string where = ci->jobs ? ci->jobs->name : std::string("the jobs input");
-            for (std::size_t k = 0; k < model.jobs.size(); ++k)
-                if (job_traits<job>::id(model.jobs[k]) == *explain && k < model.job_lines.size()) {
+            bool in_input = false;
+            for (std::size_t k = 0; k < model.jobs.size() && k < model.job_lines.size(); ++k)
+                if (job_traits<job>::id(model.jobs[k]) == *explain) {
                     where += ":" + std::to_string(model.job_lines[k]);
+                    in_input = true;
                     break;
                 }
             o.status = exit_data;
             o.err += "mfprio: " + where + ": job " + std::to_string(*explain) +
-                     (where.find(':') == std::string::npos ? " is not in the jobs input\n"
-                                                           : " is not listed by sprio (held, not pending, or not yet eligible)\n");
+                     (in_input ? " is not listed by sprio (held, not pending, or not yet eligible)\n"
+                               : " is not in the jobs input\n");
         }
         return o;
     }

@@ -348,17 +348,19 @@ inline outcome run_usage(std::span<const std::string_view> args) {
     // sshare prints RawUsage as an unsigned 64-bit integer: a charge past it (huge TRES
     // counts, billing weights and usage factors together) has no printed form.
     // Users first: the message names an association whose own jobs did it.
-    for (const bool users : {true, false})
-    for (std::size_t r = 0; r < assoc->rows.size(); ++r) {
-        if (assoc->rows[r].is_user() != users) continue;
-        const long double u = ft->tree.usage_raw[ft->tree_index_of_row[r]];
-        if (!(u < static_cast<long double>(config::two_pow_64)))
-            return fail(config::make_error(assoc_path, assoc->rows[r].line, 0, "RawUsage",
-                                           "the usage charged to " + config::detail::quote(assoc->rows[r].account) +
-                                               (assoc->rows[r].user.empty() ? std::string()
-                                                                            : " user " + config::detail::quote(assoc->rows[r].user)) +
-                                               " reaches 2^64, past sshare's RawUsage (TRES counts, billing weights "
-                                               "and usage factors of its running jobs too large)"));
+    for (const bool users : {true, false}) {
+        for (std::size_t r = 0; r < assoc->rows.size(); ++r) {
+            const auto& row = assoc->rows[r];
+            if (row.is_user() != users) continue;
+            const long double u = ft->tree.usage_raw[ft->tree_index_of_row[r]];
+            if (!(u < static_cast<long double>(config::two_pow_64)))
+                return fail(config::make_error(
+                    assoc_path, row.line, 0, "RawUsage",
+                    "the usage charged to " + config::detail::quote(row.account) +
+                        (row.user.empty() ? std::string() : " user " + config::detail::quote(row.user)) +
+                        " reaches 2^64, past sshare's RawUsage (TRES counts, billing weights and usage "
+                        "factors of its running jobs too large)"));
+        }
     }
 
     fairshare::options fo = config::fairshare_options_of(*conf);
