@@ -434,7 +434,7 @@ public:
 private:
     std::string_view file_;
     maui_cfg cfg_;
-    static constexpr std::size_t max_suggestions = 1000;
+    static constexpr std::size_t max_suggestions = 100;
     /// Position in `cfg_.creds` of each credential name, by kind.
     std::array<std::unordered_map<std::string, std::size_t>, maui::cred_kind_count> cred_index_;
     std::size_t suggestions_ = 0; ///< unknown names given a "did you mean" so far
