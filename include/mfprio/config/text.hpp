@@ -71,25 +71,44 @@ namespace mfprio::config {
 }
 
 /// Levenshtein distance, ASCII case-insensitive (for "did you mean"), or `at_most` + 1 when
-/// it is larger than `at_most` (found at once when the lengths differ by more: a long word is
-/// then not compared letter by letter against every name).
+/// it is larger than `at_most`. Only the band of the table within `at_most` of its diagonal is
+/// computed (a cell further out is above `at_most` anyway), and the work stops once a whole
+/// row exceeds `at_most`: with a small bound, a few cells a letter, and nothing at all when
+/// the lengths differ by more than the bound.
 [[nodiscard]] inline std::size_t edit_distance(std::string_view a, std::string_view b,
                                                std::size_t at_most = std::size_t(-1) - 1) {
     const std::size_t gap = a.size() > b.size() ? a.size() - b.size() : b.size() - a.size();
-    if (gap > at_most) return at_most + 1;
-    std::vector<std::size_t> row(b.size() + 1);
-    for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+    const std::size_t over = at_most + 1; // "more than at_most", held without growing
+    if (gap > at_most) return over;
+    const auto step = [over](std::size_t x) { return x < over ? x + 1 : over; };
+    const std::size_t band = std::min(at_most, std::max(a.size(), b.size()));
+    // Row i of the table over b; cells outside the band hold `over`.
+    std::size_t small[64];
+    std::vector<std::size_t> large;
+    std::size_t* row = small;
+    if (b.size() + 1 > std::size(small)) {
+        large.resize(b.size() + 1);
+        row = large.data();
+    }
+    std::fill(row, row + b.size() + 1, over);
+    for (std::size_t j = 0; j <= std::min(b.size(), band); ++j) row[j] = j;
     for (std::size_t i = 1; i <= a.size(); ++i) {
-        std::size_t diag = row[0];
-        row[0] = i;
-        for (std::size_t j = 1; j <= b.size(); ++j) {
+        const std::size_t lo = i > band ? i - band : 1;
+        const std::size_t hi = std::min(b.size(), i + band);
+        std::size_t diag = row[lo - 1]; // row i - 1's
+        row[lo - 1] = lo == 1 ? std::min(i, over) : over;
+        std::size_t smallest = row[lo - 1];
+        for (std::size_t j = lo; j <= hi; ++j) {
             const std::size_t up = row[j];
             const bool same = to_lower(a[i - 1]) == to_lower(b[j - 1]);
-            row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (same ? 0 : 1)});
+            row[j] = std::min({step(up), step(row[j - 1]), same ? diag : step(diag)});
+            smallest = std::min(smallest, row[j]);
             diag = up;
         }
+        // The distance is at least the smallest entry of any row.
+        if (smallest >= over) return over;
     }
-    return std::min(row[b.size()], at_most + 1);
+    return std::min(row[b.size()], over);
 }
 
 /// ASCII case-insensitive prefix test.
