@@ -17,7 +17,7 @@
 #include <mfprio/core/factor.hpp>
 #include <mfprio/core/prefetch.hpp>
 #include <mfprio/core/result.hpp>
-#include <mfprio/core/sse2.hpp>
+#include <mfprio/core/simd.hpp>
 #include <mfprio/core/term.hpp>
 
 namespace mfprio {
@@ -331,7 +331,6 @@ private:
             // that block is reached they are in cache. Near the end, the records of this block
             // instead (in cache already): no test job by job.
             const J* const ahead = jobs.data() + (base + 2 * block_size < full ? base + 2 * block_size : base);
-#if defined(__SSE2__)
             // Every term on: two jobs at a time, each job's terms added in order from 0.0 in its
             // own lane, the same operations as `score`'s. The terms computed job by job (no
             // block hook) share the vector arithmetic there. With every factor from the
@@ -346,15 +345,14 @@ private:
                             prefetch_record_far(far + i);
                             prefetch_record_far(far + i + 1);
                         }
-                        __m128d sum = _mm_setzero_pd();
+                        simd::f64x2 sum;
                         add_term_pairs(block, c, factors, weights, i, sum, std::index_sequence_for<Terms...>{});
-                        fn(base + i, block[i], _mm_cvtsd_f64(sum));
-                        fn(base + i + 1, block[i + 1], _mm_cvtsd_f64(_mm_unpackhi_pd(sum, sum)));
+                        fn(base + i, block[i], sum.lane0());
+                        fn(base + i + 1, block[i + 1], sum.lane1());
                     }
                     continue;
                 }
             }
-#endif
             for (std::size_t i = 0; i < block_size; ++i) {
                 if (!std::is_constant_evaluated() && i % detail::prefetch_step<J> == 0) detail::prefetch(ahead + i);
                 if constexpr (far_blocks<J> != 0)
@@ -441,27 +439,25 @@ private:
             ...);
     }
 
-#if defined(__SSE2__)
     /// `add_terms` with every term on for jobs `i` and `i + 1` of a block, one in each lane
     /// of `sum`: each term's factors (its block row, or its call operator job by job) times
     /// its weight, added to the two sums.
     template <class J, class Ctx, std::size_t... I>
     void add_term_pairs(std::span<const J, block_size> block, const Ctx& c, const double (*factors)[block_size],
-                        const double* weights, std::size_t i, __m128d& sum, std::index_sequence<I...>) const noexcept {
+                        const double* weights, std::size_t i, simd::f64x2& sum,
+                        std::index_sequence<I...>) const noexcept {
         (
             [&] {
                 const auto& t = std::get<I>(terms_);
                 double w = 0.0;
                 if (!weight_of<true, I, Ctx>(weights, nullptr, w)) return;
-                __m128d f;
-                if constexpr (hooked<J, Ctx>[I]) f = _mm_loadu_pd(factors[hook_row<J, Ctx>(I)] + i);
-                else f = _mm_set_pd(t.factor(block[i + 1], c), t.factor(block[i], c));
-                const __m128d contribution = _mm_mul_pd(f, _mm_set1_pd(w));
-                sum = _mm_add_pd(sum, contribution);
+                simd::f64x2 f;
+                if constexpr (hooked<J, Ctx>[I]) f = simd::f64x2::load(factors[hook_row<J, Ctx>(I)] + i);
+                else f = simd::f64x2::of(t.factor(block[i], c), t.factor(block[i + 1], c));
+                sum = sum + f * simd::f64x2::all(w);
             }(),
             ...);
     }
-#endif
 
     [[no_unique_address]] Result result_{};
     std::tuple<Terms...> terms_{};

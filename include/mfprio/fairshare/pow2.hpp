@@ -30,10 +30,7 @@
 #include <cstdint>
 
 #include <mfprio/core/exact.hpp>
-
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
+#include <mfprio/core/simd.hpp>
 
 namespace mfprio::fairshare::detail {
 
@@ -134,46 +131,42 @@ inline constexpr std::array<dd, 1024> values = make();
     return std::bit_cast<double>(std::bit_cast<std::uint64_t>(v) & (static_cast<std::uint64_t>(zero) - 1)); // no branch
 }
 
-#if defined(__SSE2__)
 /// `pow2_nearest` of two arguments at once: the same operations in the same order on each
-/// lane (so the same bits), SSE2 only. Returns the two results; `sure` gets bit i set when
-/// lane i's result is certain.
-[[nodiscard]] inline __m128d pow2_nearest2(__m128d y, int& sure) noexcept {
-    const __m128d in_range = _mm_and_pd(_mm_cmpge_pd(y, _mm_set1_pd(-1021.0)), _mm_cmple_pd(y, _mm_set1_pd(1000.0)));
-    const __m128d zero = _mm_cmplt_pd(y, _mm_set1_pd(-1100.0));
-    const __m128d x = _mm_and_pd(y, in_range); // +0.0 out of range
-    const __m128d shifter = _mm_set1_pd(0x1.8p52);
-    const __m128d shifted = _mm_add_pd(_mm_mul_pd(x, _mm_set1_pd(1024.0)), shifter);
-    const __m128i k = _mm_sub_epi64(_mm_castpd_si128(shifted), _mm_castpd_si128(shifter));
-    const __m128d r = _mm_sub_pd(x, _mm_mul_pd(_mm_sub_pd(shifted, shifter), _mm_set1_pd(1.0 / 1024.0)));
-    const __m128d p = _mm_mul_pd(r, _mm_set1_pd(0x1.62e42fefa39efp-1));
-    const __m128d p2 = _mm_mul_pd(p, p);
-    const __m128d inner = _mm_add_pd(_mm_add_pd(_mm_set1_pd(0.5), _mm_mul_pd(p, _mm_set1_pd(1.0 / 6.0))),
-                                     _mm_mul_pd(p2, _mm_add_pd(_mm_set1_pd(1.0 / 24.0), _mm_mul_pd(p, _mm_set1_pd(1.0 / 120.0)))));
-    const __m128d q = _mm_add_pd(p, _mm_mul_pd(p2, inner));
-    // The two table entries, each {hi, lo}, regrouped as {hi0, hi1} and {lo0, lo1}.
-    const __m128i j = _mm_and_si128(k, _mm_set1_epi64x(1023));
-    const auto j0 = static_cast<std::size_t>(_mm_cvtsi128_si32(j));
-    const auto j1 = static_cast<std::size_t>(_mm_cvtsi128_si32(_mm_srli_si128(j, 8)));
-    const __m128d t0 = _mm_loadu_pd(&pow2_table::values[j0].hi);
-    const __m128d t1 = _mm_loadu_pd(&pow2_table::values[j1].hi);
-    const __m128d thi = _mm_unpacklo_pd(t0, t1);
-    const __m128d tlo = _mm_unpackhi_pd(t0, t1);
-    const __m128d s = _mm_add_pd(_mm_mul_pd(thi, q), tlo);
-    const __m128d hi = _mm_add_pd(thi, s);
-    const __m128d rest = _mm_sub_pd(s, _mm_sub_pd(hi, thi));
-    const __m128d magnitude = _mm_castsi128_pd(_mm_set1_epi64x(0x7fffffffffffffff));
-    const __m128d gap = _mm_sub_pd(_mm_set1_pd(0x1p-52), _mm_and_pd(_mm_cmple_pd(hi, _mm_set1_pd(1.0)), _mm_set1_pd(0x1p-53)));
-    const __m128d wide = _mm_cmpgt_pd(_mm_and_pd(x, magnitude), _mm_set1_pd(64.0));
-    const __m128d limit = _mm_mul_pd(_mm_sub_pd(_mm_set1_pd(31.0 / 64.0), _mm_and_pd(wide, _mm_set1_pd(2.0 / 64.0))), gap);
-    const __m128d ok = _mm_or_pd(_mm_and_pd(in_range, _mm_cmple_pd(_mm_and_pd(rest, magnitude), limit)), zero);
-    sure = _mm_movemask_pd(ok);
+/// lane (so the same bits). Returns the two results; `sure` gets bit i set when lane i's
+/// result is certain.
+[[nodiscard]] inline simd::f64x2 pow2_nearest2(simd::f64x2 y, int& sure) noexcept {
+    using simd::f64x2;
+    using simd::u64x2;
+    const f64x2 in_range = (y >= f64x2::all(-1021.0)) & (y <= f64x2::all(1000.0));
+    const f64x2 zero = y < f64x2::all(-1100.0);
+    const f64x2 x = simd::keep(in_range, y); // +0.0 out of range
+    const f64x2 shifter = f64x2::all(0x1.8p52);
+    const f64x2 shifted = x * f64x2::all(1024.0) + shifter;
+    const u64x2 k = u64x2::bits_of(shifted) - u64x2::bits_of(shifter);
+    const f64x2 r = x - (shifted - shifter) * f64x2::all(1.0 / 1024.0);
+    const f64x2 p = r * f64x2::all(0x1.62e42fefa39efp-1);
+    const f64x2 p2 = p * p;
+    const f64x2 inner = (f64x2::all(0.5) + p * f64x2::all(1.0 / 6.0)) +
+                        p2 * (f64x2::all(1.0 / 24.0) + p * f64x2::all(1.0 / 120.0));
+    const f64x2 q = p + p2 * inner;
+    const u64x2 j = k & u64x2::all(1023);
+    const pow2_table::dd& t0 = pow2_table::values[j.low32_lane0()];
+    const pow2_table::dd& t1 = pow2_table::values[j.low32_lane1()];
+    const f64x2 thi = f64x2::load(&t0.hi, &t1.hi);
+    const f64x2 tlo = f64x2::load(&t0.lo, &t1.lo);
+    const f64x2 s = thi * q + tlo;
+    const f64x2 hi = thi + s;
+    const f64x2 rest = s - (hi - thi);
+    const f64x2 magnitude = u64x2::all(0x7fffffffffffffff).as_double();
+    const f64x2 gap = f64x2::all(0x1p-52) - simd::keep(hi <= f64x2::all(1.0), f64x2::all(0x1p-53));
+    const f64x2 wide = (x & magnitude) > f64x2::all(64.0);
+    const f64x2 limit = (f64x2::all(31.0 / 64.0) - simd::keep(wide, f64x2::all(2.0 / 64.0))) * gap;
+    sure = bits((in_range & ((rest & magnitude) <= limit)) | zero);
     // 2^(k >> 10) as bits: (k >> 10) + 1023 = (k + 1023 x 1024) >> 10 with a logical shift,
     // as k + 1023 x 1024 > 0 for every k here (x >= -1021).
-    const __m128i e = _mm_slli_epi64(_mm_srli_epi64(_mm_add_epi64(k, _mm_set1_epi64x(1023 * 1024)), 10), 52);
-    return _mm_andnot_pd(zero, _mm_mul_pd(hi, _mm_castsi128_pd(e)));
+    const u64x2 e = ((k + u64x2::all(1023 * 1024)) >> 10) << 52;
+    return clear_where(zero, hi * e.as_double());
 }
-#endif
 
 /// pow(2.0, y) as the C library computes it (see the file comment).
 [[nodiscard]] inline double pow2(double y) noexcept {
@@ -213,15 +206,11 @@ public:
 #if MFPRIO_POW2_SHORTCUT
         std::uint64_t unsure = 0; // bit k: the k-th result is pow's to compute
         std::size_t k = 0;
-#if defined(__SSE2__)
         for (; k + 2 <= count_; k += 2) {
             int sure = 0;
-            const __m128d v = pow2_nearest2(_mm_loadu_pd(args_ + k), sure);
-            _mm_storel_pd(outs_[k], v);
-            _mm_storeh_pd(outs_[k + 1], v);
+            pow2_nearest2(simd::f64x2::load(args_ + k), sure).store(outs_[k], outs_[k + 1]);
             unsure |= static_cast<std::uint64_t>(~sure & 3) << k;
         }
-#endif
         for (; k < count_; ++k) {
             bool sure = false;
             *outs_[k] = pow2_nearest(args_[k], sure);

@@ -9,7 +9,7 @@
 #include <type_traits>
 
 #include <mfprio/core/job.hpp>
-#include <mfprio/core/sse2.hpp>
+#include <mfprio/core/simd.hpp>
 #include <mfprio/slurm/context.hpp>
 
 namespace mfprio::slurm {
@@ -39,38 +39,23 @@ struct age_factor {
 
     /// The factor of each job of a block into `out`, exactly as the call operator: the integer
     /// work job by job, then one division per job by the loop-invariant PriorityMaxAge, two
-    /// at a time (SSE2, or the compiler's vectorization of the scalar path elsewhere).
+    /// at a time. A job that does not accrue gets the numerator 0: 0 / d is +0.0 (d >= 1),
+    /// `of`'s value.
     template <class J, std::size_t N>
         requires has_accrue_time<J> && (N != std::dynamic_extent)
     constexpr void block(std::span<const J, N> jobs, const context& c, std::span<double, N> out) const noexcept {
         const double d = static_cast<double>(max_age == 0 ? 1u : max_age);
-        const std::int64_t now = c.now;
-#if defined(__SSE2__)
-        // Two jobs at a time: the same integer work, the two numerators converted and
-        // divided together, the same bits. A job that does not accrue gets the numerator 0
-        // instead of a mask: 0 / d is +0.0 (d >= 1), the masked value of the other paths.
-        if constexpr (N % 2 == 0) {
-            if (!std::is_constant_evaluated()) {
-                const __m128d divisor = _mm_set1_pd(d);
-                for (std::size_t i = 0; i < N; i += 2) {
-                    const auto a0 = static_cast<std::int64_t>(job_traits<J>::accrue_time(jobs[i]));
-                    const auto a1 = static_cast<std::int64_t>(job_traits<J>::accrue_time(jobs[i + 1]));
-                    const std::uint32_t n0 = a0 != 0 ? numerator(a0, now) : 0u;
-                    const std::uint32_t n1 = a1 != 0 ? numerator(a1, now) : 0u;
-                    _mm_storeu_pd(out.data() + i, _mm_div_pd(mfprio::detail::u32_pair_to_double(n0, n1), divisor));
-                }
-                return;
-            }
-        }
-#endif
-        double num[N];
-        std::uint64_t accruing[N];
+        std::uint32_t num[N];
         for (std::size_t i = 0; i < N; ++i) {
             const auto accrue = static_cast<std::int64_t>(job_traits<J>::accrue_time(jobs[i]));
-            num[i] = static_cast<double>(numerator(accrue, now));
-            accruing[i] = detail::mask_if(accrue != 0);
+            num[i] = accrue != 0 ? numerator(accrue, c.now) : 0u;
         }
-        for (std::size_t i = 0; i < N; ++i) out[i] = detail::keep_if(accruing[i], num[i] / d);
+        std::size_t i = 0;
+        if (!std::is_constant_evaluated()) {
+            const auto divisor = simd::f64x2::all(d);
+            for (; i + 2 <= N; i += 2) (simd::f64x2::of_u32(num[i], num[i + 1]) / divisor).store(out.data() + i);
+        }
+        for (; i < N; ++i) out[i] = static_cast<double>(num[i]) / d;
     }
 
 private:

@@ -10,7 +10,7 @@
 #include <type_traits>
 
 #include <mfprio/core/job.hpp>
-#include <mfprio/core/sse2.hpp>
+#include <mfprio/core/simd.hpp>
 #include <mfprio/slurm/context.hpp>
 
 namespace mfprio::slurm {
@@ -77,9 +77,9 @@ struct job_size_factor {
 
     /// The factor of each job of a block into `out`, exactly as the call operator. Favouring
     /// large or small jobs: the integer work job by job, then (a + b) / 2 with a = n'/N and
-    /// b = c'/C, two divisions by loop-invariant totals, two jobs at a time (SSE2, or the
-    /// compiler's vectorization of the scalar path elsewhere; a alone for a job with no CPU
-    /// count). SMALL_RELATIVE_TO_TIME: the call operator, job by job.
+    /// b = c'/C, two divisions by loop-invariant totals, two jobs at a time (a alone for a job
+    /// with no CPU count; (a + b) x 0.5 is (a + b) / 2 exactly; min(1, js) is `js > 1 ? 1 :
+    /// js`). SMALL_RELATIVE_TO_TIME: the call operator, job by job.
     template <class J, std::size_t N>
         requires has_min_nodes<J> && has_cpus<J> && has_time_limit<J> && has_partition<J> && (N != std::dynamic_extent)
     constexpr void block(std::span<const J, N> jobs, const context& c, std::span<double, N> out) const noexcept {
@@ -89,85 +89,38 @@ struct job_size_factor {
             for (std::size_t i = 0; i < N; ++i) out[i] = (*this)(jobs[i], c);
             return;
         }
+        std::uint32_t nodes[N];
+        std::uint32_t cpus[N];
+        bool has_cpus[N];
+        for (std::size_t i = 0; i < N; ++i) {
+            const auto n = static_cast<std::uint32_t>(job_traits<J>::min_nodes(jobs[i]));
+            const auto cp = static_cast<std::uint32_t>(job_traits<J>::cpus(jobs[i]));
+            // Favouring small jobs: N - n (0 when n >= N, unless nodes_wrap) and C - c in
+            // uint32 (wrapping, as Slurm).
+            const std::uint32_t small_nodes = (nodes_wrap || nodes_total > n) ? nodes_total - n : 0u;
+            nodes[i] = favor_small ? small_nodes : n;
+            cpus[i] = favor_small ? cpus_total - cp : cp;
+            has_cpus[i] = cp != 0;
+        }
         const double dn = static_cast<double>(nodes_total);
         const double dc = static_cast<double>(cpus_total);
-#if defined(__SSE2__)
-        if constexpr (N % 2 == 0) {
-            if (!std::is_constant_evaluated()) {
-                block_pairs(jobs, nodes_total, cpus_total, out);
-                return;
+        std::size_t i = 0;
+        if (!std::is_constant_evaluated()) {
+            using simd::f64x2;
+            const f64x2 vn = f64x2::all(dn), vc = f64x2::all(dc), half = f64x2::all(0.5), one = f64x2::all(1.0);
+            for (; i + 2 <= N; i += 2) {
+                const f64x2 a = f64x2::of_u32(nodes[i], nodes[i + 1]) / vn;
+                const f64x2 both = (a + f64x2::of_u32(cpus[i], cpus[i + 1]) / vc) * half;
+                min(one, simd::select(f64x2::mask(has_cpus[i], has_cpus[i + 1]), both, a)).store(out.data() + i);
             }
         }
-#endif
-        double nodes[N];
-        double cpus[N];
-        std::uint64_t has_cpus[N];
-        if (favor_small) {
-            for (std::size_t i = 0; i < N; ++i) {
-                const auto n = static_cast<std::uint32_t>(job_traits<J>::min_nodes(jobs[i]));
-                const auto cp = static_cast<std::uint32_t>(job_traits<J>::cpus(jobs[i]));
-                // N - n (0 when n >= N, unless nodes_wrap) and C - c in uint32 (wrapping, as Slurm).
-                nodes[i] = static_cast<double>((nodes_wrap || nodes_total > n) ? nodes_total - n : 0u);
-                cpus[i] = static_cast<double>(static_cast<std::uint32_t>(cpus_total - cp));
-                has_cpus[i] = detail::mask_if(cp != 0);
-            }
-        } else {
-            for (std::size_t i = 0; i < N; ++i) {
-                const auto n = static_cast<std::uint32_t>(job_traits<J>::min_nodes(jobs[i]));
-                const auto cp = static_cast<std::uint32_t>(job_traits<J>::cpus(jobs[i]));
-                nodes[i] = static_cast<double>(n);
-                cpus[i] = static_cast<double>(cp);
-                has_cpus[i] = detail::mask_if(cp != 0);
-            }
-        }
-        for (std::size_t i = 0; i < N; ++i) {
-            const double a = nodes[i] / dn;
-            const double b = cpus[i] / dc;
-            const double both = (a + b) / 2;
-            const double js = detail::choose(has_cpus[i], both, a);
+        for (; i < N; ++i) {
+            const double a = static_cast<double>(nodes[i]) / dn;
+            const double both = (a + static_cast<double>(cpus[i]) / dc) / 2;
+            const double js = has_cpus[i] ? both : a;
             out[i] = js > 1.0 ? 1.0 : js; // never below 0 (nor NaN) in these two modes
         }
     }
-
-private:
-#if defined(__SSE2__)
-    /// `block` favouring large or small jobs, two jobs at a time with SSE2: the same integer
-    /// work and the same operations per lane ((a + b) / 2 as a multiplication by 0.5, which
-    /// gives the same value; a alone for a job without a CPU count; min(1, js), which is
-    /// `js > 1 ? 1 : js`), so the scalar path's values bit for bit.
-    template <class J, std::size_t N>
-    void block_pairs(std::span<const J, N> jobs, std::uint32_t nodes_total, std::uint32_t cpus_total,
-                     std::span<double, N> out) const noexcept {
-        const __m128d dn = _mm_set1_pd(static_cast<double>(nodes_total));
-        const __m128d dc = _mm_set1_pd(static_cast<double>(cpus_total));
-        const __m128d half = _mm_set1_pd(0.5);
-        const __m128d one = _mm_set1_pd(1.0);
-        for (std::size_t i = 0; i < N; i += 2) {
-            const auto n0 = static_cast<std::uint32_t>(job_traits<J>::min_nodes(jobs[i]));
-            const auto n1 = static_cast<std::uint32_t>(job_traits<J>::min_nodes(jobs[i + 1]));
-            const auto c0 = static_cast<std::uint32_t>(job_traits<J>::cpus(jobs[i]));
-            const auto c1 = static_cast<std::uint32_t>(job_traits<J>::cpus(jobs[i + 1]));
-            __m128d nodes;
-            __m128d cpus;
-            if (favor_small) {
-                // N - n (0 when n >= N, unless nodes_wrap) and C - c in uint32 (wrapping, as Slurm).
-                nodes = mfprio::detail::u32_pair_to_double((nodes_wrap || nodes_total > n0) ? nodes_total - n0 : 0u,
-                                                           (nodes_wrap || nodes_total > n1) ? nodes_total - n1 : 0u);
-                cpus = mfprio::detail::u32_pair_to_double(cpus_total - c0, cpus_total - c1);
-            } else {
-                nodes = mfprio::detail::u32_pair_to_double(n0, n1);
-                cpus = mfprio::detail::u32_pair_to_double(c0, c1);
-            }
-            const __m128d a = _mm_div_pd(nodes, dn);
-            const __m128d both = _mm_mul_pd(_mm_add_pd(a, _mm_div_pd(cpus, dc)), half);
-            // Favouring large jobs the CPU counts are in `cpus` already: c != 0 is c' != 0.
-            const __m128d has_cpus = favor_small ? mfprio::detail::mask_pair(c0 != 0, c1 != 0)
-                                                 : _mm_cmpneq_pd(cpus, _mm_setzero_pd());
-            const __m128d js = _mm_or_pd(_mm_and_pd(has_cpus, both), _mm_andnot_pd(has_cpus, a));
-            _mm_storeu_pd(out.data() + i, _mm_min_pd(one, js));
-        }
-    }
-#endif
 };
 
 } // namespace mfprio::slurm

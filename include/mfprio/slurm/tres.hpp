@@ -11,10 +11,9 @@
 #include <type_traits>
 
 #include <mfprio/core/assert.hpp>
-#include <mfprio/core/avx.hpp>
 #include <mfprio/core/factor.hpp>
 #include <mfprio/core/job.hpp>
-#include <mfprio/core/sse2.hpp>
+#include <mfprio/core/simd.hpp>
 #include <mfprio/slurm/context.hpp>
 
 namespace mfprio::slurm {
@@ -154,7 +153,7 @@ struct tres_factor {
     /// no total is NaN.
     struct dense_totals {
         bool usable = false;
-        bool avx = false; ///< the block takes the AVX path (`core/avx.hpp`), four jobs at a time
+        bool avx = false; ///< the block takes the AVX path (`simd::avx_enabled`), four jobs at a time
         double divisor[dense_limit];
         std::uint64_t nonzero[dense_limit];
     };
@@ -176,9 +175,7 @@ struct tres_factor {
             }
         }
         d.usable = !nan;
-#if MFPRIO_AVX_DISPATCH
-        if (!std::is_constant_evaluated()) d.avx = mfprio::detail::avx_enabled();
-#endif
+        if (!std::is_constant_evaluated()) d.avx = simd::avx_enabled();
         return d;
     }
 
@@ -196,14 +193,12 @@ struct tres_factor {
                          std::span<double, N> out) const noexcept {
         if constexpr (has_tres_row<J>) {
             if (d.usable) {
-#if MFPRIO_AVX_DISPATCH
                 if constexpr (N % 4 == 0) {
                     if (d.avx && c.tres_requests.rows() != 0) {
                         block_dense_quads(jobs, c.tres_requests, c.partitions.size(), out, d.divisor, d.nonzero);
                         return;
                     }
                 }
-#endif
                 block_dense(jobs, c, out, d.divisor, d.nonzero);
                 return;
             }
@@ -226,14 +221,12 @@ struct tres_factor {
         const tres_table& table = c.tres_requests;
         const std::size_t rows = table.rows();
         const std::size_t parts = c.partitions.size();
-#if defined(__SSE2__)
         if constexpr (N % 2 == 0) {
             if (!std::is_constant_evaluated() && rows != 0) {
                 block_dense_pairs(jobs, table, parts, out, divisor, nonzero);
                 return;
             }
         }
-#endif
         std::size_t offset[N];       // where the job's row starts (row 0 for a job without one: masked)
         std::uint64_t has_row[N];
         std::size_t pair[N];         // the job's partition x count
@@ -271,8 +264,7 @@ struct tres_factor {
         for (std::size_t i = 0; i < N; ++i) out[i] = sum[i];
     }
 
-#if defined(__SSE2__)
-    /// `block_dense` two jobs at a time with SSE2: per pair of jobs, for each weighted TRES in
+    /// `block_dense` two jobs at a time: per pair of jobs, for each weighted TRES in
     /// id order, the two counts (0 for a job without a row, or a TRES without a column) over
     /// the two laid-out divisors, masked where the total is 0, times the weight, added to the
     /// two sums: `block_dense`'s operations in the same order in each lane, so the same bits.
@@ -298,14 +290,15 @@ struct tres_factor {
         const std::size_t rows = table.rows();
         const std::size_t stride = table.stride;
         const double* const counts = table.counts.data();
+        using simd::f64x2;
         std::uint32_t column[K != 0 ? K : max_weighted]; // 0 for a TRES without a column (masked)
-        __m128d has_column[K != 0 ? K : max_weighted];
-        __m128d weight[K != 0 ? K : max_weighted];
+        f64x2 has_column[K != 0 ? K : max_weighted];
+        f64x2 weight[K != 0 ? K : max_weighted];
         for (std::uint32_t k = 0; k < weighted; ++k) {
             const std::uint32_t col = table.column_of(entries[k].id);
             column[k] = col == tres_table::no_column ? 0u : col;
-            has_column[k] = _mm_castsi128_pd(_mm_set1_epi64x(col == tres_table::no_column ? 0 : -1));
-            weight[k] = _mm_set1_pd(entries[k].weight);
+            has_column[k] = f64x2::mask(col != tres_table::no_column, col != tres_table::no_column);
+            weight[k] = f64x2::all(entries[k].weight);
         }
         for (std::size_t i = 0; i < N; i += 2) {
             const auto r0 = static_cast<std::size_t>(job_traits<J>::tres_row(jobs[i]));
@@ -314,28 +307,22 @@ struct tres_factor {
             const auto p1 = static_cast<std::size_t>(job_traits<J>::partition(jobs[i + 1]));
             const double* const row0 = counts + (r0 < rows ? r0 * stride : 0);
             const double* const row1 = counts + (r1 < rows ? r1 * stride : 0);
-            const __m128d has_row = mfprio::detail::mask_pair(r0 < rows, r1 < rows);
+            const f64x2 has_row = f64x2::mask(r0 < rows, r1 < rows);
             const std::size_t q0 = (p0 < parts ? p0 : parts) * weighted;
             const std::size_t q1 = (p1 < parts ? p1 : parts) * weighted;
-            __m128d sum = _mm_setzero_pd();
+            f64x2 sum;
             for (std::uint32_t k = 0; k < weighted; ++k) {
-                const __m128d v = _mm_and_pd(_mm_and_pd(has_row, has_column[k]),
-                                             _mm_loadh_pd(_mm_load_sd(row0 + column[k]), row1 + column[k]));
-                const __m128d d = _mm_loadh_pd(_mm_load_sd(divisor + q0 + k), divisor + q1 + k);
-                const __m128i keep = _mm_unpacklo_epi64(
-                    _mm_loadl_epi64(reinterpret_cast<const __m128i*>(nonzero + q0 + k)),
-                    _mm_loadl_epi64(reinterpret_cast<const __m128i*>(nonzero + q1 + k)));
-                const __m128d f = _mm_and_pd(_mm_castsi128_pd(keep), _mm_div_pd(v, d));
-                sum = _mm_add_pd(sum, _mm_mul_pd(f, weight[k]));
+                const f64x2 v = simd::keep(has_row & has_column[k], f64x2::load(row0 + column[k], row1 + column[k]));
+                const f64x2 d = f64x2::load(divisor + q0 + k, divisor + q1 + k);
+                const f64x2 keep = simd::u64x2::load(nonzero + q0 + k, nonzero + q1 + k).as_double();
+                sum = sum + simd::keep(keep, v / d) * weight[k];
             }
-            _mm_storeu_pd(out.data() + i, sum);
+            sum.store(out.data() + i);
         }
     }
-#endif
-#if MFPRIO_AVX_DISPATCH
-    /// `block_dense_pairs` four jobs at a time in 256-bit registers (taken when the processor
-    /// has AVX: `core/avx.hpp`): the same operations in the same order in each lane, so the
-    /// same bits.
+    /// `block_dense_pairs` four jobs at a time (taken when the processor has AVX:
+    /// `simd::avx_enabled`): the same operations in the same order in each lane, so the same
+    /// bits.
     template <class J, std::size_t N>
     void block_dense_quads(std::span<const J, N> jobs, const tres_table& table, std::size_t parts,
                            std::span<double, N> out, const double* divisor,
@@ -353,18 +340,20 @@ struct tres_factor {
     MFPRIO_TARGET_AVX void dense_quads(std::span<const J, N> jobs, const tres_table& table, std::size_t parts,
                                        std::span<double, N> out, const double* divisor,
                                        const std::uint64_t* nonzero) const noexcept {
+        using simd::f64x4;
         const std::uint32_t weighted = K != 0 ? K : count;
         const std::size_t rows = table.rows();
         const std::size_t stride = table.stride;
         const double* const counts = table.counts.data();
         std::uint32_t column[K != 0 ? K : max_weighted]; // 0 for a TRES without a column (masked)
-        __m256d has_column[K != 0 ? K : max_weighted];
-        __m256d weight[K != 0 ? K : max_weighted];
+        f64x4 has_column[K != 0 ? K : max_weighted];
+        f64x4 weight[K != 0 ? K : max_weighted];
         for (std::uint32_t k = 0; k < weighted; ++k) {
             const std::uint32_t col = table.column_of(entries[k].id);
-            column[k] = col == tres_table::no_column ? 0u : col;
-            has_column[k] = _mm256_castsi256_pd(_mm256_set1_epi64x(col == tres_table::no_column ? 0 : -1));
-            weight[k] = _mm256_set1_pd(entries[k].weight);
+            const bool has = col != tres_table::no_column;
+            column[k] = has ? col : 0u;
+            has_column[k] = f64x4::mask(has, has, has, has);
+            weight[k] = f64x4::all(entries[k].weight);
         }
         for (std::size_t i = 0; i < N; i += 4) {
             const double* row[4];
@@ -377,24 +366,19 @@ struct tres_factor {
                 row[l] = counts + (in[l] ? r * stride : 0);
                 q[l] = (p < parts ? p : parts) * weighted;
             }
-            const __m256d has_row = mfprio::detail::mask_quad(in[0], in[1], in[2], in[3]);
-            __m256d sum = _mm256_setzero_pd();
+            const f64x4 has_row = f64x4::mask(in[0], in[1], in[2], in[3]);
+            f64x4 sum;
             for (std::uint32_t k = 0; k < weighted; ++k) {
                 const std::uint32_t col = column[k];
-                const __m256d v = _mm256_and_pd(
-                    _mm256_and_pd(has_row, has_column[k]),
-                    mfprio::detail::load_quad(row[0] + col, row[1] + col, row[2] + col, row[3] + col));
-                const __m256d d = mfprio::detail::load_quad(divisor + q[0] + k, divisor + q[1] + k,
-                                                            divisor + q[2] + k, divisor + q[3] + k);
-                const __m256d keep = mfprio::detail::load_mask_quad(nonzero + q[0] + k, nonzero + q[1] + k,
-                                                                    nonzero + q[2] + k, nonzero + q[3] + k);
-                const __m256d f = _mm256_and_pd(keep, _mm256_div_pd(v, d));
-                sum = _mm256_add_pd(sum, _mm256_mul_pd(f, weight[k]));
+                const f64x4 v = has_row & has_column[k] & f64x4::load(row[0] + col, row[1] + col, row[2] + col, row[3] + col);
+                const f64x4 d = f64x4::load(divisor + q[0] + k, divisor + q[1] + k, divisor + q[2] + k, divisor + q[3] + k);
+                const f64x4 keep =
+                    f64x4::load_bits(nonzero + q[0] + k, nonzero + q[1] + k, nonzero + q[2] + k, nonzero + q[3] + k);
+                sum = sum + (keep & (v / d)) * weight[k];
             }
-            _mm256_storeu_pd(out.data() + i, sum);
+            sum.store(out.data() + i);
         }
     }
-#endif
     /// `block` for any job and table: for each weighted TRES in id order, the job's count v
     /// and its partition's total t are gathered job by job; then (v, t) becomes (0, 1) where
     /// either is 0, so that v / t gives Slurm's 0 there; then each job's sum gets v / t times
