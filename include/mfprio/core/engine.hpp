@@ -244,15 +244,8 @@ private:
     constexpr std::size_t batch_blocks(const batch_plan<J, Ctx>& plan, std::span<const J> jobs, const Ctx& c,
                                        std::span<output_type> out) const noexcept {
         // The output's address in a local: through the span, it was reloaded after every store.
-        // And the outputs two blocks ahead, for writing, one prefetch per line's worth of
-        // outputs (a line is read before it is written; without the hint the stores wait for
-        // it, which maui_bench's engine/full/batch shows).
         output_type* const o = out.data();
-        const std::size_t whole = jobs.size() - jobs.size() % block_size;
-        constexpr std::size_t per_line = sizeof(output_type) < 64 ? 64 / sizeof(output_type) : 1;
-        return for_each_block(plan, jobs, c, [&, o, whole](std::size_t k, const J& j, double sum) noexcept {
-            if (!std::is_constant_evaluated() && k % per_line == 0 && k + 2 * block_size < whole)
-                detail::prefetch_for_write(o + k + 2 * block_size);
+        return for_each_block(plan, jobs, c, [&, o](std::size_t k, const J& j, double sum) noexcept {
             o[k] = result_(j, [sum]() noexcept { return sum; });
         });
     }

@@ -40,7 +40,6 @@ struct serv_component : detail::serv_base {
     struct prepared {
         std::array<detail::prepared_subterm, size> sub{};
         detail::cap_bounds limit{};
-        bool lower = true; ///< some cap has a lower bound (`detail::with_lower`)
         double spviolation[2] = {0.0, 0.0}; ///< SPVIOLATION's term for 0 and 1
         std::size_t count = 0;              ///< QOS rows, less the "none" row
         const qos_row* rows = nullptr;      ///< by QOS; nullptr when the allocation failed
@@ -51,7 +50,6 @@ struct serv_component : detail::serv_base {
         prepared p;
         p.sub = detail::prepare_subterms<detail::serv_base>(*this);
         p.limit = detail::cap_bounds::of(limit);
-        p.lower = detail::any_lower(p.sub, p.limit);
         p.spviolation[0] = p.sub[2].term(0.0);
         p.spviolation[1] = p.sub[2].term(1.0);
         const auto& table = c.creds[index(cred_kind::qos)];
@@ -82,44 +80,37 @@ struct serv_component : detail::serv_base {
         using simd::f64x2;
         const bool whole = c.opts.queuetime == queuetime_unit::whole_minutes;
         const bool doc = c.opts.xfactor == xfactor_form::doc;
-        detail::with_lower(p.lower, [&](auto lower_t) {
-            constexpr bool lower = decltype(lower_t)::value;
-            const auto cap = [](f64x2 x, f64x2 upper, f64x2 lower_bound) noexcept {
-                const f64x2 y = min(upper, x);
-                if constexpr (lower) return max(lower_bound, y);
-                else return y;
-            };
-            const f64x2 zero;
-            const f64x2 hi_qt = f64x2::all(p.sub[0].bounds.hi), lo_qt = f64x2::all(p.sub[0].bounds.lo);
-            const f64x2 hi_xf = f64x2::all(p.sub[1].bounds.hi), lo_xf = f64x2::all(p.sub[1].bounds.lo);
-            const f64x2 hi_by = f64x2::all(p.sub[3].bounds.hi), lo_by = f64x2::all(p.sub[3].bounds.lo);
-            const f64x2 w_by = f64x2::all(p.sub[3].w), on_by = w_by != zero;
-            const f64x2 limit_hi = f64x2::all(p.limit.hi), limit_lo = f64x2::all(p.limit.lo);
-            const f64x2 sixty = f64x2::all(60.0);
-            // Jobs a and b in lanes 0 and 1, each lane the call operator's arithmetic in its
-            // order: w x cap(f), or +0.0 where w is 0, by masks (as C++ selects they were
-            // compiled to branches on the QOS, as good as random job by job), added from 0.0.
-            const auto two = [&](const J& a, const J& b) noexcept {
-                const qos_row& qa = p.rows[detail::row_of(cred_index<cred_kind::qos>(a), p.count)];
-                const qos_row& qb = p.rows[detail::row_of(cred_index<cred_kind::qos>(b), p.count)];
-                const std::int64_t sa = effective_queue_duration(a, c), sb = effective_queue_duration(b, c);
-                const f64x2 queued = f64x2::of(static_cast<double>(sa), static_cast<double>(sb));
-                const f64x2 minutes =
-                    whole ? f64x2::of(static_cast<double>(sa / 60), static_cast<double>(sb / 60)) : queued / sixty;
-                const f64x2 wclimit = f64x2::of(static_cast<double>(T::wclimit(a)), static_cast<double>(T::wclimit(b)));
-                const f64x2 xf = detail::xfactor_lanes(queued, wclimit, f64x2::of(qa.xf_floor, qb.xf_floor), doc);
-                const f64x2 w_qt = f64x2::of(qa.w[0], qb.w[0]), w_xf = f64x2::of(qa.w[1], qb.w[1]);
-                f64x2 total = zero + simd::keep(w_qt != zero, w_qt * cap(minutes, hi_qt, lo_qt));
-                total = total + simd::keep(w_xf != zero, w_xf * cap(xf, hi_xf, lo_xf));
-                total = total + f64x2::of(p.spviolation[T::spviolation(a) ? 1 : 0], p.spviolation[T::spviolation(b) ? 1 : 0]);
-                const f64x2 bypass = f64x2::of(static_cast<double>(T::bypass(a)), static_cast<double>(T::bypass(b)));
-                total = total + simd::keep(on_by, w_by * cap(bypass, hi_by, lo_by));
-                return cap(total, limit_hi, limit_lo);
-            };
-            std::size_t i = 0;
-            for (; i + 2 <= N; i += 2) two(jobs[i], jobs[i + 1]).store(out.data() + i);
-            if (i < N) out[i] = two(jobs[i], jobs[i]).lane0();
-        });
+        constexpr auto cap = &detail::cap_bounds::apply;
+        const f64x2 zero;
+        const f64x2 hi_qt = f64x2::all(p.sub[0].bounds.hi), lo_qt = f64x2::all(p.sub[0].bounds.lo);
+        const f64x2 hi_xf = f64x2::all(p.sub[1].bounds.hi), lo_xf = f64x2::all(p.sub[1].bounds.lo);
+        const f64x2 hi_by = f64x2::all(p.sub[3].bounds.hi), lo_by = f64x2::all(p.sub[3].bounds.lo);
+        const f64x2 w_by = f64x2::all(p.sub[3].w), on_by = w_by != zero;
+        const f64x2 limit_hi = f64x2::all(p.limit.hi), limit_lo = f64x2::all(p.limit.lo);
+        const f64x2 sixty = f64x2::all(60.0);
+        // Jobs a and b in lanes 0 and 1, each lane the call operator's arithmetic in its
+        // order: w x cap(f), or +0.0 where w is 0, by masks (as C++ selects they were
+        // compiled to branches on the QOS, as good as random job by job), added from 0.0.
+        const auto two = [&](const J& a, const J& b) noexcept {
+            const qos_row& qa = p.rows[detail::row_of(cred_index<cred_kind::qos>(a), p.count)];
+            const qos_row& qb = p.rows[detail::row_of(cred_index<cred_kind::qos>(b), p.count)];
+            const std::int64_t sa = effective_queue_duration(a, c), sb = effective_queue_duration(b, c);
+            const f64x2 queued = f64x2::of(static_cast<double>(sa), static_cast<double>(sb));
+            const f64x2 minutes =
+                whole ? f64x2::of(static_cast<double>(sa / 60), static_cast<double>(sb / 60)) : queued / sixty;
+            const f64x2 wclimit = f64x2::of(static_cast<double>(T::wclimit(a)), static_cast<double>(T::wclimit(b)));
+            const f64x2 xf = detail::xfactor_lanes(queued, wclimit, f64x2::of(qa.xf_floor, qb.xf_floor), doc);
+            const f64x2 w_qt = f64x2::of(qa.w[0], qb.w[0]), w_xf = f64x2::of(qa.w[1], qb.w[1]);
+            f64x2 total = zero + simd::keep(w_qt != zero, w_qt * cap(minutes, hi_qt, lo_qt));
+            total = total + simd::keep(w_xf != zero, w_xf * cap(xf, hi_xf, lo_xf));
+            total = total + f64x2::of(p.spviolation[T::spviolation(a) ? 1 : 0], p.spviolation[T::spviolation(b) ? 1 : 0]);
+            const f64x2 bypass = f64x2::of(static_cast<double>(T::bypass(a)), static_cast<double>(T::bypass(b)));
+            total = total + simd::keep(on_by, w_by * cap(bypass, hi_by, lo_by));
+            return cap(total, limit_hi, limit_lo);
+        };
+        std::size_t i = 0;
+        for (; i + 2 <= N; i += 2) two(jobs[i], jobs[i + 1]).store(out.data() + i);
+        if (i < N) out[i] = two(jobs[i], jobs[i]).lane0();
     }
 };
 
@@ -141,7 +132,6 @@ struct targ_component : detail::targ_base {
     struct prepared {
         std::array<detail::prepared_subterm, size> sub{};
         detail::cap_bounds limit{};
-        bool lower = true; ///< some cap has a lower bound (`detail::with_lower`)
         double thousand = 0; ///< thousand_power(1.0)
         double ceiling = 0;  ///< target_power(0.0001)
         std::size_t count = 0;         ///< QOS rows, less the "none" row
@@ -162,7 +152,6 @@ struct targ_component : detail::targ_base {
         prepared p;
         p.sub = detail::prepare_subterms<detail::targ_base>(*this);
         p.limit = detail::cap_bounds::of(limit);
-        p.lower = detail::any_lower(p.sub, p.limit);
         // The same functions as the call operators', at run time (never folded differently).
         volatile double one = 1.0, floor = 0.0001;
         p.thousand = thousand_power(one);
@@ -269,25 +258,17 @@ struct targ_component : detail::targ_base {
                 xf_f[i] = sure ? v : detail::libm_target_power(d[i]);
             }
             // Each job's total, two at a time (the odd job's slot past the last is set above).
-            detail::with_lower(p.lower, [&](auto lower_t) {
-                constexpr bool lower = decltype(lower_t)::value;
-                const f64x2 w_xf = f64x2::all(p.sub[1].w), hi_xf = f64x2::all(p.sub[1].bounds.hi);
-                const f64x2 lo_xf = f64x2::all(p.sub[1].bounds.lo);
-                const f64x2 hi = f64x2::all(p.limit.hi), lo = f64x2::all(p.limit.lo);
-                for (std::size_t k = 0; k < m; k += 2) {
-                    f64x2 total;
-                    if (qt_on) total = total + f64x2::load(qt_term + k);
-                    if (xf_on) {
-                        f64x2 capped = min(hi_xf, f64x2::load(xf_f + k));
-                        if constexpr (lower) capped = max(lo_xf, capped);
-                        total = total + w_xf * capped; // w_xf is not 0 here
-                    }
-                    total = min(hi, total);
-                    if constexpr (lower) total = max(lo, total);
-                    if (k + 1 < m) total.store(out.data() + first + k);
-                    else out[first + k] = total.lane0();
-                }
-            });
+            const f64x2 w_xf = f64x2::all(p.sub[1].w), hi_xf = f64x2::all(p.sub[1].bounds.hi);
+            const f64x2 lo_xf = f64x2::all(p.sub[1].bounds.lo);
+            const f64x2 hi = f64x2::all(p.limit.hi), lo = f64x2::all(p.limit.lo);
+            for (std::size_t k = 0; k < m; k += 2) {
+                f64x2 total;
+                if (qt_on) total = total + f64x2::load(qt_term + k);
+                if (xf_on) total = total + w_xf * detail::cap_bounds::apply(f64x2::load(xf_f + k), hi_xf, lo_xf); // w_xf != 0
+                total = detail::cap_bounds::apply(total, hi, lo);
+                if (k + 1 < m) total.store(out.data() + first + k);
+                else out[first + k] = total.lane0();
+            }
         }
     }
 };
@@ -301,7 +282,6 @@ struct cred_component : detail::cred_base {
         std::array<const double*, cred_kind_count> term{}; ///< by credential: the term (CLASS: capped priority)
         const double* class_weight = nullptr;              ///< by group: CLASS's weight for its jobs
         detail::cap_bounds limit{};
-        bool lower = true; ///< the cap has a lower bound (`detail::with_lower`)
         detail::prepared_doubles storage;
     };
 
@@ -309,7 +289,6 @@ struct cred_component : detail::cred_base {
         prepared p;
         const auto sub = detail::prepare_subterms<detail::cred_base>(*this);
         p.limit = detail::cap_bounds::of(limit);
-        p.lower = p.limit.has_lower();
         std::size_t total = 0;
         for (std::size_t k = 0; k < cred_kind_count; ++k) {
             p.size[k] = c.creds[k].size();
@@ -353,24 +332,21 @@ struct cred_component : detail::cred_base {
             return detail::row_of(cred_index<K>(j), p.size[index(K)]);
         };
         using kind = cred_kind;
-        detail::with_lower(p.lower, [&](auto lower_t) {
-            constexpr bool lower = decltype(lower_t)::value;
-            for (std::size_t i = 0; i < N; ++i) {
-                const J& j = jobs[i];
-                const std::size_t g = row(j, std::integral_constant<kind, kind::group>{});
-                const double w_class = p.class_weight[g];
-                // A capped priority is finite: w_class x it is +-0.0 for a zero weight.
-                const std::size_t cls = row(j, std::integral_constant<kind, kind::job_class>{});
-                const double class_term = w_class * p.term[index(kind::job_class)][cls];
-                double total = 0.0;
-                total = total + p.term[index(kind::user)][row(j, std::integral_constant<kind, kind::user>{})];
-                total = total + p.term[index(kind::group)][g];
-                total = total + p.term[index(kind::account)][row(j, std::integral_constant<kind, kind::account>{})];
-                total = total + p.term[index(kind::qos)][row(j, std::integral_constant<kind, kind::qos>{})];
-                total = total + class_term;
-                out[i] = p.limit.apply<lower>(total);
-            }
-        });
+        for (std::size_t i = 0; i < N; ++i) {
+            const J& j = jobs[i];
+            const std::size_t g = row(j, std::integral_constant<kind, kind::group>{});
+            const double w_class = p.class_weight[g];
+            // A capped priority is finite: w_class x it is +-0.0 for a zero weight.
+            const std::size_t cls = row(j, std::integral_constant<kind, kind::job_class>{});
+            const double class_term = w_class * p.term[index(kind::job_class)][cls];
+            double total = 0.0;
+            total = total + p.term[index(kind::user)][row(j, std::integral_constant<kind, kind::user>{})];
+            total = total + p.term[index(kind::group)][g];
+            total = total + p.term[index(kind::account)][row(j, std::integral_constant<kind, kind::account>{})];
+            total = total + p.term[index(kind::qos)][row(j, std::integral_constant<kind, kind::qos>{})];
+            total = total + class_term;
+            out[i] = p.limit(total);
+        }
     }
 };
 
@@ -398,7 +374,6 @@ struct fs_component : detail::fs_base {
         std::array<std::size_t, cred_kind_count> size{};
         std::array<const double*, cred_kind_count> term{};
         detail::cap_bounds limit{};
-        bool lower = true; ///< the cap has a lower bound (`detail::with_lower`)
         detail::prepared_doubles storage;
     };
 
@@ -411,7 +386,6 @@ struct fs_component : detail::fs_base {
         prepared p;
         const auto sub = detail::prepare_subterms<detail::fs_base>(*this);
         p.limit = detail::cap_bounds::of(limit);
-        p.lower = p.limit.has_lower();
         std::size_t total = 0;
         for (std::size_t k = 0; k < cred_kind_count; ++k) {
             p.size[k] = c.creds[k].size();
@@ -448,19 +422,16 @@ struct fs_component : detail::fs_base {
         const auto at = [&p]<kind K>(const J& j, std::integral_constant<kind, K>) noexcept {
             return p.term[index(K)][detail::row_of(cred_index<K>(j), p.size[index(K)])];
         };
-        detail::with_lower(p.lower, [&](auto lower_t) {
-            constexpr bool lower = decltype(lower_t)::value;
-            for (std::size_t i = 0; i < N; ++i) {
-                const J& j = jobs[i];
-                double total = 0.0;
-                total = total + at(j, std::integral_constant<kind, kind::user>{});
-                total = total + at(j, std::integral_constant<kind, kind::group>{});
-                total = total + at(j, std::integral_constant<kind, kind::account>{});
-                total = total + at(j, std::integral_constant<kind, kind::qos>{});
-                total = total + at(j, std::integral_constant<kind, kind::job_class>{});
-                out[i] = p.limit.apply<lower>(total);
-            }
-        });
+        for (std::size_t i = 0; i < N; ++i) {
+            const J& j = jobs[i];
+            double total = 0.0;
+            total = total + at(j, std::integral_constant<kind, kind::user>{});
+            total = total + at(j, std::integral_constant<kind, kind::group>{});
+            total = total + at(j, std::integral_constant<kind, kind::account>{});
+            total = total + at(j, std::integral_constant<kind, kind::qos>{});
+            total = total + at(j, std::integral_constant<kind, kind::job_class>{});
+            out[i] = p.limit(total);
+        }
     }
 };
 
@@ -473,7 +444,6 @@ struct res_component : detail::res_base {
     struct prepared {
         std::array<detail::prepared_subterm, size> sub{};
         detail::cap_bounds limit{};
-        bool lower = true; ///< some cap has a lower bound (`detail::with_lower`)
         std::size_t users = 0;        ///< rows of `user_terms`, less the "none" row
         const double* user_terms = nullptr; ///< by user: UPROC's term, UJOB's term
         detail::prepared_doubles storage;
@@ -483,7 +453,6 @@ struct res_component : detail::res_base {
         prepared p;
         p.sub = detail::prepare_subterms<detail::res_base>(*this);
         p.limit = detail::cap_bounds::of(limit);
-        p.lower = detail::any_lower(p.sub, p.limit);
         p.users = std::max(c.user_active_procs.size(), c.user_active_jobs.size());
         if (!p.storage.allocate(2 * (p.users + 1))) return p;
         double* at = p.storage.data.get();
@@ -524,67 +493,60 @@ struct res_component : detail::res_base {
             sub[k] = {f64x2::all(t.bounds.hi), f64x2::all(t.bounds.lo), f64x2::all(t.w), f64x2::mask(t.w != 0, t.w != 0)};
         }
         const f64x2 limit_hi = f64x2::all(p.limit.hi), limit_lo = f64x2::all(p.limit.lo);
-        detail::with_lower(p.lower, [&](auto lower_t) {
-            constexpr bool lower = decltype(lower_t)::value;
-            // Jobs a and b in lanes 0 and 1, each lane the call operator's arithmetic in its
-            // order: the processor equivalents, then the ten subterms added from 0.0 one after
-            // the other, then the cap.
-            const auto two = [&](const J& a, const J& b) noexcept {
-                const auto both = [&](auto field) noexcept {
-                    return f64x2::of(static_cast<double>(field(a)), static_cast<double>(field(b)));
-                };
-                const f64x2 procs = both([](const J& j) noexcept { return T::procs(j); });
-                const f64x2 wclimit = both([](const J& j) noexcept { return T::wclimit(j); });
-                const f64x2 mem = both([](const J& j) noexcept { return T::mem_mb(j); });
-                const f64x2 swap = both([](const J& j) noexcept { return T::swap_mb(j); });
-                const f64x2 disk = both([](const J& j) noexcept { return T::disk_mb(j); });
-                const f64x2 nodes = both([](const J& j) noexcept { return T::nodes(j); });
-                // processor_equivalents: each request considered only where it is > 0 and the
-                // cluster has the resource; max(share, q), which is share < q ? q : share (NaN:
-                // share), is q > share ? q : share. As masks: as C++ selects, gcc branched on
-                // the request job by job (either way at random) to skip its division.
-                const auto consider = [&](f64x2 share, f64x2 requested, f64x2 total, f64x2 has) noexcept {
-                    const f64x2 q = requested / total;
-                    return simd::select((requested > zero) & has & (q > share), q, share);
-                };
-                f64x2 share = procs / total_p;
-                share = consider(share, mem, total_m, on_m);
-                share = consider(share, disk, total_d, on_d);
-                share = consider(share, swap, total_s, on_s);
-                f64x2 pe = simd::keep(on_pe, total_p * share);
-                if constexpr (has_req<J>) {
-                    // Jobs with a requirement list: their PE over the list (`processor_equivalents`).
-                    const bool list_a = has_requirement_list(a, c), list_b = has_requirement_list(b, c);
-                    if (list_a || list_b)
-                        pe = f64x2::of(list_a ? processor_equivalents(a, c) : pe.lane0(),
-                                       list_b ? processor_equivalents(b, c) : pe.lane1());
-                }
-                f64x2 total = zero;
-                const auto add = [&](std::size_t k, f64x2 f) noexcept {
-                    f64x2 capped = min(sub[k].hi, f);
-                    if constexpr (lower) capped = max(sub[k].lo, capped);
-                    total = total + simd::keep(sub[k].on, sub[k].w * capped);
-                };
-                add(0, nodes);
-                add(1, procs);
-                add(2, mem);
-                add(3, swap);
-                add(4, disk);
-                add(5, procs * wclimit);
-                add(6, pe);
-                add(7, wclimit);
-                const double* ua = p.user_terms + 2 * detail::row_of(static_cast<std::size_t>(T::user(a)), p.users);
-                const double* ub = p.user_terms + 2 * detail::row_of(static_cast<std::size_t>(T::user(b)), p.users);
-                total = total + f64x2::of(ua[0], ub[0]);
-                total = total + f64x2::of(ua[1], ub[1]);
-                total = min(limit_hi, total);
-                if constexpr (lower) total = max(limit_lo, total);
-                return total;
+        // Jobs a and b in lanes 0 and 1, each lane the call operator's arithmetic in its
+        // order: the processor equivalents, then the ten subterms added from 0.0 one after
+        // the other, then the cap.
+        const auto two = [&](const J& a, const J& b) noexcept {
+            const auto both = [&](auto field) noexcept {
+                return f64x2::of(static_cast<double>(field(a)), static_cast<double>(field(b)));
             };
-            std::size_t i = 0;
-            for (; i + 2 <= N; i += 2) two(jobs[i], jobs[i + 1]).store(out.data() + i);
-            if (i < N) out[i] = two(jobs[i], jobs[i]).lane0();
-        });
+            const f64x2 procs = both([](const J& j) noexcept { return T::procs(j); });
+            const f64x2 wclimit = both([](const J& j) noexcept { return T::wclimit(j); });
+            const f64x2 mem = both([](const J& j) noexcept { return T::mem_mb(j); });
+            const f64x2 swap = both([](const J& j) noexcept { return T::swap_mb(j); });
+            const f64x2 disk = both([](const J& j) noexcept { return T::disk_mb(j); });
+            const f64x2 nodes = both([](const J& j) noexcept { return T::nodes(j); });
+            // processor_equivalents: each request considered only where it is > 0 and the
+            // cluster has the resource; max(share, q), which is share < q ? q : share (NaN:
+            // share), is q > share ? q : share. As masks: as C++ selects, gcc branched on
+            // the request job by job (either way at random) to skip its division.
+            const auto consider = [&](f64x2 share, f64x2 requested, f64x2 total, f64x2 has) noexcept {
+                const f64x2 q = requested / total;
+                return simd::select((requested > zero) & has & (q > share), q, share);
+            };
+            f64x2 share = procs / total_p;
+            share = consider(share, mem, total_m, on_m);
+            share = consider(share, disk, total_d, on_d);
+            share = consider(share, swap, total_s, on_s);
+            f64x2 pe = simd::keep(on_pe, total_p * share);
+            if constexpr (has_req<J>) {
+                // Jobs with a requirement list: their PE over the list (`processor_equivalents`).
+                const bool list_a = has_requirement_list(a, c), list_b = has_requirement_list(b, c);
+                if (list_a || list_b)
+                    pe = f64x2::of(list_a ? processor_equivalents(a, c) : pe.lane0(),
+                                   list_b ? processor_equivalents(b, c) : pe.lane1());
+            }
+            f64x2 total = zero;
+            const auto add = [&](std::size_t k, f64x2 f) noexcept {
+                total = total + simd::keep(sub[k].on, sub[k].w * detail::cap_bounds::apply(f, sub[k].hi, sub[k].lo));
+            };
+            add(0, nodes);
+            add(1, procs);
+            add(2, mem);
+            add(3, swap);
+            add(4, disk);
+            add(5, procs * wclimit);
+            add(6, pe);
+            add(7, wclimit);
+            const double* ua = p.user_terms + 2 * detail::row_of(static_cast<std::size_t>(T::user(a)), p.users);
+            const double* ub = p.user_terms + 2 * detail::row_of(static_cast<std::size_t>(T::user(b)), p.users);
+            total = total + f64x2::of(ua[0], ub[0]);
+            total = total + f64x2::of(ua[1], ub[1]);
+            return detail::cap_bounds::apply(total, limit_hi, limit_lo);
+        };
+        std::size_t i = 0;
+        for (; i + 2 <= N; i += 2) two(jobs[i], jobs[i + 1]).store(out.data() + i);
+        if (i < N) out[i] = two(jobs[i], jobs[i]).lane0();
     }
 };
 

@@ -71,27 +71,18 @@ struct cap_bounds {
         return b;
     }
     /// `cap::operator()`'s value: x > hi gives hi, x < lo gives lo, anything else (NaN) x.
-    [[nodiscard]] constexpr double operator()(double x) const noexcept { return apply<true>(x); }
-    /// The same, with the lower bound left out where `Lower` is false: the same value too
-    /// when `lo` is -inf (an upper cap, Maui's, or none), y < -inf being false for every y.
-    template <bool Lower>
-    [[nodiscard]] constexpr double apply(double x) const noexcept {
+    /// Where `lo` is -inf (an upper cap, Maui's, or none) the second test changes nothing,
+    /// y < -inf being false for every y.
+    [[nodiscard]] constexpr double operator()(double x) const noexcept {
         const double y = hi < x ? hi : x;
-        if constexpr (Lower) return y < lo ? lo : y;
-        else return y;
+        return y < lo ? lo : y;
     }
-    /// Whether the lower bound does anything (`lo` is not -inf): a symmetric cap.
-    [[nodiscard]] constexpr bool has_lower() const noexcept { return lo != -std::numeric_limits<double>::infinity(); }
+    /// The same in each lane: `simd::min(hi, x)` is hi < x ? hi : x, `simd::max(lo, y)` is
+    /// lo > y ? lo : y, NaN included.
+    [[nodiscard]] static simd::f64x2 apply(simd::f64x2 x, simd::f64x2 hi, simd::f64x2 lo) noexcept {
+        return max(lo, min(hi, x));
+    }
 };
-
-/// Calls `fn(std::bool_constant<L>{})` with L = `lower`: a hook's loop compiled twice, with
-/// its caps' lower bounds and without them (every cap upper, Maui's own: one comparison a
-/// cap instead of two, and no constant to keep in a register).
-template <class Fn>
-constexpr void with_lower(bool lower, Fn&& fn) {
-    if (lower) fn(std::true_type{});
-    else fn(std::false_type{});
-}
 
 /// A subterm's configured weight (as a double) and cap, laid out once per batch.
 struct prepared_subterm {
@@ -104,22 +95,12 @@ struct prepared_subterm {
     }
     /// What the component adds for factor `f` under weight `w`: w x cap(f), or +0.0 where
     /// the component skips the subterm (w == 0).
-    template <bool Lower = true>
     [[nodiscard]] constexpr double term(double w_used, double f) const noexcept {
-        const double contribution = w_used * bounds.apply<Lower>(f);
+        const double contribution = w_used * bounds(f);
         return w_used == 0 ? 0.0 : contribution;
     }
-    template <bool Lower = true>
-    [[nodiscard]] constexpr double term(double f) const noexcept { return term<Lower>(w, f); }
+    [[nodiscard]] constexpr double term(double f) const noexcept { return term(w, f); }
 };
-
-/// Whether some of the caps has a lower bound (`cap_bounds::has_lower`).
-template <std::size_t N>
-[[nodiscard]] constexpr bool any_lower(const std::array<prepared_subterm, N>& sub, const cap_bounds& limit) noexcept {
-    bool lower = limit.has_lower();
-    for (const prepared_subterm& s : sub) lower = lower || s.bounds.has_lower();
-    return lower;
-}
 
 /// The prepared subterms of a component, in order.
 template <class Base, std::size_t... I>

@@ -50,12 +50,12 @@ struct age_factor {
             const auto accrue = static_cast<std::int64_t>(job_traits<J>::accrue_time(jobs[i]));
             num[i] = accrue != 0 ? numerator(accrue, c.now) : 0u;
         }
-        std::size_t i = 0;
-        if (!std::is_constant_evaluated()) {
+        if (!std::is_constant_evaluated() && N % 2 == 0) {
             const auto divisor = simd::f64x2::all(d);
-            for (; i + 2 <= N; i += 2) (simd::f64x2::of_u32(num[i], num[i + 1]) / divisor).store(out.data() + i);
+            for (std::size_t i = 0; i < N; i += 2) (simd::f64x2::of_u32(num[i], num[i + 1]) / divisor).store(out.data() + i);
+            return;
         }
-        for (; i < N; ++i) out[i] = static_cast<double>(num[i]) / d;
+        for (std::size_t i = 0; i < N; ++i) out[i] = static_cast<double>(num[i]) / d;
     }
 
 private:

@@ -16,10 +16,6 @@ namespace mfprio::slurm {
 namespace detail {
 /// All ones when `b`, else all zeros: a mask that selects without a branch.
 [[nodiscard]] constexpr std::uint64_t mask_if(bool b) noexcept { return -static_cast<std::uint64_t>(b); }
-/// `mask` ? x : +0.0.
-[[nodiscard]] constexpr double keep_if(std::uint64_t mask, double x) noexcept {
-    return std::bit_cast<double>(std::bit_cast<std::uint64_t>(x) & mask);
-}
 } // namespace detail
 
 /// Slurm's normalization of an integer priority against the maximum, as its code does it:

@@ -89,36 +89,50 @@ struct job_size_factor {
             for (std::size_t i = 0; i < N; ++i) out[i] = (*this)(jobs[i], c);
             return;
         }
-        std::uint32_t nodes[N];
-        std::uint32_t cpus[N];
-        bool has_cpus[N];
-        for (std::size_t i = 0; i < N; ++i) {
-            const auto n = static_cast<std::uint32_t>(job_traits<J>::min_nodes(jobs[i]));
-            const auto cp = static_cast<std::uint32_t>(job_traits<J>::cpus(jobs[i]));
-            // Favouring small jobs: N - n (0 when n >= N, unless nodes_wrap) and C - c in
-            // uint32 (wrapping, as Slurm).
-            const std::uint32_t small_nodes = (nodes_wrap || nodes_total > n) ? nodes_total - n : 0u;
-            nodes[i] = favor_small ? small_nodes : n;
-            cpus[i] = favor_small ? cpus_total - cp : cp;
-            has_cpus[i] = cp != 0;
+        if (!std::is_constant_evaluated() && N % 2 == 0) {
+            block_pairs(jobs, nodes_total, cpus_total, out);
+            return;
         }
         const double dn = static_cast<double>(nodes_total);
         const double dc = static_cast<double>(cpus_total);
-        std::size_t i = 0;
-        if (!std::is_constant_evaluated()) {
-            using simd::f64x2;
-            const f64x2 vn = f64x2::all(dn), vc = f64x2::all(dc), half = f64x2::all(0.5), one = f64x2::all(1.0);
-            for (; i + 2 <= N; i += 2) {
-                const f64x2 a = f64x2::of_u32(nodes[i], nodes[i + 1]) / vn;
-                const f64x2 both = (a + f64x2::of_u32(cpus[i], cpus[i + 1]) / vc) * half;
-                min(one, simd::select(f64x2::mask(has_cpus[i], has_cpus[i + 1]), both, a)).store(out.data() + i);
-            }
-        }
-        for (; i < N; ++i) {
-            const double a = static_cast<double>(nodes[i]) / dn;
-            const double both = (a + static_cast<double>(cpus[i]) / dc) / 2;
-            const double js = has_cpus[i] ? both : a;
+        for (std::size_t i = 0; i < N; ++i) {
+            const counts x = counts_of(jobs[i], nodes_total, cpus_total);
+            const double a = static_cast<double>(x.nodes) / dn;
+            const double both = (a + static_cast<double>(x.cpus) / dc) / 2;
+            const double js = x.has_cpus ? both : a;
             out[i] = js > 1.0 ? 1.0 : js; // never below 0 (nor NaN) in these two modes
+        }
+    }
+
+private:
+    /// The integer work of a job for `block`: n' and c' (favouring small jobs N - n, 0 when
+    /// n >= N unless nodes_wrap, and C - c in uint32, wrapping as Slurm does), and whether it
+    /// has a CPU count.
+    struct counts {
+        std::uint32_t nodes, cpus;
+        bool has_cpus;
+    };
+    template <class J>
+    [[nodiscard]] constexpr counts counts_of(const J& j, std::uint32_t nodes_total, std::uint32_t cpus_total) const noexcept {
+        const auto n = static_cast<std::uint32_t>(job_traits<J>::min_nodes(j));
+        const auto cp = static_cast<std::uint32_t>(job_traits<J>::cpus(j));
+        const std::uint32_t small_nodes = (nodes_wrap || nodes_total > n) ? nodes_total - n : 0u;
+        return {favor_small ? small_nodes : n, favor_small ? cpus_total - cp : cp, cp != 0};
+    }
+
+    /// `block` two jobs at a time.
+    template <class J, std::size_t N>
+    void block_pairs(std::span<const J, N> jobs, std::uint32_t nodes_total, std::uint32_t cpus_total,
+                     std::span<double, N> out) const noexcept {
+        using simd::f64x2;
+        const f64x2 vn = f64x2::all(static_cast<double>(nodes_total)), vc = f64x2::all(static_cast<double>(cpus_total));
+        const f64x2 half = f64x2::all(0.5), one = f64x2::all(1.0);
+        for (std::size_t i = 0; i < N; i += 2) {
+            const counts x = counts_of(jobs[i], nodes_total, cpus_total);
+            const counts y = counts_of(jobs[i + 1], nodes_total, cpus_total);
+            const f64x2 a = f64x2::of_u32(x.nodes, y.nodes) / vn;
+            const f64x2 both = (a + f64x2::of_u32(x.cpus, y.cpus) / vc) * half;
+            min(one, simd::select(f64x2::mask(x.has_cpus, y.has_cpus), both, a)).store(out.data() + i);
         }
     }
 };

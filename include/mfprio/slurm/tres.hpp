@@ -183,8 +183,8 @@ struct tres_factor {
     ///
     /// With the totals laid out (`prepare`) and jobs with a row of the request table: for
     /// each weighted TRES in id order, the jobs' counts v are gathered, divided by the laid-out
-    /// divisors and masked, weighted and added to each job's sum, the arithmetic vectorized
-    /// by the compiler. v / t is Slurm's factor where t is not 0; where v is 0 it is +0.0 or
+    /// divisors and masked, weighted and added to each job's sum, two or four jobs at a time.
+    /// v / t is Slurm's factor where t is not 0; where v is 0 it is +0.0 or
     /// -0.0 instead of Slurm's +0.0, which adds nothing to a sum that starts at +0.0 (no sum
     /// is ever -0.0). Otherwise `block_general`.
     template <class J, std::size_t N>
@@ -227,41 +227,19 @@ struct tres_factor {
                 return;
             }
         }
-        std::size_t offset[N];       // where the job's row starts (row 0 for a job without one: masked)
-        std::uint64_t has_row[N];
-        std::size_t pair[N];         // the job's partition x count
         for (std::size_t i = 0; i < N; ++i) {
             const auto r = static_cast<std::size_t>(job_traits<J>::tres_row(jobs[i]));
             const auto p = static_cast<std::size_t>(job_traits<J>::partition(jobs[i]));
-            offset[i] = r < rows ? r * table.stride : 0;
-            has_row[i] = detail::mask_if(r < rows);
-            pair[i] = (p < parts ? p : parts) * count;
+            const std::size_t q = (p < parts ? p : parts) * count; // the job's partition's divisors
+            double sum = 0.0;
+            for (std::uint32_t k = 0; k < count; ++k) {
+                const std::uint32_t column = table.column_of(entries[k].id);
+                const double v = r < rows && column != tres_table::no_column ? table.counts[r * table.stride + column] : 0.0;
+                const double f = nonzero[q + k] != 0 ? v / divisor[q + k] : 0.0;
+                sum = sum + f * entries[k].weight;
+            }
+            out[i] = sum;
         }
-        double sum[N];
-        for (std::size_t i = 0; i < N; ++i) sum[i] = 0.0;
-        for (std::uint32_t k = 0; k < count; ++k) {
-            const std::uint32_t column = table.column_of(entries[k].id);
-            const double w = entries[k].weight;
-            double v[N];
-            double d[N];
-            std::uint64_t keep[N];
-            if (column != tres_table::no_column && rows != 0) {
-                const double* counts = table.counts.data() + column;
-                for (std::size_t i = 0; i < N; ++i) v[i] = detail::keep_if(has_row[i], counts[offset[i]]);
-            } else {
-                for (std::size_t i = 0; i < N; ++i) v[i] = 0.0;
-            }
-            for (std::size_t i = 0; i < N; ++i) {
-                d[i] = divisor[pair[i] + k];
-                keep[i] = nonzero[pair[i] + k];
-            }
-            for (std::size_t i = 0; i < N; ++i) {
-                const double f = detail::keep_if(keep[i], v[i] / d[i]);
-                const double weighted = f * w;
-                sum[i] = sum[i] + weighted;
-            }
-        }
-        for (std::size_t i = 0; i < N; ++i) out[i] = sum[i];
     }
 
     /// `block_dense` two jobs at a time: per pair of jobs, for each weighted TRES in
