@@ -45,17 +45,17 @@ struct age_factor {
         requires has_accrue_time<J> && (N != std::dynamic_extent)
     constexpr void block(std::span<const J, N> jobs, const context& c, std::span<double, N> out) const noexcept {
         const double d = static_cast<double>(max_age == 0 ? 1u : max_age);
-        std::uint32_t num[N];
-        for (std::size_t i = 0; i < N; ++i) {
-            const auto accrue = static_cast<std::int64_t>(job_traits<J>::accrue_time(jobs[i]));
-            num[i] = accrue != 0 ? numerator(accrue, c.now) : 0u;
-        }
+        const auto numerator_of = [this, now = c.now](const J& j) noexcept {
+            const auto accrue = static_cast<std::int64_t>(job_traits<J>::accrue_time(j));
+            return accrue != 0 ? numerator(accrue, now) : 0u;
+        };
         if (!std::is_constant_evaluated() && N % 2 == 0) {
             const auto divisor = simd::f64x2::all(d);
-            for (std::size_t i = 0; i < N; i += 2) (simd::f64x2::of_u32(num[i], num[i + 1]) / divisor).store(out.data() + i);
+            for (std::size_t i = 0; i < N; i += 2)
+                (simd::f64x2::of_u32(numerator_of(jobs[i]), numerator_of(jobs[i + 1])) / divisor).store(out.data() + i);
             return;
         }
-        for (std::size_t i = 0; i < N; ++i) out[i] = static_cast<double>(num[i]) / d;
+        for (std::size_t i = 0; i < N; ++i) out[i] = static_cast<double>(numerator_of(jobs[i])) / d;
     }
 
 private:

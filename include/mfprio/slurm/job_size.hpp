@@ -127,12 +127,26 @@ private:
         using simd::f64x2;
         const f64x2 vn = f64x2::all(static_cast<double>(nodes_total)), vc = f64x2::all(static_cast<double>(cpus_total));
         const f64x2 half = f64x2::all(0.5), one = f64x2::all(1.0);
+        const f64x2 zero;
         for (std::size_t i = 0; i < N; i += 2) {
-            const counts x = counts_of(jobs[i], nodes_total, cpus_total);
-            const counts y = counts_of(jobs[i + 1], nodes_total, cpus_total);
-            const f64x2 a = f64x2::of_u32(x.nodes, y.nodes) / vn;
-            const f64x2 both = (a + f64x2::of_u32(x.cpus, y.cpus) / vc) * half;
-            min(one, simd::select(f64x2::mask(x.has_cpus, y.has_cpus), both, a)).store(out.data() + i);
+            const auto n0 = static_cast<std::uint32_t>(job_traits<J>::min_nodes(jobs[i]));
+            const auto n1 = static_cast<std::uint32_t>(job_traits<J>::min_nodes(jobs[i + 1]));
+            const auto c0 = static_cast<std::uint32_t>(job_traits<J>::cpus(jobs[i]));
+            const auto c1 = static_cast<std::uint32_t>(job_traits<J>::cpus(jobs[i + 1]));
+            f64x2 nodes, cpus;
+            if (favor_small) { // as `counts_of`
+                nodes = f64x2::of_u32((nodes_wrap || nodes_total > n0) ? nodes_total - n0 : 0u,
+                                      (nodes_wrap || nodes_total > n1) ? nodes_total - n1 : 0u);
+                cpus = f64x2::of_u32(cpus_total - c0, cpus_total - c1);
+            } else {
+                nodes = f64x2::of_u32(n0, n1);
+                cpus = f64x2::of_u32(c0, c1);
+            }
+            const f64x2 a = nodes / vn;
+            const f64x2 both = (a + cpus / vc) * half;
+            // Favouring large jobs the CPU counts are in `cpus` already: c != 0 is c' != 0.
+            const f64x2 has_cpus = favor_small ? f64x2::mask(c0 != 0, c1 != 0) : cpus != zero;
+            min(one, simd::select(has_cpus, both, a)).store(out.data() + i);
         }
     }
 };
