@@ -24,6 +24,7 @@
 #include <mfprio/config/slurm_conf.hpp>
 #include <mfprio/config/slurm_fairshare.hpp>
 #include <mfprio/config/slurm_model.hpp>
+#include <mfprio/config/slurm_stored.hpp>
 #include <mfprio/config/text.hpp>
 #include <mfprio/config/slurm_native.hpp>
 #include <mfprio/report/sprio.hpp>
@@ -512,10 +513,37 @@ inline constexpr std::string_view sprio_help =
     "\n"
     "Example: mfprio sprio --live -l --save bundle; later: mfprio sprio --from bundle -l\n";
 
+/// The time sprio's factors stand for (slurmctld's last recalculation for a cluster's own
+/// outputs, else the current time, unless --now says), and when sprio asked (the capture's
+/// time where known).
+struct sprio_times {
+    std::int64_t calc = 0;
+    std::int64_t listed = 0;
+    bool from_cluster = false; ///< calc is the cluster's own recalculation time
+};
+
+[[nodiscard]] inline sprio_times times_of(const cluster_inputs& ci, std::optional<std::int64_t> now) {
+    sprio_times t;
+    t.from_cluster = !now && ci.calc_time;
+    t.calc = now ? *now : ci.calc_time ? *ci.calc_time : static_cast<std::int64_t>(std::time(nullptr));
+    t.listed = !now && ci.captured && *ci.captured >= t.calc ? *ci.captured : t.calc;
+    return t;
+}
+
+/// Places each job's stored priority in time (config/slurm_stored.hpp) when the factors stand
+/// for the cluster's own last recalculation; nothing otherwise (files, or --now).
+[[nodiscard]] inline config::stored_priorities place_stored(loaded_cluster& lc, const sprio_times& t) {
+    if (!t.from_cluster) return {};
+    const double slack = lc.fairshare_taken ? static_cast<double>(lc.model.weights.fairshare) * 5e-7 : 0.0;
+    return config::place_stored_priorities(lc.model, t.calc, t.listed, slack);
+}
+
 /// `--verify`: each pending job's priority as slurmctld holds it against mfprio's, for the
 /// partition slurmctld computed it for (a multi-partition job's stored priority is the one of
-/// one of its partitions: any of them matches). Lists every difference.
-inline void verify_priorities(const loaded_cluster& lc, std::span<const report::sprio_row> rows, outcome& o) {
+/// one of its partitions: any of them matches). Lists every difference, and the jobs whose
+/// stored priority was placed otherwise than at the last recalculation.
+inline void verify_priorities(const loaded_cluster& lc, std::span<const report::sprio_row> rows,
+                              const config::stored_priorities& placed, outcome& o) {
     const auto& m = lc.model;
     std::size_t compared = 0, differ = 0;
     for (std::size_t k = 0; k < m.jobs.size(); ++k) {
@@ -526,8 +554,19 @@ inline void verify_priorities(const loaded_cluster& lc, std::span<const report::
             if (r.job_id == id) ours.push_back(static_cast<long long>(r.priority()));
         if (ours.empty()) continue; // not listed by sprio: not recalculated
         ++compared;
+        const auto origin = k < placed.origin.size() ? placed.origin[k] : config::priority_origin::unknown;
+        if (origin == config::priority_origin::administrator) {
+            o.out += "job " + std::to_string(id) + ": " + std::to_string(*m.current_priorities[k]) +
+                     ": set by an administrator (inferred)\n";
+            continue;
+        }
+        if (origin == config::priority_origin::without_age)
+            o.out += "job " + std::to_string(id) + ": computed since the last recalculation, before it accrued age\n";
+        else if (origin == config::priority_origin::updated)
+            o.out += "job " + std::to_string(id) + ": computed at an update since the last recalculation (at " +
+                     std::to_string(placed.computed_at[k]) + ", inferred)\n";
         const long long theirs = *m.current_priorities[k];
-        if (std::find(ours.begin(), ours.end(), theirs) != ours.end()) continue;
+        if (m.jobs[k].admin_priority != 0 || std::find(ours.begin(), ours.end(), theirs) != ours.end()) continue;
         ++differ;
         std::string list;
         for (const long long v : ours) list += (list.empty() ? "" : ", ") + std::to_string(v);
@@ -606,8 +645,10 @@ inline outcome run_sprio(std::span<const std::string_view> args, const slurm_sou
     auto lc = load_cluster(*ci, copt.fs, o, copt.live || !copt.from.empty());
     if (!lc) return o;
     opt.slurm_version = version_number(lc->slurm_version);
+    const sprio_times times = times_of(*ci, now);
+    const auto placed = place_stored(*lc, times);
     const auto& model = lc->model;
-    const std::int64_t t = now ? *now : ci->calc_time ? *ci->calc_time : static_cast<std::int64_t>(std::time(nullptr));
+    const std::int64_t t = times.calc;
     if (copt.live && !now && !ci->calc_time)
         o.err += "mfprio sprio: warning: the time of slurmctld's last priority recalculation is unknown "
                  "(StateSaveLocation/priority_last_decay_ran is not readable here); the factors are computed "
@@ -616,10 +657,10 @@ inline outcome run_sprio(std::span<const std::string_view> args, const slurm_sou
     const auto engine = model.engine();
     auto rows = report::sprio_rows(engine, model.cluster, std::span<const job>(model.jobs),
                                    std::span<const slurm::job_lists>(model.lists), ctx, model.settings.flags,
-                                   model.user_names, model.begin_times);
+                                   model.user_names, model.begin_times, times.listed);
     const report::sprio_weights w{model.weights, model.tres_weight_text};
     if (verify) {
-        verify_priorities(*lc, rows, o);
+        verify_priorities(*lc, rows, placed, o);
         return o;
     }
     if (explain) {

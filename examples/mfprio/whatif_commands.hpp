@@ -242,13 +242,14 @@ struct whatif_result {
 namespace detail {
 
 /// The queue of a model as sprio would list it (eligible pending jobs), in Slurm's order.
-[[nodiscard]] inline std::vector<slurm::queue_entry> queue_of(const config::slurm_model& m, std::int64_t now) {
+[[nodiscard]] inline std::vector<slurm::queue_entry> queue_of(const config::slurm_model& m, std::int64_t now,
+                                                              std::int64_t listed_at) {
     const auto ctx = m.context(now);
     std::vector<slurm::queue_entry> all;
     slurm::build_queue(m.engine(), std::span<const job>(m.jobs), std::span<const slurm::job_lists>(m.lists), ctx, all);
     std::erase_if(all, [&](const slurm::queue_entry& e) {
         const std::int64_t begin = m.begin_times[e.job_index];
-        return begin == 0 || begin > now;
+        return begin == 0 || begin > listed_at;
     });
     return all;
 }
@@ -281,12 +282,15 @@ inline std::uint64_t inversions(std::vector<std::size_t>& v, std::vector<std::si
 
 } // namespace detail
 
-/// Compares the queues of two models of the same jobs at `now`. Entries that only one side
+/// Compares the queues of two models of the same jobs at `now`, listing the jobs eligible at
+/// `listed_at` (default: `now`). Entries that only one side
 /// lists are left out, and each side's entries are numbered 1..n among the others, so that
 /// such an entry does not count as a move of everything after it.
 [[nodiscard]] inline whatif_result compare_queues(const config::slurm_model& before, const config::slurm_model& after,
-                                                  std::int64_t now) {
-    const auto a = detail::queue_of(before, now), b = detail::queue_of(after, now);
+                                                  std::int64_t now,
+                                                  std::optional<std::int64_t> listed_at = std::nullopt) {
+    const std::int64_t listed = listed_at.value_or(now);
+    const auto a = detail::queue_of(before, now, listed), b = detail::queue_of(after, now, listed);
     std::vector<std::pair<std::uint64_t, std::size_t>> new_pos(b.size()); // key, position in b
     for (std::size_t i = 0; i < b.size(); ++i) new_pos[i] = {detail::entry_key(b[i]), i};
     std::sort(new_pos.begin(), new_pos.end());
@@ -559,7 +563,21 @@ inline outcome run_whatif(std::span<const std::string_view> args) {
                            !pc->conf.flags.has(slurm::priority_flag::depth_oblivious);
     bool taken = fairshare_taken(copt.fs, cluster_output, ci->assoc, fair_tree, pc->conf, pc->assoc);
     if (applied.fairshare) taken = false;
-    std::int64_t t = now ? *now : ci->calc_time ? *ci->calc_time : static_cast<std::int64_t>(std::time(nullptr));
+    const sprio_times times = times_of(*ci, now);
+    std::int64_t t = times.calc;
+    // Each job's stored priority placed in time on the cluster as read (jobs submitted or
+    // updated since the last recalculation, administrator-set priorities); both sides keep
+    // those placements, and a later pass (--after) keeps the administrator-set ones.
+    std::optional<loaded_cluster> present;
+    config::stored_priorities placed;
+    if (times.from_cluster) {
+        present.emplace();
+        auto m = build_model(*pc, taken, o);
+        if (!m) return o;
+        present->model = std::move(*m);
+        present->fairshare_taken = taken;
+        placed = place_stored(*present, times);
+    }
     if (after_s) {
         // Both sides a while later: usage decayed and charged by the running jobs under each
         // side's configuration, fair-share recomputed from it, every job aged.
@@ -587,7 +605,13 @@ inline outcome run_whatif(std::span<const std::string_view> args) {
     if (!before) return o;
     auto after = build_model(changed, taken, o);
     if (!after) return o;
-    const whatif_result r = compare_queues(*before, *after, t);
+    if (present) {
+        for (config::slurm_model* side : {&*before, &*after}) {
+            if (after_s) config::keep_administrator_priorities(placed, present->model, *side);
+            else config::keep_placements(placed, present->model, *side);
+        }
+    }
+    const whatif_result r = compare_queues(*before, *after, t, std::max(t, times.listed));
 
     // Names of an entry, from the model before the change (the same jobs on both sides).
     const auto& m = *before;

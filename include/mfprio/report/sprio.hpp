@@ -69,35 +69,47 @@ struct sprio_weights {
 /// and that have a partition.
 /// `begin`, when given, is the time the job became eligible (Slurm's begin time, or the
 /// submit time under ACCRUE_ALWAYS); without it the job's accrue time stands for it.
+/// `listed_at` is when sprio asks (its own clock, not the recalculation's); without it, the
+/// context's time.
 template <class J>
 [[nodiscard]] bool listed_by_sprio(const J& j, const slurm::context& c, slurm::priority_flags flags,
-                                   std::optional<std::int64_t> begin = std::nullopt) {
+                                   std::optional<std::int64_t> begin = std::nullopt,
+                                   std::optional<std::int64_t> listed_at = std::nullopt) {
     if (!slurm::recalculated_periodically(j, flags)) return false;
     if (job_traits<J>::state(j) == job_state::held) return false;
     const std::int64_t use = begin ? *begin
         : flags.has(slurm::priority_flag::accrue_always)
         ? static_cast<std::int64_t>(job_traits<J>::submit_time(j))
         : static_cast<std::int64_t>(job_traits<J>::accrue_time(j));
-    if (use == 0 || use > c.now) return false;
+    if (use == 0 || use > listed_at.value_or(c.now)) return false;
     return c.partition(static_cast<std::uint32_t>(job_traits<J>::partition(j))) != nullptr;
 }
 
 /// Builds sprio's rows for `jobs`: one per (partition, QOS) entry of each listed job, in the
 /// job's partition-then-QOS order. `lists[k]` holds the partition and QOS lists of `jobs[k]`
 /// (empty `lists`: no job has any). `user_names` maps job user ids to names. `begin_times`,
-/// when not empty, holds each job's begin time for the listing test (see `listed_by_sprio`).
+/// when not empty, holds each job's begin time for the listing test (see `listed_by_sprio`),
+/// and `listed_at` when sprio asks (default: the context's time).
+///
+/// A job with an administrator-set priority is one row per partition. For a single-partition
+/// job sprio prints that priority and every factor 0. A multi-partition job's rows carry the
+/// factors slurmctld cleared instead (`_filter_job` copies them and fills in each partition's
+/// term): the partition term alone, SITE and NICE at their cleared value minus NICE_OFFSET
+/// (-2147483648), and the partition term as the priority.
 template <slurm::slurm_engine E>
 [[nodiscard]] std::vector<sprio_row> sprio_rows(const E& e, const slurm::cluster& cl, std::span<const job> jobs,
                                                 std::span<const slurm::job_lists> lists, const slurm::context& c,
                                                 slurm::priority_flags flags, std::span<const std::string> user_names,
-                                                std::span<const std::int64_t> begin_times = {}) {
+                                                std::span<const std::int64_t> begin_times = {},
+                                                std::optional<std::int64_t> listed_at = std::nullopt) {
     MFPRIO_ASSERT(lists.empty() || lists.size() == jobs.size());
     std::vector<sprio_row> rows;
     const auto& tres = e.template term_of<slurm::tres_factor>().factor;
     for (std::size_t k = 0; k < jobs.size(); ++k) {
         const job& j = jobs[k];
         if (!listed_by_sprio(j, c, flags,
-                             k < begin_times.size() ? std::optional<std::int64_t>(begin_times[k]) : std::nullopt))
+                             k < begin_times.size() ? std::optional<std::int64_t>(begin_times[k]) : std::nullopt,
+                             listed_at))
             continue;
         const slurm::job_lists l = k < lists.size() ? lists[k] : slurm::job_lists{};
         const auto parts = l.partitions;
@@ -117,7 +129,15 @@ template <slurm::slurm_engine E>
                 r.direct_priority = j.admin_priority;
                 r.site = j.site_factor;
                 r.nice = j.nice;
-                if (j.admin_priority == 0) {
+                if (j.admin_priority != 0 && parts.size() > 1) {
+                    constexpr std::int64_t cleared = -2147483648LL; // 0 - NICE_OFFSET
+                    r.direct_priority = 0;
+                    r.site = cleared;
+                    r.nice = cleared;
+                    r.factors.partition = p;
+                    r.factors.qos = q;
+                    r.factors.part = slurm::breakdown(e, j, c, p, q).part;
+                } else if (j.admin_priority == 0) {
                     r.factors = slurm::breakdown(e, j, c, p, q);
                     if (tres.count != 0)
                         tres.each(j, p, c, [&](const slurm::tres_weight_entry& te, double, double weighted) {
