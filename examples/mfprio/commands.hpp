@@ -254,7 +254,15 @@ inline std::optional<parsed_cluster> parse_cluster(const cluster_inputs& ci, out
     auto conf = config::read_slurm_conf_inputs(ci.conf, &version);
     if (!conf) return fail(conf.error());
     if (pc.slurm_version.empty()) pc.slurm_version = version;
-    auto qos = config::parse_qos_table(config::detail::without_bom(ci.qos->text), ci.qos->name);
+    // The QOS from sacctmgr where given, else from slurmctld's own assoc_mgr (no slurmdbd
+    // needed; it prints no UsageFactor, which only charging usage reads).
+    auto qos = [&]() -> expected<config::qos_table> {
+        if (ci.qos) return config::parse_qos_table(config::detail::without_bom(ci.qos->text), ci.qos->name);
+        for (const auto& a : ci.assoc)
+            if (config::detect_kind(a.text) == config::input_kind::assoc_mgr) return config::read_assoc_mgr_qos(a);
+        return input_error{ci.assoc.front().name, 0, 0, "QOS",
+                           "no QOS: give `sacctmgr show qos -P` output or `scontrol show assoc_mgr flags=assoc,qos`"};
+    }();
     if (!qos) return fail(qos.error());
     auto assoc = config::read_assoc_inputs(ci.assoc);
     if (!assoc) return fail(assoc.error());
@@ -370,7 +378,8 @@ struct cluster_options {
     std::string save;        ///< --save DIR
     std::string version;     ///< --slurm-version
     fairshare_source fs = fairshare_source::automatic;
-    int timeout = 60;        ///< --timeout seconds for each Slurm command
+    int timeout = 60;        ///< --timeout seconds for the Slurm commands, together
+    bool usage_factors = false; ///< --live also asks sacctmgr for the QOS UsageFactor (charging usage)
 };
 
 /// Reads the option at `args[i]` into `c` when it is one of these, advancing `i` past its
@@ -429,7 +438,9 @@ inline std::optional<cluster_inputs> gather_inputs(const cluster_options& c, boo
     std::optional<cluster_inputs> ci;
     if (c.live) {
         std::string err;
-        ci = capture_live(err, c.timeout);
+        std::string notes;
+        ci = capture_live(err, c.timeout, c.usage_factors, &notes);
+        if (!notes.empty()) o.err += "mfprio " + std::string(cmd) + " --live: warning: " + notes;
         if (!ci) {
             o.status = exit_data;
             o.err += "mfprio " + std::string(cmd) + " --live: " + err + "\n";

@@ -268,25 +268,14 @@ struct line_counter {
 // ---------------------------------------------------------------------------------------
 // Files by kind
 
-/// Reads the file at `path` as a `conf_input` ("-" is standard input).
+/// Reads the file at `path` as a `conf_input` ("-" is standard input) through the checked
+/// loader (config::read_text_file: at most 1 GiB, no NUL byte, a directory refused), with
+/// room after the text for simdjson's padding.
 [[nodiscard]] inline expected<config::conf_input> read_input(const std::string& path) {
-    if (path == "-") {
-        std::string text;
-        char buf[65536];
-        std::size_t n = 0;
-        while ((n = std::fread(buf, 1, sizeof buf, stdin)) > 0) text.append(buf, n);
-        return config::conf_input{std::move(text), "<stdin>"};
-    }
-    // Read with room for simdjson's padding, so that a large squeue --json is parsed in place.
-    std::ifstream f(path, std::ios::binary | std::ios::ate);
-    if (!f) return input_error{path, 0, 0, {}, "cannot open file"};
-    const auto size = static_cast<std::size_t>(f.tellg());
-    std::string text;
-    text.reserve(size + simdjson::SIMDJSON_PADDING);
-    text.resize(size);
-    f.seekg(0);
-    if (size != 0 && !f.read(text.data(), static_cast<std::streamsize>(size))) return input_error{path, 0, 0, {}, "cannot read file"};
-    return config::conf_input{std::move(text), path};
+    auto text = config::read_text_file(path);
+    if (!text) return text.error();
+    text->reserve(text->size() + simdjson::SIMDJSON_PADDING);
+    return config::conf_input{std::move(*text), path == "-" ? std::string("<stdin>") : path};
 }
 
 /// A jobs input: a text in memory, or a large file mapped (a 100,000-job squeue --json is
@@ -363,88 +352,186 @@ struct jobs_source {
 // ---------------------------------------------------------------------------------------
 // Bundles and --live
 
-/// A bundle's files: the command that writes each, and its file name.
+/// A bundle's files: the command that writes each, and its file name. The jobs come from
+/// `squeue -r -O` with the fields of config::squeue_format (a tenth of `squeue --json`'s
+/// bytes, and as fast as sprio's own request); the QOS and association priorities from
+/// slurmctld's assoc_mgr, so that nothing here needs slurmdbd.
 struct bundle_file {
     std::string_view name;
     std::vector<std::string_view> command;
 };
 
 inline const std::vector<bundle_file>& bundle_files() {
+    static const std::string squeue_fields(config::squeue_format);
     static const std::vector<bundle_file> files = {
         {"scontrol_show_config.txt", {"scontrol", "show", "config"}},
         {"scontrol_show_partition.txt", {"scontrol", "-o", "show", "partition"}},
         {"scontrol_show_node.txt", {"scontrol", "-o", "show", "node"}},
-        {"sacctmgr_show_qos.txt", {"sacctmgr", "-P", "show", "qos"}},
         {"sshare_a_l_P.txt", {"sshare", "-a", "-l", "-P"}},
         {"scontrol_show_assoc_mgr.txt", {"scontrol", "show", "assoc_mgr", "flags=assoc,qos"}},
-        {"sacctmgr_show_assoc.txt", {"sacctmgr", "-P", "show", "assoc"}},
-        {"squeue.json", {"squeue", "-a", "--json"}},
+        {"squeue.txt", {"squeue", "-a", "-r", "-h", "-t", "PENDING,RUNNING,SUSPENDED", "-O", squeue_fields}},
     };
     return files;
 }
+
+/// Optional bundle files, read when present: sacctmgr's QOS (with UsageFactor) and
+/// associations, and the jobs in the other forms a capture may hold.
+inline constexpr std::string_view optional_bundle_files[] = {"sacctmgr_show_qos.txt", "sacctmgr_show_assoc.txt",
+                                                              "squeue.json", "scontrol_show_job.txt"};
 
 /// The inputs of a cluster, from a bundle or the cluster itself.
 struct cluster_inputs {
     std::vector<config::conf_input> conf;   ///< slurm.conf-like texts
     std::vector<config::conf_input> assoc;  ///< sshare / assoc_mgr / sacctmgr texts
-    std::optional<config::conf_input> qos;  ///< sacctmgr show qos -P
-    std::optional<jobs_source> jobs;        ///< squeue --json / scontrol show job / table
+    std::optional<config::conf_input> qos;  ///< sacctmgr show qos -P (else assoc_mgr's QOS)
+    std::optional<jobs_source> jobs;        ///< squeue -O / squeue --json / scontrol show job / table
     std::string slurm_version;              ///< from meta or the inputs
     std::optional<std::int64_t> calc_time;  ///< slurmctld's last recalculation
-    std::optional<std::int64_t> captured;   ///< when the bundle was captured
+    std::optional<std::int64_t> captured;   ///< when the cluster's outputs were read
 };
 
-/// Reads `meta`'s key=value lines into `ci`.
-inline void read_meta(std::string_view text, cluster_inputs& ci) {
-    for (const auto& l : config::detail::split_lines(text)) {
-        const std::size_t eq = l.text.find('=');
-        if (eq == std::string_view::npos) continue;
-        const std::string_view k = config::trim(l.text.substr(0, eq)), v = config::trim(l.text.substr(eq + 1));
-        if (k == "slurm_version") ci.slurm_version = std::string(v);
-        else if (k == "priority_calc_time") ci.calc_time = config::parse_signed<std::int64_t>(v);
-        else if (k == "captured") ci.captured = config::parse_signed<std::int64_t>(v);
-    }
+/// A 64-bit FNV-1a digest of `text`, as the manifest's check of each file: it finds a file
+/// cut short, extended or edited (it is no defence against a forger).
+[[nodiscard]] inline std::uint64_t content_digest(std::string_view text) noexcept {
+    std::uint64_t h = 14695981039346656037ull;
+    for (const unsigned char c : text) h = (h ^ c) * 1099511628211ull;
+    return h;
 }
 
-/// Files a bundle needs: the configuration, the QOS, the associations and the jobs.
-/// `scontrol_show_job.txt` stands in for `squeue.json` when that is missing.
+[[nodiscard]] inline std::string hex64(std::uint64_t v) {
+    char buf[17];
+    std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(v));
+    return buf;
+}
+
+/// Reads `meta`'s key=value lines into `ci`. Each value is checked as the option it stands
+/// for: priority_calc_time and captured as --now (1970..9999), slurm_version as
+/// --slurm-version.
+[[nodiscard]] inline std::optional<input_error> read_meta(std::string_view text, const std::string& name,
+                                                          cluster_inputs& ci) {
+    for (const auto& l : config::detail::split_lines(text)) {
+        const std::size_t eq = l.text.find('=');
+        if (config::trim(l.text).empty()) continue;
+        if (eq == std::string_view::npos)
+            return config::make_error(name, l.number, 1, {}, "not a key=value line");
+        const std::string_view k = config::trim(l.text.substr(0, eq)), v = config::trim(l.text.substr(eq + 1));
+        const auto time_value = [&]() -> std::optional<std::int64_t> {
+            const auto t = config::parse_signed<std::int64_t>(v);
+            if (!t || *t < 0 || *t > config::max_epoch) return std::nullopt;
+            return t;
+        };
+        if (k == "slurm_version") {
+            ci.slurm_version = std::string(v);
+        } else if (k == "priority_calc_time" || k == "captured") {
+            const auto t = time_value();
+            if (!t)
+                return config::make_error(name, l.number, eq + 2, std::string(k),
+                                          "'" + std::string(v) + "' is not a time in epoch seconds from 1970 to 9999");
+            (k == "captured" ? ci.captured : ci.calc_time) = *t;
+        }
+    }
+    return std::nullopt;
+}
+
+/// The manifest of a bundle: one line per file, `file NAME SIZE DIGEST` (content_digest in
+/// hex), after a first line `mfprio-bundle 1`.
+[[nodiscard]] inline std::string manifest_text(std::span<const std::pair<std::string, std::string_view>> files) {
+    std::string out = "mfprio-bundle 1\n";
+    for (const auto& [name, text] : files)
+        out += "file " + name + " " + std::to_string(text.size()) + " " + hex64(content_digest(text)) + "\n";
+    return out;
+}
+
+/// Reads a bundle written by --save (or tests/live/capture.sh): the manifest says which files
+/// it holds and their sizes and digests; a missing, cut or altered file is refused, naming
+/// it, and so is a bundle without a manifest or a meta with the recalculation's time.
+/// `scontrol_show_job.txt` or `squeue.json` stand in for `squeue.txt`, sacctmgr's QOS and
+/// associations are read when the bundle has them.
 [[nodiscard]] inline expected<cluster_inputs> read_bundle(const std::string& dir) {
     cluster_inputs ci;
     namespace fs = std::filesystem;
     std::error_code ec;
     if (!fs::is_directory(dir, ec)) return input_error{dir, 0, 0, {}, "not a directory (--from takes a bundle written by --save)"};
     const auto path = [&](std::string_view name) { return (fs::path(dir) / name).string(); };
-    const auto exists = [&](std::string_view name) { return fs::exists(path(name), ec); };
-    const auto get = [&](std::string_view name) -> expected<config::conf_input> { return read_input(path(name)); };
+    const std::string manifest_path = path("manifest");
+    auto manifest = config::read_text_file(manifest_path);
+    if (!manifest)
+        return input_error{manifest_path, 0, 0, {},
+                           manifest.error().message == "cannot open file"
+                               ? "missing: not a whole bundle (--save writes one with its manifest)"
+                               : manifest.error().message};
+    // The files the manifest lists, each read and checked.
+    std::vector<std::pair<std::string, std::string>> files; // name, text
+    bool header = false;
+    for (const auto& l : config::detail::split_lines(*manifest)) {
+        if (config::trim(l.text).empty()) continue;
+        if (!header) {
+            if (config::trim(l.text) != "mfprio-bundle 1")
+                return config::make_error(manifest_path, l.number, 1, {}, "not an mfprio bundle manifest (its first line is 'mfprio-bundle 1')");
+            header = true;
+            continue;
+        }
+        const auto f = config::split(config::trim(l.text), ' ');
+        std::optional<std::uint64_t> size;
+        if (f.size() == 4) size = config::parse_unsigned<std::uint64_t>(f[2]);
+        if (f.size() != 4 || f[0] != "file" || f[1].empty() || f[1].find('/') != std::string_view::npos ||
+            f[1] == "." || f[1] == ".." || !size || f[3].size() != 16)
+            return config::make_error(manifest_path, l.number, 1, {}, "not a 'file NAME SIZE DIGEST' line");
+        const std::string name(f[1]), p = path(name);
+        auto text = config::read_text_file(p);
+        if (!text) {
+            if (text.error().message == "cannot open file")
+                return input_error{p, 0, 0, {}, "missing from the bundle (its manifest lists it)"};
+            return text.error();
+        }
+        if (text->size() != *size)
+            return input_error{p, 0, 0, {}, "has " + std::to_string(text->size()) + " bytes, the manifest says " +
+                                                std::string(f[2]) + ": cut short or changed since it was saved"};
+        if (hex64(content_digest(*text)) != f[3])
+            return input_error{p, 0, 0, {}, "its content differs from what the manifest recorded: changed since it was saved"};
+        files.emplace_back(name, std::move(*text));
+    }
+    if (!header) return input_error{manifest_path, 0, 0, {}, "empty: not a whole bundle"};
+    const auto take = [&](std::string_view name) -> std::optional<config::conf_input> {
+        for (auto& [n, t] : files)
+            if (n == name) return config::conf_input{std::move(t), path(name)};
+        return std::nullopt;
+    };
+    const auto required = [&](std::string_view name) -> expected<config::conf_input> {
+        if (auto in = take(name)) return std::move(*in);
+        return input_error{manifest_path, 0, 0, {}, "does not list " + std::string(name) + ", which a bundle needs"};
+    };
     for (const std::string_view n : {"scontrol_show_config.txt", "scontrol_show_node.txt", "scontrol_show_partition.txt"}) {
-        if (!exists(n)) return input_error{path(n), 0, 0, {}, "missing from the bundle"};
-        auto in = get(n);
+        auto in = required(n);
         if (!in) return in.error();
         ci.conf.push_back(std::move(*in));
     }
-    for (const std::string_view n : {"sshare_a_l_P.txt", "scontrol_show_assoc_mgr.txt", "sacctmgr_show_assoc.txt"}) {
-        if (!exists(n)) {
-            if (n == "sshare_a_l_P.txt") return input_error{path(n), 0, 0, {}, "missing from the bundle"};
-            continue;
-        }
-        auto in = get(n);
+    {
+        auto in = required("sshare_a_l_P.txt");
         if (!in) return in.error();
         ci.assoc.push_back(std::move(*in));
     }
-    if (!exists("sacctmgr_show_qos.txt")) return input_error{path("sacctmgr_show_qos.txt"), 0, 0, {}, "missing from the bundle"};
-    auto qos = get("sacctmgr_show_qos.txt");
-    if (!qos) return qos.error();
-    ci.qos = std::move(*qos);
-    const std::string_view jobs = exists("squeue.json") ? "squeue.json" : "scontrol_show_job.txt";
-    if (!exists(jobs)) return input_error{path("squeue.json"), 0, 0, {}, "missing from the bundle"};
-    auto j = read_jobs_source(path(jobs));
-    if (!j) return j.error();
-    ci.jobs = std::move(*j);
-    if (exists("meta")) {
-        auto m = config::read_text_file(path("meta"));
-        if (!m) return m.error();
-        read_meta(*m, ci);
-    }
+    for (const std::string_view n : {"scontrol_show_assoc_mgr.txt", "sacctmgr_show_assoc.txt"})
+        if (auto in = take(n)) ci.assoc.push_back(std::move(*in));
+    ci.qos = take("sacctmgr_show_qos.txt");
+    if (!ci.qos && !std::any_of(ci.assoc.begin(), ci.assoc.end(), [](const config::conf_input& a) {
+            return config::detect_kind(a.text) == config::input_kind::assoc_mgr;
+        }))
+        return input_error{manifest_path, 0, 0, {}, "lists neither scontrol_show_assoc_mgr.txt nor sacctmgr_show_qos.txt: no QOS"};
+    for (const std::string_view n : {"squeue.txt", "squeue.json", "scontrol_show_job.txt"})
+        if (auto in = take(n)) {
+            in->text.reserve(in->text.size() + simdjson::SIMDJSON_PADDING);
+            ci.jobs = jobs_source(std::move(*in));
+            break;
+        }
+    if (!ci.jobs) return input_error{manifest_path, 0, 0, {}, "lists no jobs (squeue.txt, squeue.json or scontrol_show_job.txt)"};
+    const std::string meta_path = path("meta");
+    auto m = take("meta");
+    if (!m) return input_error{meta_path, 0, 0, {}, "not listed in the manifest: the bundle's times are unknown"};
+    if (auto e = read_meta(m->text, meta_path, ci)) return *e;
+    if (!ci.calc_time)
+        return input_error{meta_path, 0, 0, "priority_calc_time",
+                           "missing: the time of slurmctld's recalculation the factors stand for"};
     return ci;
 }
 
@@ -455,83 +542,181 @@ struct command_output {
     std::string err;   ///< standard error (or why it could not run)
 };
 
-/// Runs `argv` (searched in PATH) with no input, collecting its outputs; kills it after
-/// `timeout_s` seconds.
-[[nodiscard]] inline command_output run_command(const std::vector<std::string_view>& argv, int timeout_s = 60) {
-    command_output r;
-    int out_pipe[2], err_pipe[2];
-    if (pipe(out_pipe) != 0) {
-        r.err = std::strerror(errno);
-        return r;
-    }
-    if (pipe(err_pipe) != 0) {
-        r.err = std::strerror(errno);
-        close(out_pipe[0]);
-        close(out_pipe[1]);
-        return r;
-    }
-    std::vector<std::string> args(argv.begin(), argv.end());
-    std::vector<char*> cargs;
-    for (auto& a : args) cargs.push_back(a.data());
-    cargs.push_back(nullptr);
-    const pid_t pid = fork();
-    if (pid < 0) {
-        r.err = std::strerror(errno);
-        for (const int fd : {out_pipe[0], out_pipe[1], err_pipe[0], err_pipe[1]}) close(fd);
-        return r;
-    }
-    if (pid == 0) {
-        const int devnull = open("/dev/null", O_RDONLY);
-        if (devnull >= 0) dup2(devnull, 0);
-        dup2(out_pipe[1], 1);
-        dup2(err_pipe[1], 2);
-        for (const int fd : {out_pipe[0], out_pipe[1], err_pipe[0], err_pipe[1]}) close(fd);
-        execvp(cargs[0], cargs.data());
-        std::fprintf(stderr, "cannot run %s: %s\n", cargs[0], std::strerror(errno));
-        _exit(127);
-    }
-    close(out_pipe[1]);
-    close(err_pipe[1]);
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_s);
-    pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
-    bool timed_out = false;
-    char buf[65536];
-    while (fds[0].fd >= 0 || fds[1].fd >= 0) {
-        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
-        if (left <= 0) {
-            timed_out = true;
-            break;
+/// The most a command's standard output may print (the readers' own bound), and its
+/// standard error.
+inline constexpr std::size_t max_command_output = config::max_input_bytes;
+inline constexpr std::size_t max_command_errors = std::size_t{1} << 20;
+
+/// Runs the commands `argvs` (each searched in PATH) at once, each with no input and in a
+/// process group of its own, collecting their outputs until all have exited, or until
+/// `timeout_s` seconds have passed for all of them together: then every group still running
+/// (the command and whatever it started) is killed. An output past its bound kills its group
+/// too. Nothing is left running when this returns.
+[[nodiscard]] inline std::vector<command_output> run_commands(const std::vector<std::vector<std::string_view>>& argvs,
+                                                              int timeout_s = 60) {
+    const std::size_t n = argvs.size();
+    std::vector<command_output> r(n);
+    std::vector<pid_t> pids(n, -1);
+    std::vector<int> fds(2 * n, -1); // out, err of each
+    std::vector<bool> exited(n, false), killed(n, false), over(n, false);
+    for (std::size_t i = 0; i < n; ++i) {
+        int out_pipe[2], err_pipe[2];
+        if (pipe2(out_pipe, O_CLOEXEC) != 0) {
+            r[i].err = std::strerror(errno);
+            exited[i] = true;
+            continue;
         }
-        const int n = poll(fds, 2, static_cast<int>(left));
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) continue;
-        for (int i = 0; i < 2; ++i) {
-            if (fds[i].fd < 0 || fds[i].revents == 0) continue;
-            const ssize_t got = read(fds[i].fd, buf, sizeof buf);
-            if (got > 0) (i == 0 ? r.out : r.err).append(buf, static_cast<std::size_t>(got));
-            else {
-                close(fds[i].fd);
-                fds[i].fd = -1;
+        if (pipe2(err_pipe, O_CLOEXEC) != 0) {
+            r[i].err = std::strerror(errno);
+            close(out_pipe[0]);
+            close(out_pipe[1]);
+            exited[i] = true;
+            continue;
+        }
+        std::vector<std::string> args(argvs[i].begin(), argvs[i].end());
+        std::vector<char*> cargs;
+        for (auto& a : args) cargs.push_back(a.data());
+        cargs.push_back(nullptr);
+        const pid_t pid = fork();
+        if (pid < 0) {
+            r[i].err = std::strerror(errno);
+            for (const int fd : {out_pipe[0], out_pipe[1], err_pipe[0], err_pipe[1]}) close(fd);
+            exited[i] = true;
+            continue;
+        }
+        if (pid == 0) {
+            setpgid(0, 0);
+            const int devnull = open("/dev/null", O_RDONLY);
+            if (devnull >= 0) dup2(devnull, 0);
+            dup2(out_pipe[1], 1);
+            dup2(err_pipe[1], 2);
+            execvp(cargs[0], cargs.data());
+            std::fprintf(stderr, "cannot run %s: %s\n", cargs[0], std::strerror(errno));
+            _exit(127);
+        }
+        setpgid(pid, pid); // also here, so that a kill cannot come before the child's own call
+        pids[i] = pid;
+        close(out_pipe[1]);
+        close(err_pipe[1]);
+        fds[2 * i] = out_pipe[0];
+        fds[2 * i + 1] = err_pipe[0];
+    }
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_s);
+    const auto kill_group = [&](std::size_t i) {
+        if (pids[i] > 0 && !exited[i]) {
+            kill(-pids[i], SIGKILL);
+            killed[i] = true;
+        }
+    };
+    std::vector<char> buf(1 << 16);
+    for (;;) {
+        // Reap whatever has exited; a command is done when it has exited and its outputs are
+        // closed, or when it has exited and its group is gone.
+        for (std::size_t i = 0; i < n; ++i) {
+            if (exited[i] || pids[i] <= 0) continue;
+            int status = 0;
+            const pid_t w = waitpid(pids[i], &status, WNOHANG);
+            if (w == pids[i]) {
+                exited[i] = true;
+                if (WIFEXITED(status) && !killed[i]) r[i].status = WEXITSTATUS(status);
+                // Whatever the command left running in its group holds no claim on the result.
+                kill(-pids[i], SIGKILL);
             }
         }
+        std::vector<pollfd> p;
+        std::vector<std::size_t> which;
+        for (std::size_t k = 0; k < fds.size(); ++k)
+            if (fds[k] >= 0) {
+                const std::size_t i = k / 2;
+                if (exited[i]) {
+                    // Drain what is already there without waiting, then close.
+                    for (;;) {
+                        pollfd one{fds[k], POLLIN, 0};
+                        if (poll(&one, 1, 0) <= 0) break;
+                        const ssize_t got = read(fds[k], buf.data(), buf.size());
+                        if (got <= 0) break;
+                        std::string& to = k % 2 == 0 ? r[i].out : r[i].err;
+                        const std::size_t cap = k % 2 == 0 ? max_command_output : max_command_errors;
+                        if (to.size() + static_cast<std::size_t>(got) > cap) {
+                            over[i] = true;
+                            break;
+                        }
+                        to.append(buf.data(), static_cast<std::size_t>(got));
+                    }
+                    close(fds[k]);
+                    fds[k] = -1;
+                    continue;
+                }
+                p.push_back({fds[k], POLLIN, 0});
+                which.push_back(k);
+            }
+        bool running = false;
+        for (std::size_t i = 0; i < n; ++i) running = running || (pids[i] > 0 && !exited[i]);
+        if (!running && p.empty()) break;
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
+        if (left <= 0) {
+            for (std::size_t i = 0; i < n; ++i) kill_group(i);
+            for (std::size_t i = 0; i < n; ++i)
+                if (pids[i] > 0 && !exited[i]) {
+                    int status = 0;
+                    while (waitpid(pids[i], &status, 0) < 0 && errno == EINTR) {
+                    }
+                    exited[i] = true;
+                    r[i].status = -1;
+                    r[i].err += "(killed after " + std::to_string(timeout_s) + " s)";
+                }
+            for (int& fd : fds)
+                if (fd >= 0) {
+                    close(fd);
+                    fd = -1;
+                }
+            break;
+        }
+        // Wake at least every 50 ms to reap commands whose outputs another process holds open.
+        const int wait_ms = static_cast<int>(std::min<long long>(left, 50));
+        const int got = p.empty() ? poll(nullptr, 0, wait_ms) : poll(p.data(), p.size(), wait_ms);
+        if (got < 0 && errno != EINTR) break;
+        for (std::size_t x = 0; x < p.size(); ++x) {
+            if (p[x].revents == 0) continue;
+            const std::size_t k = which[x], i = k / 2;
+            const ssize_t n_read = read(fds[k], buf.data(), buf.size());
+            if (n_read <= 0) {
+                close(fds[k]);
+                fds[k] = -1;
+                continue;
+            }
+            std::string& to = k % 2 == 0 ? r[i].out : r[i].err;
+            const std::size_t cap = k % 2 == 0 ? max_command_output : max_command_errors;
+            if (to.size() + static_cast<std::size_t>(n_read) > cap) {
+                over[i] = true;
+                kill_group(i);
+                close(fds[2 * i]);
+                close(fds[2 * i + 1]);
+                fds[2 * i] = fds[2 * i + 1] = -1;
+                continue;
+            }
+            to.append(buf.data(), static_cast<std::size_t>(n_read));
+        }
     }
-    for (auto& f : fds)
-        if (f.fd >= 0) close(f.fd);
-    if (timed_out) kill(pid, SIGKILL);
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
-    if (timed_out) {
-        r.status = -1;
-        r.err += "(killed after " + std::to_string(timeout_s) + " s)";
-    } else if (WIFEXITED(status)) {
-        r.status = WEXITSTATUS(status);
-    }
+    for (std::size_t i = 0; i < n; ++i)
+        if (over[i]) {
+            r[i].status = -1;
+            r[i].out.clear();
+            r[i].err = "printed more than " + std::to_string(max_command_output) + " bytes on its output (or " +
+                       std::to_string(max_command_errors) + " on its errors), the most mfprio reads";
+        }
     return r;
 }
 
+/// Runs one command (see run_commands).
+[[nodiscard]] inline command_output run_command(const std::vector<std::string_view>& argv, int timeout_s = 60) {
+    return std::move(run_commands({argv}, timeout_s).front());
+}
+
 /// The time of slurmctld's last priority recalculation: the first 8 bytes (a big-endian
-/// 64-bit time) of StateSaveLocation/priority_last_decay_ran, when readable.
+/// 64-bit time) of StateSaveLocation/priority_last_decay_ran, when readable. The file is
+/// opened without blocking and read only when it is a regular file (a FIFO or a device there
+/// would hold the read).
 [[nodiscard]] inline std::optional<std::int64_t> last_decay_ran(std::string_view config_text) {
     std::string state;
     for (const auto& l : config::detail::split_lines(config_text)) {
@@ -540,40 +725,67 @@ struct command_output {
             state = std::string(config::trim(l.text.substr(eq + 1)));
     }
     if (state.empty()) return std::nullopt;
-    std::ifstream f(state + "/priority_last_decay_ran", std::ios::binary);
+    const int fd = open((state + "/priority_last_decay_ran").c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) return std::nullopt;
+    struct stat st {};
     unsigned char b[8];
-    if (!f.read(reinterpret_cast<char*>(b), 8)) return std::nullopt;
+    const bool ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && read(fd, b, 8) == 8;
+    close(fd);
+    if (!ok) return std::nullopt;
     std::uint64_t v = 0;
     for (const unsigned char c : b) v = (v << 8) | c;
     if (v == 0 || v > static_cast<std::uint64_t>(config::max_epoch)) return std::nullopt;
     return static_cast<std::int64_t>(v);
 }
 
-/// Runs the bundle's commands on this host's cluster. `err` gets the failing command, its
-/// status and its standard error.
-[[nodiscard]] inline std::optional<cluster_inputs> capture_live(std::string& err, int timeout_s = 60) {
+/// Runs the bundle's commands on this host's cluster, all at once, within `timeout_s`
+/// seconds together. `err` gets the failing command, its status and its standard error.
+/// `with_sacctmgr`: also sacctmgr's QOS (for the UsageFactor only it prints), skipped with a
+/// note in `notes` when sacctmgr fails (slurmdbd down).
+[[nodiscard]] inline std::optional<cluster_inputs> capture_live(std::string& err, int timeout_s = 60,
+                                                                bool with_sacctmgr = false, std::string* notes = nullptr) {
     cluster_inputs ci;
+    std::vector<std::vector<std::string_view>> commands;
+    for (const bundle_file& f : bundle_files()) commands.push_back(f.command);
+    static const std::vector<std::string_view> sacctmgr_qos = {"sacctmgr", "-P", "show", "qos"};
+    if (with_sacctmgr) commands.push_back(sacctmgr_qos);
+    auto outputs = run_commands(commands, timeout_s);
     ci.captured = static_cast<std::int64_t>(std::time(nullptr));
-    for (const bundle_file& f : bundle_files()) {
-        command_output r = run_command(f.command, timeout_s);
-        if (r.status != 0) {
-            std::string cmd;
-            for (const auto& a : f.command) cmd += (cmd.empty() ? "" : " ") + std::string(a);
-            err = "`" + cmd + "` " + (r.status < 0 ? std::string("failed") : "exited with status " + std::to_string(r.status));
-            if (!r.err.empty()) err += ": " + std::string(config::trim(r.err));
+    const auto text_of = [](const std::vector<std::string_view>& command) {
+        std::string cmd;
+        for (const auto& a : command) {
+            if (!cmd.empty()) cmd += ' ';
+            cmd.append(a);
+        }
+        return cmd;
+    };
+    for (std::size_t i = 0; i < commands.size(); ++i) {
+        command_output& r = outputs[i];
+        const bool optional = i >= bundle_files().size();
+        const std::string name = optional ? "sacctmgr_show_qos.txt" : std::string(bundle_files()[i].name);
+        std::optional<input_error> nul;
+        if (r.status == 0) nul = config::nul_byte_error(r.out, "`" + text_of(commands[i]) + "` output");
+        if (r.status != 0 || nul) {
+            std::string why = nul ? nul->to_string()
+                                  : "`" + text_of(commands[i]) + "` " +
+                                        (r.status < 0 ? std::string("failed") : "exited with status " + std::to_string(r.status));
+            if (!nul && !r.err.empty()) why += ": " + std::string(config::trim(r.err));
+            if (optional) {
+                if (notes != nullptr) *notes += why + " (QOS UsageFactor taken as 1)\n";
+                continue;
+            }
+            err = why;
             return std::nullopt;
         }
-        config::conf_input in{std::move(r.out), "live:" + std::string(f.name)};
-        if (f.name.starts_with("scontrol_show_") && f.name != "scontrol_show_assoc_mgr.txt") {
-            if (f.name == "scontrol_show_config.txt") {
-                ci.calc_time = last_decay_ran(in.text);
-                ci.conf.insert(ci.conf.begin(), std::move(in));
-            } else {
-                ci.conf.push_back(std::move(in));
-            }
-        } else if (f.name == "sacctmgr_show_qos.txt") {
+        config::conf_input in{std::move(r.out), "live:" + name};
+        if (name == "scontrol_show_config.txt") {
+            ci.calc_time = last_decay_ran(in.text);
+            ci.conf.insert(ci.conf.begin(), std::move(in));
+        } else if (name.starts_with("scontrol_show_") && name != "scontrol_show_assoc_mgr.txt") {
+            ci.conf.push_back(std::move(in));
+        } else if (name == "sacctmgr_show_qos.txt") {
             ci.qos = std::move(in);
-        } else if (f.name == "squeue.json") {
+        } else if (name == "squeue.txt") {
             ci.jobs = jobs_source(std::move(in));
         } else {
             ci.assoc.push_back(std::move(in));
@@ -582,7 +794,8 @@ struct command_output {
     return ci;
 }
 
-/// Writes `ci` as a bundle into `dir` (created if missing). Returns an error sentence.
+/// Writes `ci` as a bundle into `dir` (created if missing): every file, then `meta`, then the
+/// manifest that lists them all with their sizes and digests. Returns an error sentence.
 [[nodiscard]] inline std::optional<std::string> save_bundle(const cluster_inputs& ci, const std::string& dir) {
     namespace fs = std::filesystem;
     std::error_code ec;
@@ -590,25 +803,29 @@ struct command_output {
     if (ec) return "cannot create " + dir + ": " + ec.message();
     const auto write = [&](std::string_view name, std::string_view text) -> std::optional<std::string> {
         const std::string p = (fs::path(dir) / name).string();
-        std::ofstream f(p, std::ios::binary);
+        std::ofstream f(p, std::ios::binary | std::ios::trunc);
         f.write(text.data(), static_cast<std::streamsize>(text.size()));
+        f.close();
         if (!f) return "cannot write " + p;
         return std::nullopt;
     };
-    std::vector<std::pair<std::string_view, std::string_view>> all; // name, text
-    for (const auto& c : ci.conf) all.emplace_back(c.name, c.text);
-    for (const auto& c : ci.assoc) all.emplace_back(c.name, c.text);
-    if (ci.qos) all.emplace_back(ci.qos->name, ci.qos->text);
-    if (ci.jobs) all.emplace_back(ci.jobs->name, ci.jobs->text());
-    for (auto [name, text] : all) {
+    std::vector<std::pair<std::string, std::string_view>> all; // name, text
+    const auto add = [&](std::string_view name, std::string_view text) {
         if (const auto p = name.find(':'); p != std::string_view::npos) name.remove_prefix(p + 1);
-        if (auto e = write(fs::path(name).filename().string(), text)) return e;
-    }
+        all.emplace_back(fs::path(name).filename().string(), text);
+    };
+    for (const auto& c : ci.conf) add(c.name, c.text);
+    for (const auto& c : ci.assoc) add(c.name, c.text);
+    if (ci.qos) add(ci.qos->name, ci.qos->text);
+    if (ci.jobs) add(ci.jobs->name, ci.jobs->text());
     std::string meta;
     if (ci.captured) meta += "captured=" + std::to_string(*ci.captured) + "\n";
     meta += "slurm_version=" + ci.slurm_version + "\n";
     if (ci.calc_time) meta += "priority_calc_time=" + std::to_string(*ci.calc_time) + "\n";
-    return write("meta", meta);
+    all.emplace_back("meta", meta);
+    for (const auto& [name, text] : all)
+        if (auto e = write(name, text)) return e;
+    return write("manifest", manifest_text(all));
 }
 
 } // namespace mfprio::cli

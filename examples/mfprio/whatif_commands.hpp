@@ -551,6 +551,7 @@ inline outcome run_whatif(std::span<const std::string_view> args) {
         }
     }
     if (changes.empty()) return usage("nothing to compare: give at least one --set KEY=VALUE");
+    copt.usage_factors = after_s.has_value(); // charging reads the QOS UsageFactor
     auto ci = gather_inputs(copt, true, "whatif", o);
     if (!ci) return o;
     auto pc = parse_cluster(*ci, o);

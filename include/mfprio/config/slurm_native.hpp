@@ -21,11 +21,13 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include <mfprio/core/expected.hpp>
 #include <mfprio/config/assoc_table.hpp>
+#include <mfprio/config/qos_table.hpp>
 #include <mfprio/config/slurm_conf.hpp>
 #include <mfprio/config/table.hpp>
 #include <mfprio/config/text.hpp>
@@ -67,18 +69,30 @@ namespace detail {
 
 } // namespace detail
 
-/// The fields of `squeue -a -h -t all -O "<squeue_format>"`, the squeue output mfprio reads
-/// as jobs: one job per line, '|' after every field but the last, no padding (`:0`), no
-/// header. (`squeue -o` has no letters for the eligible and accrue times.)
+/// The fields of `squeue -a -r -h -t all -O "<squeue_format>"`, the squeue output mfprio
+/// reads as jobs: one line per job, and with `-r` one per array task, '|' after every field
+/// but the last, no padding (`:0`), no header. (`squeue -o` has no letters for the eligible
+/// and accrue times.) `JobID` is the job record's own id: a pending array's tasks that have
+/// not been split off share their array's record (and its line in sprio), a task split off
+/// (by an update, `scontrol update jobid=15_2 nice=30`) has a record and an id of its own;
+/// without `-r` squeue folds both into one line (`15_[1-3]`). `JobArrayID` tells the tasks
+/// apart; the lines of one record are read as one job.
 inline constexpr std::string_view squeue_format =
+    "JobID:0|,JobArrayID:0|,UserName:0|,Account:0|,Partition:0|,QOS:0|,SubmitTime:0|,EligibleTime:0|,"
+    "AccrueTime:0|,NumNodes:0|,NumCPUs:0|,TimeLimit:0|,Nice:0|,tres-alloc:0|,State:0|,PriorityLong:0";
+
+/// The same fields without `JobArrayID`, as earlier versions of mfprio documented them (one
+/// line per job record without `-r`); still read.
+inline constexpr std::string_view squeue_format_without_tasks =
     "JobID:0|,UserName:0|,Account:0|,Partition:0|,QOS:0|,SubmitTime:0|,EligibleTime:0|,AccrueTime:0|,"
     "NumNodes:0|,NumCPUs:0|,TimeLimit:0|,Nice:0|,tres-alloc:0|,State:0|,PriorityLong:0";
 
-/// True for a line of `squeue_format` output: 15 fields, the first a job id.
+/// True for a line of `squeue_format` output (16 fields) or of the form without JobArrayID
+/// (15), the first a job id.
 [[nodiscard]] constexpr bool is_squeue_text_line(std::string_view line) noexcept {
     std::size_t bars = 0;
     for (const char c : line) bars += c == '|' ? 1 : 0;
-    if (bars != 14) return false;
+    if (bars != 14 && bars != 15) return false;
     const std::string_view id = line.substr(0, line.find('|'));
     if (id.empty() || !is_digit(id.front())) return false;
     for (const char c : id)
@@ -406,27 +420,59 @@ namespace detail {
     return t;
 }
 
-/// `squeue -h -O` output with `squeue_format` as a jobs table (the fields are the native
-/// job columns, in order; a pending job with priority 0 is held). Every line must have the
-/// 15 fields.
+/// `squeue -h -O` output with `squeue_format` (or `squeue_format_without_tasks`) as a jobs
+/// table: the fields are the native job columns, in order, `JobArrayID` aside; a pending job
+/// with priority 0 is held. The lines of one job record (the tasks of an array that share it,
+/// as `-r` prints them) must agree but for `JobArrayID` and are one job. Every line must have
+/// the same number of fields as the first.
 [[nodiscard]] inline expected<table> squeue_text_table(std::string_view text, std::string_view file) {
+    text = detail::without_bom(text);
+    const std::string_view first = detail::first_content_line(text);
+    std::size_t bars = 0;
+    for (const char c : first) bars += c == '|' ? 1 : 0;
+    const bool tasks = bars == 15;
     std::string with_header;
-    for (const std::string_view c : native_job_columns) {
+    for (std::size_t i = 0; i < nj_count; ++i) {
         if (!with_header.empty()) with_header += '|';
-        with_header.append(c);
+        with_header.append(native_job_columns[i]);
+        if (i == nj_id && tasks) with_header += "|JobArrayID";
     }
     with_header += '\n';
-    with_header.append(detail::without_bom(text));
+    with_header.append(text);
     auto t = parse_table(with_header, file);
     if (!t) {
         input_error e = t.error();
         if (e.line > 0) --e.line;
         if (e.message.starts_with("row has"))
-            e.message = e.message.substr(0, e.message.find(" but")) + ": squeue -h -O \"" + std::string(squeue_format) +
-                        "\" prints 15";
+            e.message = e.message.substr(0, e.message.find(" but")) + ": squeue -h -O \"" +
+                        std::string(tasks ? squeue_format : squeue_format_without_tasks) + "\" prints " +
+                        (tasks ? "16" : "15");
         return e;
     }
     t->header_line = 0;
+    if (tasks) {
+        // One job per record: later lines of a record already read are its other tasks.
+        std::vector<table_row> rows;
+        std::unordered_map<std::string, std::size_t> seen;
+        for (table_row& row : t->rows) {
+            const auto [it, fresh] = seen.try_emplace(std::string(trim(row.cells[0])), rows.size());
+            if (!fresh) {
+                const table_row& kept = rows[it->second];
+                for (std::size_t c = 2; c < row.cells.size(); ++c)
+                    if (trim(row.cells[c]) != trim(kept.cells[c - 1])) // (the kept line has no JobArrayID)
+                        return make_error(file, row.line - 1, row.columns[c], t->header[c],
+                                          "job " + it->first + ": a line of the same job record as line " +
+                                              std::to_string(kept.line - 1) + " with another " + t->header[c]);
+                continue;
+            }
+            row.cells.erase(row.cells.begin() + 1);
+            row.columns.erase(row.columns.begin() + 1);
+            if (!row.lines.empty()) row.lines.erase(row.lines.begin() + 1);
+            rows.push_back(std::move(row));
+        }
+        t->rows = std::move(rows);
+        t->header.erase(t->header.begin() + 1);
+    }
     for (table_row& row : t->rows) {
         --row.line;
         if (trim(row.cells[nj_state]) == "PENDING" && trim(row.cells[nj_priority]) == "0") row.cells[nj_state] = "HELD";
@@ -442,6 +488,40 @@ struct conf_input {
     std::string name;
 };
 
+namespace detail {
+
+/// A `scontrol show config` output that lacks the priority settings it always prints
+/// (PriorityType, and under priority/multifactor the six weights): cut short, or not the
+/// whole output. An error naming it, rather than priorities computed from defaults.
+[[nodiscard]] inline std::optional<input_error> incomplete_config(const conf_input& in) {
+    std::optional<std::string> type;
+    static constexpr std::string_view weights[] = {"PriorityWeightAge",       "PriorityWeightAssoc",
+                                                   "PriorityWeightFairshare", "PriorityWeightJobSize",
+                                                   "PriorityWeightPartition", "PriorityWeightQOS"};
+    bool seen[std::size(weights)] = {};
+    std::size_t last = 0;
+    for (const auto& l : split_lines(in.text)) {
+        last = l.number;
+        const std::size_t eq = l.text.find('=');
+        if (eq == std::string_view::npos) continue;
+        const std::string_view k = trim(l.text.substr(0, eq));
+        if (k == "PriorityType") type = std::string(trim(l.text.substr(eq + 1)));
+        for (std::size_t i = 0; i < std::size(weights); ++i) seen[i] = seen[i] || iequals(k, weights[i]);
+    }
+    if (!type)
+        return make_error(in.name, last, 1, "PriorityType",
+                          "no PriorityType: not a whole `scontrol show config` output (cut short?)");
+    if (*type == "priority/multifactor")
+        for (std::size_t i = 0; i < std::size(weights); ++i)
+            if (!seen[i])
+                return make_error(in.name, last, 1, std::string(weights[i]),
+                                  "no " + std::string(weights[i]) +
+                                      ": not a whole `scontrol show config` output (cut short?)");
+    return std::nullopt;
+}
+
+} // namespace detail
+
 /// Reads slurm.conf, `scontrol show config`, `scontrol show partition` and `scontrol show
 /// node` texts (any mix, in order; later keys win, nodes and partitions add up) into one
 /// configuration. `version` receives SLURM_VERSION when a `show config` text has it.
@@ -454,6 +534,7 @@ struct conf_input {
     for (const conf_input& in : inputs) {
         switch (detect_kind(in.text)) {
         case input_kind::scontrol_config:
+            if (auto e = detail::incomplete_config(in)) return *e;
             texts.emplace_back(&in, config_as_slurm_conf(in.text, version));
             break;
         case input_kind::scontrol_records: {
@@ -565,6 +646,16 @@ struct conf_input {
                 return make_error(in->name, rec.line, account->key_column, "Account",
                                   "association (" + account->value + ", " + std::string(uname) + ") is not in " +
                                       tree->name);
+            // The association's priority as slurmctld uses it (inherited from the account
+            // where the association has none), the value sacctmgr prints too.
+            if (const scontrol_pair* prio = rec.find("Priority")) {
+                const auto v = parse_unsigned<std::uint32_t>(prio->value);
+                if (!v)
+                    return make_error(in->name, prio->line, prio->value_column, "Priority",
+                                      "priority " + detail::quote(prio->value) + " is not an integer from 0 to 4294967295");
+                out->rows[*r].priority = *v;
+                if (!out->has_column("Priority")) out->columns.emplace_back("Priority");
+            }
             const scontrol_pair* usage = rec.find("UsageRaw/Norm/Efctv");
             if (usage == nullptr) continue;
             const std::string_view raw = std::string_view(usage->value).substr(0, usage->value.find('/'));
@@ -592,6 +683,42 @@ struct conf_input {
         }
     }
     return false;
+}
+
+/// The QOS of `scontrol show assoc_mgr` output (`flags=qos`): each `QOS=name(id)` record's
+/// name and `Priority`, as slurmctld holds them (sacctmgr asks slurmdbd for the same). The
+/// UsageFactor is not printed there: 1 for each, `usage_factors` false. No QOS record is an
+/// error naming the input.
+[[nodiscard]] inline expected<qos_table> read_assoc_mgr_qos(const conf_input& in) {
+    qos_table out;
+    std::unordered_map<std::string, std::size_t> seen;
+    for (const scontrol_record& rec : scontrol_records(in.text)) {
+        if (rec.pairs.empty() || rec.pairs.front().key != "QOS") continue;
+        const scontrol_pair& name = rec.pairs.front();
+        qos_def q;
+        q.name = std::string(detail::without_id(name.value));
+        if (q.name.empty()) return make_error(in.name, name.line, name.value_column, "QOS", "a QOS record without a name");
+        if (const scontrol_pair* prio = rec.find("Priority")) {
+            // The value ends with its line: the lines after it ("Account Limits", account
+            // names) are no pairs and join the value as scontrol_records reads them.
+            const std::string_view value = trim(std::string_view(prio->value).substr(0, prio->value.find_first_of(" \t")));
+            const auto v = parse_unsigned<std::uint32_t>(value);
+            if (!v)
+                return make_error(in.name, prio->line, prio->value_column, "Priority",
+                                  "QOS priority " + detail::quote(value) + " is not an integer from 0 to 4294967295");
+            q.priority = *v;
+        }
+        std::string key = q.name;
+        for (char& c : key) c = to_lower(c);
+        if (!seen.try_emplace(key, out.qos.size()).second)
+            return make_error(in.name, name.line, name.value_column, "QOS", "QOS " + detail::quote(q.name) + " is listed twice");
+        if (out.qos.size() >= max_qos)
+            return make_error(in.name, name.line, name.value_column, "QOS", "more than " + std::to_string(max_qos) + " QOS");
+        out.qos.push_back(std::move(q));
+    }
+    if (out.qos.empty())
+        return input_error{in.name, 0, 0, "QOS", "no QOS record (`scontrol show assoc_mgr flags=qos` prints them)"};
+    return out;
 }
 
 } // namespace mfprio::config

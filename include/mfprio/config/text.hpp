@@ -5,6 +5,7 @@
 /// no locale, no exceptions), loading a file, and building an `input_error`.
 
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <cstddef>
@@ -236,6 +237,21 @@ inline constexpr double two_pow_64 = 18446744073709551616.0;
 /// /dev/zero) are refused rather than read into memory.
 inline constexpr std::size_t max_input_bytes = std::size_t{1} << 30;
 
+/// The error of a text that holds a NUL byte, at the first one's line and column (as
+/// split_lines counts them: a line ends at \n, \r\n or \r); none for a text without.
+[[nodiscard]] inline std::optional<input_error> nul_byte_error(std::string_view text, const std::string& name) {
+    const std::size_t nul = text.find('\0');
+    if (nul == std::string_view::npos) return std::nullopt;
+    std::size_t line = 1, start = 0;
+    for (std::size_t i = 0; i < nul; ++i)
+        if (text[i] == '\n' || (text[i] == '\r' && text[i + 1] != '\n')) {
+            ++line;
+            start = i + 1;
+        }
+    const std::size_t bom = (line == 1 && text.starts_with("\xEF\xBB\xBF")) ? 3 : 0;
+    return make_error(name, line, nul - start - bom + 1, {}, "a NUL byte: not a text file");
+}
+
 /// The whole content of the file at `path` ("-": standard input), at most `limit` bytes,
 /// or an `input_error` naming it ("cannot open file", "cannot read file", too large, a NUL
 /// byte: no input mfprio reads is binary, and a NUL would end a name where C code sees it).
@@ -261,18 +277,8 @@ inline constexpr std::size_t max_input_bytes = std::size_t{1} << 30;
     if (too_large)
         return make_error(path, 0, 0, {}, "larger than " + std::to_string(limit) +
                                               " bytes, the most mfprio reads from one input");
-    if (failed) return make_error(path, 0, 0, {}, "cannot read file");
-    if (const std::size_t nul = out.find('\0'); nul != std::string::npos) {
-        // Line and column as split_lines counts them (a line ends at \n, \r\n or \r).
-        std::size_t line = 1, start = 0;
-        for (std::size_t i = 0; i < nul; ++i)
-            if (out[i] == '\n' || (out[i] == '\r' && out[i + 1] != '\n')) {
-                ++line;
-                start = i + 1;
-            }
-        const std::size_t bom = (line == 1 && out.starts_with("\xEF\xBB\xBF")) ? 3 : 0;
-        return make_error(path, line, nul - start - bom + 1, {}, "a NUL byte: not a text file");
-    }
+    if (failed) return make_error(path, 0, 0, {}, errno == EISDIR ? "a directory, not a file" : "cannot read file");
+    if (auto e = nul_byte_error(out, path)) return *e;
     return out;
 }
 
