@@ -12,6 +12,7 @@
 #include <doctest/doctest.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -91,6 +92,37 @@ TEST_CASE("live: every capture replays byte for byte (--from), sprio and sshare"
             REQUIRE(!expected.empty());
             CHECK(o.out == expected);
         }
+    }
+}
+
+TEST_CASE("live: a busy cluster replays byte for byte: jobs submitted after the recalculation, priorities set by hand") {
+    // tests/data/live/busy_{fair_tree,classic}: captured by tests/live/run.sh two seconds after
+    // submitting four more jobs (one partition; two partitions and a QOS; GPUs with nice; an
+    // array) past slurmctld's last recalculation, with an array task split off by an update
+    // and priorities set by `scontrol update` on job 8 (77777, one partition) and job 17
+    // (55555, big and gpu); busy_classic under NO_FAIR_TREE with slurmdbd stopped (no
+    // sacctmgr output in it). The jobs come from `squeue -r -O` (squeue.txt).
+    setenv("USER", "root", 1);
+    for (const char* name : {"busy_fair_tree", "busy_classic"}) {
+        const std::string dir = bundle(name);
+        for (const auto& e : outputs()) {
+            CAPTURE(name);
+            CAPTURE(e.file);
+            std::vector<std::string_view> args{"--from", dir};
+            args.insert(args.end(), e.options.begin(), e.options.end());
+            const auto o = run(e.sprio, args);
+            CHECK(o.status == 0);
+            CHECK(o.err == "");
+            CHECK(o.out == slurp(dir + "/expected/" + e.file));
+        }
+        // Every listed job's stored priority explained; the two set by hand named.
+        const std::vector<std::string_view> verify{"--from", dir, "--verify"};
+        const auto o = mfprio::cli::run_sprio(verify);
+        CHECK(o.status == 0);
+        CHECK(o.out.find("job 8: 77777: set by an administrator (inferred)\n") != std::string::npos);
+        CHECK(o.out.find("job 17: 55555: set by an administrator (inferred)\n") != std::string::npos);
+        CHECK(o.out.ends_with(" differ\n"));
+        CHECK(o.out.find(" 0 differ\n") != std::string::npos);
     }
 }
 
@@ -185,6 +217,69 @@ TEST_CASE("live: bad bundles and option mixes are errors that say what is wrong"
     o = mfprio::cli::run_sprio(save);
     CHECK(o.status == 2);
     CHECK(o.err.starts_with("mfprio sprio: --save needs --live"));
+}
+
+TEST_CASE("live: a bundle that is not whole is refused, naming the file") {
+    // A copy of the fair_tree capture, broken one way at a time; its manifest (written by
+    // tests/live/manifest.py as --save writes one) records each file's size and digest.
+    namespace fs = std::filesystem;
+    const std::string from = bundle("fair_tree");
+    const std::string tmp = std::string(std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "/tmp") + "/mfprio_bad_bundle";
+    const std::string manifest = "python3 " + std::string(MFPRIO_TEST_DATA) + "/../live/manifest.py " + tmp;
+    const auto fresh = [&] {
+        fs::remove_all(tmp);
+        fs::create_directories(tmp);
+        for (const auto& e : fs::directory_iterator(from))
+            if (e.is_regular_file()) fs::copy_file(e.path(), tmp + "/" + e.path().filename().string());
+    };
+    const auto sprio_err = [&] {
+        const std::vector<std::string_view> args{"--from", tmp, "-l"};
+        const auto o = mfprio::cli::run_sprio(args);
+        CHECK(o.status == 65);
+        CHECK(o.out == "");
+        return o.err;
+    };
+    fresh();
+    {
+        const std::vector<std::string_view> args{"--from", tmp, "-l"};
+        CHECK(mfprio::cli::run_sprio(args).out == slurp(from + "/expected/sprio_l.txt")); // the copy is whole
+    }
+    fs::remove(tmp + "/sshare_a_l_P.txt");
+    CHECK(sprio_err() == "mfprio: " + tmp + "/sshare_a_l_P.txt: missing from the bundle (its manifest lists it)\n");
+    fresh();
+    const std::string config = slurp(tmp + "/scontrol_show_config.txt");
+    std::ofstream(tmp + "/scontrol_show_config.txt", std::ios::binary) << config.substr(0, config.size() / 2);
+    CHECK(sprio_err() == "mfprio: " + tmp + "/scontrol_show_config.txt: has " + std::to_string(config.size() / 2) +
+                             " bytes, the manifest says " + std::to_string(config.size()) +
+                             ": cut short or changed since it was saved\n");
+    fresh();
+    std::string json = slurp(tmp + "/squeue.json");
+    const auto at = json.find("\"priority\": 55313"); // job 8's stored priority, same length
+    REQUIRE(at != std::string::npos);
+    json.replace(at, 17, "\"priority\": 55314");
+    std::ofstream(tmp + "/squeue.json", std::ios::binary) << json;
+    CHECK(sprio_err() == "mfprio: " + tmp +
+                             "/squeue.json: its content differs from what the manifest recorded: changed since it was saved\n");
+    fresh();
+    fs::remove(tmp + "/manifest");
+    CHECK(sprio_err() == "mfprio: " + tmp + "/manifest: missing: not a whole bundle (--save writes one with its manifest)\n");
+    // A meta without the recalculation's time: the factors' time would be unknown.
+    fresh();
+    std::ofstream(tmp + "/meta", std::ios::binary) << "captured=1795632733\nslurm_version=22.05.8\n";
+    CHECK(std::system(manifest.c_str()) == 0);
+    CHECK(sprio_err() == "mfprio: " + tmp + "/meta: priority_calc_time: missing: the time of slurmctld's recalculation the factors stand for\n");
+    // meta's times are bounded as --now is.
+    std::ofstream(tmp + "/meta", std::ios::binary) << "priority_calc_time=99999999999999\n";
+    CHECK(std::system(manifest.c_str()) == 0);
+    CHECK(sprio_err() == "mfprio: " + tmp + "/meta:1:20: priority_calc_time: '99999999999999' is not a time in epoch seconds from 1970 to 9999\n");
+    // A scontrol show config cut before its priority settings, listed as it is.
+    fresh();
+    std::ofstream(tmp + "/scontrol_show_config.txt", std::ios::binary) << config.substr(0, config.find("PriorityType"));
+    CHECK(std::system(manifest.c_str()) == 0);
+    const std::string err = sprio_err();
+    CHECK(err.starts_with("mfprio: " + tmp + "/scontrol_show_config.txt:"));
+    CHECK(err.ends_with(": PriorityType: no PriorityType: not a whole `scontrol show config` output (cut short?)\n"));
+    fs::remove_all(tmp);
 }
 
 TEST_CASE("live: --live names the Slurm command that cannot run") {

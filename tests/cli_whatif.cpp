@@ -287,6 +287,20 @@ TEST_CASE("whatif --json: the same numbers for scripts") {
     CHECK(doc["head"]["by_account"].at(0)["name"].get_string().value() == "chem");
     CHECK(doc["head"]["by_account"].at(0)["after"].get_double().value() == 100.0);
     CHECK(doc["changes"].at(0)["key"].get_string().value() == "PriorityWeightQOS");
+    // Every entry, moved or not, with both priorities and positions; --top limits only the
+    // largest moves.
+    const auto entries = doc["entries"].get_array().value();
+    CHECK(entries.size() == 4);
+    std::size_t position = 0;
+    for (const auto e : entries) {
+        CHECK(e["old_position"].get_uint64().value() == ++position); // in the old queue's order
+        CHECK(e["move"].get_int64().value() == static_cast<std::int64_t>(e["old_position"].get_uint64().value()) -
+                                                   static_cast<std::int64_t>(e["new_position"].get_uint64().value()));
+        if (e["job_id"].get_uint64().value() == 3) {
+            CHECK(e["new_priority"].get_uint64().value() == doc["largest_moves"].at(0)["new_priority"].get_uint64().value());
+            CHECK(e["old_priority"].get_uint64().value() == doc["largest_moves"].at(0)["old_priority"].get_uint64().value());
+        }
+    }
 }
 
 TEST_CASE("whatif --svg: a well-formed chart of the accounts' shares of the head") {

@@ -700,6 +700,7 @@ inline outcome run_sprio(std::span<const std::string_view> args, const slurm_sou
     }
     auto res = report::render_sprio(std::move(rows), w, opt);
     if (!res.error.empty()) return usage(res.error);
+    for (const auto& w : res.warnings) o.err += "sprio: error: " + w + "\n"; // as sprio logs it, exit 0
     o.out = std::move(res.text);
     return o;
 }

@@ -694,6 +694,19 @@ inline outcome run_whatif(std::span<const std::string_view> args) {
                                           {"new_position", e.new_position}, {"move", e.move()},
                                           {"term", terms[i]}});
         }
+        // Every entry compared, in the old queue's order, moved or not.
+        j["entries"] = nlohmann::ordered_json::array();
+        for (const auto& e : r.entries)
+            j["entries"].push_back({{"job_id", e.job_id},
+                                    {"partition", partition_of(e)},
+                                    {"qos", qos_of(e)},
+                                    {"user", user_of(e)},
+                                    {"account", account_of(e)},
+                                    {"old_priority", e.old_priority},
+                                    {"new_priority", e.new_priority},
+                                    {"old_position", e.old_position},
+                                    {"new_position", e.new_position},
+                                    {"move", e.move()}});
         j["head"] = {{"positions", h}, {"of", n}};
         for (const int by : {0, 1}) {
             auto& list = j["head"][by == 0 ? "by_account" : "by_user"] = nlohmann::ordered_json::array();

@@ -15,14 +15,24 @@
 # pass, the last usage reset). capture.sh waits for the file to change (a new pass, at most
 # one PriorityCalcPeriod), captures at once, and writes the pass's time into OUT/meta as
 # priority_calc_time.
+#
+# A busy cluster: with MFPRIO_SUBMIT_AFTER_PASS=1, jobs of several kinds are submitted two
+# seconds after the pass and before the capture (populate.sh submit-more), so that the
+# capture holds jobs whose factors slurmctld computed at submission, not at the pass.
+# sacctmgr's outputs are optional (slurmdbd may be down: sprio, sshare and assoc_mgr still
+# answer from slurmctld). OUT/manifest lists every input file (manifest.py), as --save does.
 set -euo pipefail
 
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 dir=$1
 out=$2
 mfprio=${3:-}
 # shellcheck disable=SC1091
 . "$dir/env"
 stamp=$dir/state/priority_last_decay_ran
+
+# config::squeue_format (mfprio sprio --help prints it).
+squeue_format="JobID:0|,JobArrayID:0|,UserName:0|,Account:0|,Partition:0|,QOS:0|,SubmitTime:0|,EligibleTime:0|,AccrueTime:0|,NumNodes:0|,NumCPUs:0|,TimeLimit:0|,Nice:0|,tres-alloc:0|,State:0|,PriorityLong:0"
 
 last_pass() { od -An -tx1 -N8 "$stamp" 2>/dev/null | tr -d ' \n'; }
 
@@ -37,6 +47,10 @@ capture_once() {
     done
     [[ $(last_pass) != "$before" ]] || { echo "capture.sh: no priority recalculation within 70 s" >&2; exit 1; }
     pass=$(last_pass)
+    if [[ -n ${MFPRIO_SUBMIT_AFTER_PASS:-} ]]; then
+        sleep 2
+        bash "$here/populate.sh" submit-more "$dir"
+    fi
 
     rm -rf "$out"
     mkdir -p "$out/expected"
@@ -47,10 +61,11 @@ capture_once() {
     scontrol show config >"$out/scontrol_show_config.txt"
     scontrol -o show partition >"$out/scontrol_show_partition.txt"
     scontrol -o show node >"$out/scontrol_show_node.txt"
+    squeue -a -r -h -t PENDING,RUNNING,SUSPENDED -O "$squeue_format" >"$out/squeue.txt"
     sshare -a -l -P >"$out/sshare_a_l_P.txt"
     scontrol show assoc_mgr flags=assoc,qos >"$out/scontrol_show_assoc_mgr.txt"
-    sacctmgr -P show assoc >"$out/sacctmgr_show_assoc.txt"
-    sacctmgr -P show qos >"$out/sacctmgr_show_qos.txt"
+    sacctmgr -P show assoc >"$out/sacctmgr_show_assoc.txt" 2>/dev/null || rm -f "$out/sacctmgr_show_assoc.txt"
+    sacctmgr -P show qos >"$out/sacctmgr_show_qos.txt" 2>/dev/null || rm -f "$out/sacctmgr_show_qos.txt"
     # What mfprio must print the same.
     sprio >"$out/expected/sprio.txt"
     sprio -l >"$out/expected/sprio_l.txt"
@@ -66,6 +81,7 @@ capture_once() {
         echo "priority_calc_time=$((16#$pass))"
         echo "priority_flags=$(scontrol show config | awk -F' = ' '/^PriorityFlags/ {print $2}')"
     } >"$out/meta"
+    python3 "$here/manifest.py" "$out"
     if [[ -n $mfprio ]]; then
         mkdir -p "$out/mfprio"
         "$mfprio" sprio --live >"$out/mfprio/sprio.txt"

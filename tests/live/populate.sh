@@ -7,7 +7,13 @@
 #   populate.sh DIR     (SLURM_CONF from DIR/env)
 #
 # The Unix users are mfprio-* (no home, no login shell); `populate.sh remove-users` removes
-# them.
+# them. Then, as an administrator would: a task of the array split off by an update
+# (`scontrol update jobid=A_2 nice=30`), and a priority set by hand
+# (`scontrol update jobid=N priority=77777`) on a single-partition and a multi-partition job.
+#
+#   populate.sh submit-more DIR   submits four more pending jobs of different kinds (one
+#                                 partition; two partitions and a QOS; GPUs with nice; an
+#                                 array), for captures of a busy cluster
 set -euo pipefail
 
 users=(alice bob carol dave erin)
@@ -15,6 +21,26 @@ users=(alice bob carol dave erin)
 if [[ ${1:-} == remove-users ]]; then
     for u in "${users[@]}"; do
         id "mfprio-$u" >/dev/null 2>&1 && userdel "mfprio-$u" >/dev/null 2>&1 || true
+    done
+    exit 0
+fi
+
+# sub USER SBATCH-OPTIONS...: a pending job (its partitions' nodes never answer).
+sub() { sbatch --uid="mfprio-$1" --chdir=/tmp -o /dev/null -e /dev/null --parsable "${@:2}" --wrap "true"; }
+
+if [[ ${1:-} == submit-more ]]; then
+    # shellcheck disable=SC1091
+    . "$2/env"
+    ids=$(sub carol -A physics -p big -N 1 -n 6 --mem=1500 -t 90)
+    ids+=,$(sub alice -A chem -p big,gpu -N 1 -n 3 -t 20 --qos=high)
+    ids+=,$(sub erin -A theory -p gpu -N 1 -n 2 --gres=gpu:1 -t 40 --nice=25)
+    ids+=,$(sub bob -A chem -p big -N 1 -n 1 --mem=200 -t 15 --array=1-2)
+    # An array gets its eligible time from the scheduler's next look at it, not at submission;
+    # until then sprio does not list it. Wait for that (seconds), so that sprio and what is
+    # captured after it see the same jobs.
+    for _ in $(seq 1 100); do
+        squeue -h -r -j "$ids" -O "EligibleTime" | grep -q "N/A" || break
+        sleep 0.2
     done
     exit 0
 fi
@@ -62,7 +88,6 @@ for _ in $(seq 1 150); do
 done
 
 # Pending jobs on partitions whose nodes never answer.
-sub() { sbatch --uid="mfprio-$1" --chdir=/tmp -o /dev/null -e /dev/null --parsable "${@:2}" --wrap "true"; }
 first=$(sub alice -A chem -p big -N 1 -n 4 --mem=2000 -t 60)
 sub bob -A chem -p big -N 2 -n 32 --mem=8000 -t 1-0 --qos=high >/dev/null
 sub carol -A physics -p gpu -N 1 -n 8 --gres=gpu:2 --mem=16G -t 120 >/dev/null
@@ -71,9 +96,17 @@ sub erin -A theory -p big -N 1 -n 1 --mem=500 -t 10 --nice=100 >/dev/null
 sub alice -A physics -p gpu -N 1 -n 16 --gres=gpu:1 -t 300 --qos=low >/dev/null
 sub bob -A chem -p big -N 4 -n 64 -t 2-0 --hold >/dev/null
 sub carol -A physics -p big -N 1 -n 1 -t 5 --dependency=afterok:"$first" >/dev/null
-sub dave -A theory -p big -N 1 -n 3 --mem=3000 -t 45 --array=1-3 >/dev/null
+array=$(sub dave -A theory -p big -N 1 -n 3 --mem=3000 -t 45 --array=1-3)
 sub erin -A theory -p gpu -N 2 -n 4 --gres=gpu:1 -t 90 --qos=high >/dev/null
 sub alice -A chem -p big,gpu -N 1 -n 12 --mem=12000 -t 600 --qos=high >/dev/null
 sub bob -A chem -p big -N 1 -n 1 --mem=1 -t 1 --qos=low >/dev/null
 sub carol -A physics -p big --exclusive -N 3 -t 240 >/dev/null
 sub dave -A theory -p gpu -N 1 -n 1 --gres=gpu:2 -t 15 --nice=-50 >/dev/null
+
+# An administrator at work: a task split off from the array by an update, and priorities set
+# by hand on a single-partition job (bob's, chem/big) and a multi-partition one (alice's).
+scontrol update jobid="${array}_2" nice=30
+set_by_hand=$(squeue -h -u mfprio-bob -p big -t PD -o "%i %P" | awk '$2 == "big" {print $1; exit}')
+scontrol update jobid="$set_by_hand" priority=77777
+multi=$(squeue -h -u mfprio-alice -t PD -o "%i %P" | awk '$2 == "big,gpu" {print $1; exit}')
+scontrol update jobid="$multi" priority=55555

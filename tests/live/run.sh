@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Starts a one-host Slurm 22.05 cluster on localhost (tests/live/slurm_cluster.sh), fills it
-# (populate.sh) and captures a bundle under Fair Tree and another under NO_FAIR_TREE
-# (capture.sh, after slurmctld's restart with the new flag), then stops every daemon it
-# started, by PID, removes the test users and its directory.
+# (populate.sh: an array task split off, priorities set by hand) and captures a bundle under
+# Fair Tree and another under NO_FAIR_TREE (capture.sh, after slurmctld's restart with the new
+# flag, with slurmdbd stopped), each with jobs submitted after the recalculation it shows,
+# then stops every daemon it started, by PID, removes the test users and its directory.
 #
 #   run.sh OUT [MFPRIO]   bundles in OUT/fair_tree and OUT/classic; with MFPRIO (the mfprio
 #                         tool), also compares, byte for byte, `mfprio sprio --live` and
@@ -46,9 +47,14 @@ report() {
 bash "$here/slurm_cluster.sh" start "$dir" FAIR_TREE || { report "the cluster did not start"; exit 1; }
 bash "$here/populate.sh" "$dir" || { report "populating the cluster failed"; exit 1; }
 rm -rf "$out/fair_tree" "$out/classic"
+# A busy cluster: each capture holds jobs submitted after slurmctld's last recalculation.
+export MFPRIO_SUBMIT_AFTER_PASS=1
 bash "$here/capture.sh" "$dir" "$out/fair_tree" "$mfprio" || { report "capture under Fair Tree failed"; exit 1; }
 bash "$here/slurm_cluster.sh" restart-ctld "$dir" NO_FAIR_TREE || { report "slurmctld did not restart"; exit 1; }
-bash "$here/capture.sh" "$dir" "$out/classic" "$mfprio" || { report "capture under NO_FAIR_TREE failed"; exit 1; }
+# slurmdbd down for the second capture: sprio, sshare and mfprio's --live answer from
+# slurmctld alone.
+bash "$here/slurm_cluster.sh" stop-dbd "$dir" || { report "slurmdbd did not stop"; exit 1; }
+bash "$here/capture.sh" "$dir" "$out/classic" "$mfprio" || { report "capture under NO_FAIR_TREE (slurmdbd down) failed"; exit 1; }
 echo "live Slurm: bundles in $out/fair_tree and $out/classic"
 [[ -n $mfprio ]] || exit 0
 

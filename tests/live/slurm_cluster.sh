@@ -7,9 +7,11 @@
 #   slurm_cluster.sh start DIR [NO_FAIR_TREE]   start every daemon; DIR/env holds what the
 #                                               Slurm commands need (SLURM_CONF)
 #   slurm_cluster.sh restart-ctld DIR [FLAGS]   rewrite PriorityFlags and restart slurmctld
+#   slurm_cluster.sh stop-dbd DIR               stop slurmdbd only (slurmctld goes on alone)
 #   slurm_cluster.sh stop DIR                   stop every daemon started under DIR, by PID
 #
 # Needs root and Debian's slurmctld slurmd slurmdbd slurm-client munge mariadb-server.
+# MFPRIO_MAX_JOB_COUNT sets MaxJobCount (default Slurm's 10000), for benchmarks with more jobs.
 #
 # Usage does not decay (PriorityDecayHalfLife=0): it stays whole CPU-seconds, which sshare
 # and assoc_mgr print exactly, so that the classic (NO_FAIR_TREE) factors can be recomputed
@@ -76,6 +78,7 @@ ReturnToService=2
 SlurmdTimeout=300
 SlurmctldTimeout=300
 MinJobAge=3600
+MaxJobCount=${MFPRIO_MAX_JOB_COUNT:-10000}
 AccountingStorageType=accounting_storage/slurmdbd
 AccountingStorageHost=localhost
 AccountingStoragePort=$dbd_port
@@ -220,6 +223,7 @@ cmd_stop() {
 case ${1:-} in
     start) cmd_start "$2" "${3:-FAIR_TREE}" ;;
     restart-ctld) cmd_restart_ctld "$2" "$3" ;;
+    stop-dbd) stop_pid "$2/run/slurmdbd.pid" ;;
     stop) cmd_stop "$2" ;;
-    *) die "usage: slurm_cluster.sh start|restart-ctld|stop DIR [FLAGS]" ;;
+    *) die "usage: slurm_cluster.sh start|restart-ctld|stop-dbd|stop DIR [FLAGS]" ;;
 esac

@@ -226,9 +226,12 @@ struct sprio_field {
     return f;
 }
 
-/// Parses a sprio format. Returns an error sentence for an unknown field letter, a width
-/// above 4096 or a line wider than `config::max_format_line`.
-[[nodiscard]] inline std::optional<std::string> parse_sprio_format(std::string_view fmt, std::vector<sprio_field>& out) {
+/// Parses a sprio format. A field of an unknown letter is left out with its suffix, as
+/// 22.05's sprio does (`_parse_format`: it logs "Invalid job format specification: X" and
+/// goes on): the message is added to `warnings` when given, else it is the error. Returns an
+/// error sentence for a width above 4096 or a line wider than `config::max_format_line`.
+[[nodiscard]] inline std::optional<std::string> parse_sprio_format(std::string_view fmt, std::vector<sprio_field>& out,
+                                                                   std::vector<std::string>* warnings = nullptr) {
     static constexpr std::string_view known = "aAbBcfFiJjnNopPqQrsStTuyY";
     out.clear();
     std::size_t i = 0;
@@ -236,7 +239,8 @@ struct sprio_field {
     while (i < fmt.size() && fmt[i] != '%') lead.suffix += fmt[i++];
     if (!lead.suffix.empty()) out.push_back(lead);
     while (i < fmt.size()) {
-        ++i; // '%'
+        while (i < fmt.size() && fmt[i] == '%') ++i; // '%' (several in a row are one, as strtok reads them)
+        if (i >= fmt.size()) break;
         sprio_field f;
         if (i < fmt.size() && fmt[i] == '.') {
             f.right = true;
@@ -249,9 +253,13 @@ struct sprio_field {
         }
         if (i >= fmt.size()) return std::string("format ends in the middle of a field: \"") + std::string(fmt) + '"';
         f.type = fmt[i++];
-        if (known.find(f.type) == std::string_view::npos)
-            return std::string("Invalid job format specification: ") + f.type;
         while (i < fmt.size() && fmt[i] != '%') f.suffix += fmt[i++];
+        if (known.find(f.type) == std::string_view::npos) {
+            std::string message = std::string("Invalid job format specification: ") + f.type;
+            if (warnings == nullptr) return message;
+            warnings->push_back(std::move(message));
+            continue;
+        }
         out.push_back(std::move(f));
     }
     // Each field bounded, and the line too: thousands of wide fields would print gigabytes.
@@ -423,6 +431,7 @@ inline int compare_double(double a, double b) {
 struct sprio_output {
     std::string text;
     std::string error; ///< non-empty on a usage error
+    std::vector<std::string> warnings; ///< what sprio logs and goes on from (an -o field it does not know)
 };
 
 /// Renders sprio's output for `rows` (already built by `sprio_rows`).
@@ -431,7 +440,7 @@ struct sprio_output {
     sprio_output res;
     std::vector<sprio_field> fields;
     const std::string fmt = o.format.empty() ? sprio_default_format(o, w) : o.format;
-    if (auto err = parse_sprio_format(fmt, fields)) {
+    if (auto err = parse_sprio_format(fmt, fields, &res.warnings)) {
         res.error = *err;
         return res;
     }
