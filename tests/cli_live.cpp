@@ -297,7 +297,7 @@ TEST_CASE("live: --live names the Slurm command that cannot run") {
 
 TEST_CASE("live: squeue -h -O text with the documented fields gives the captured sprio") {
     // tests/data/live/squeue_text: another capture of the same cluster (Fair Tree), with
-    // `squeue -a -h -t all -O "<config::squeue_format>"` taken right after sprio.
+    // `squeue -a -h -t all -O "<config::squeue_format_without_tasks>"` taken right after sprio.
     const std::string dir = bundle("squeue_text");
     const std::string now = calc_time(dir);
     for (const char* opt : {"-l", "-n"}) {

@@ -491,8 +491,8 @@ struct conf_input {
 namespace detail {
 
 /// A `scontrol show config` output that lacks the priority settings it always prints
-/// (PriorityType, and under priority/multifactor the six weights): cut short, or not the
-/// whole output. An error naming it, rather than priorities computed from defaults.
+/// (PriorityType, and under priority/multifactor its PriorityWeight lines): cut short, or
+/// not the whole output. An error naming it, rather than priorities computed from defaults.
 [[nodiscard]] inline std::optional<input_error> incomplete_config(const conf_input& in) {
     std::optional<std::string> type;
     static constexpr std::string_view weights[] = {"PriorityWeightAge",       "PriorityWeightAssoc",
@@ -511,12 +511,9 @@ namespace detail {
     if (!type)
         return make_error(in.name, last, 1, "PriorityType",
                           "no PriorityType: not a whole `scontrol show config` output (cut short?)");
-    if (*type == "priority/multifactor")
-        for (std::size_t i = 0; i < std::size(weights); ++i)
-            if (!seen[i])
-                return make_error(in.name, last, 1, std::string(weights[i]),
-                                  "no " + std::string(weights[i]) +
-                                      ": not a whole `scontrol show config` output (cut short?)");
+    if (*type == "priority/multifactor" && std::none_of(std::begin(seen), std::end(seen), [](bool b) { return b; }))
+        return make_error(in.name, last, 1, "PriorityWeightAge",
+                          "no PriorityWeight settings: not a whole `scontrol show config` output (cut short?)");
     return std::nullopt;
 }
 
@@ -653,7 +650,7 @@ namespace detail {
                 if (!v)
                     return make_error(in->name, prio->line, prio->value_column, "Priority",
                                       "priority " + detail::quote(prio->value) + " is not an integer from 0 to 4294967295");
-                out->rows[*r].priority = *v;
+                if (!out->rows[*r].priority) out->rows[*r].priority = *v; // sacctmgr's, where given, first
                 if (!out->has_column("Priority")) out->columns.emplace_back("Priority");
             }
             const scontrol_pair* usage = rec.find("UsageRaw/Norm/Efctv");

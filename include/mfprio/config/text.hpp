@@ -277,7 +277,7 @@ inline constexpr std::size_t max_input_bytes = std::size_t{1} << 30;
     if (too_large)
         return make_error(path, 0, 0, {}, "larger than " + std::to_string(limit) +
                                               " bytes, the most mfprio reads from one input");
-    if (failed) return make_error(path, 0, 0, {}, errno == EISDIR ? "a directory, not a file" : "cannot read file");
+    if (failed) return make_error(path, 0, 0, {}, errno == EISDIR ? "cannot read file: a directory" : "cannot read file");
     if (auto e = nul_byte_error(out, path)) return *e;
     return out;
 }
