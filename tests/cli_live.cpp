@@ -11,6 +11,8 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -22,6 +24,7 @@
 
 #include "commands.hpp"
 #include "fairshare_commands.hpp"
+#include "whatif_commands.hpp"
 
 namespace {
 
@@ -115,6 +118,89 @@ TEST_CASE("live: a busy cluster: jobs submitted after the recalculation, priorit
         CHECK(o.out.ends_with(" differ\n"));
         CHECK(o.out.find(" 0 differ\n") != std::string::npos);
     }
+}
+
+TEST_CASE("live: a busy cluster in the library: each stored priority placed, the hand-set ones kept by what-if") {
+    // busy_fair_tree (see above): jobs 8 and 17 had their priorities set by hand (77777, 55555,
+    // tests/live/populate.sh); jobs 22 to 25 were submitted after the recalculation
+    // (priority_calc_time in meta), between it and the capture.
+    const std::string dir = bundle("busy_fair_tree");
+    auto ci = mfprio::cli::read_bundle(dir);
+    REQUIRE(ci);
+    mfprio::cli::outcome o;
+    auto lc = mfprio::cli::load_cluster(*ci, mfprio::cli::fairshare_source::automatic, o, true);
+    REQUIRE(lc);
+    const auto times = mfprio::cli::times_of(*ci, std::nullopt);
+    CHECK(times.calc == 1795716793);
+    CHECK(times.listed == 1795716797);
+    const auto placed = mfprio::cli::place_stored(*lc, times);
+    CHECK(placed.count(mfprio::config::priority_origin::administrator) == 2);
+    for (std::size_t k = 0; k < lc->model.jobs.size(); ++k) {
+        const auto& j = lc->model.jobs[k];
+        CAPTURE(j.id);
+        const bool by_hand = j.id == 8 || j.id == 17;
+        CHECK((placed.origin[k] == mfprio::config::priority_origin::administrator) == by_hand);
+        if (j.id == 8) CHECK(j.admin_priority == 77777);
+        if (j.id == 17) CHECK(j.admin_priority == 55555);
+    }
+    // Listed by sprio's clock, not the recalculation's: the jobs submitted in between are in.
+    const auto rows = mfprio::report::sprio_rows(lc->model.engine(), lc->model.cluster, std::span<const mfprio::job>(lc->model.jobs),
+                                                 std::span<const mfprio::slurm::job_lists>(lc->model.lists),
+                                                 lc->model.context(times.calc), lc->model.settings.flags, lc->model.user_names,
+                                                 lc->model.begin_times, times.listed);
+    const auto early = mfprio::report::sprio_rows(lc->model.engine(), lc->model.cluster, std::span<const mfprio::job>(lc->model.jobs),
+                                                  std::span<const mfprio::slurm::job_lists>(lc->model.lists),
+                                                  lc->model.context(times.calc), lc->model.settings.flags,
+                                                  lc->model.user_names, lc->model.begin_times);
+    const auto listed = [](const auto& rs, std::uint32_t id) {
+        return std::any_of(rs.begin(), rs.end(), [&](const auto& r) { return r.job_id == id; });
+    };
+    for (const std::uint32_t id : {22u, 23u, 24u, 25u}) {
+        CAPTURE(id);
+        CHECK(listed(rows, id));
+        CHECK_FALSE(listed(early, id));
+    }
+    // What-if changes every computed priority but not the ones set by hand.
+    const std::vector<std::string_view> args{"--from", dir, "--set", "PriorityWeightQOS=60000", "--json"};
+    const auto w = mfprio::cli::run_whatif(args);
+    REQUIRE(w.status == 0);
+    simdjson::dom::parser parser;
+    simdjson::dom::element doc;
+    REQUIRE(parser.parse(simdjson::padded_string(w.out)).get(doc) == simdjson::SUCCESS);
+    std::size_t seen = 0;
+    const auto entries = doc["entries"].get_array().value();
+    for (const auto e : entries) {
+        const auto id = e["job_id"].get_uint64().value();
+        if (id != 8) continue;
+        ++seen;
+        CHECK(e["old_priority"].get_uint64().value() == 77777);
+        CHECK(e["new_priority"].get_uint64().value() == 77777);
+    }
+    CHECK(seen == 1);
+}
+
+TEST_CASE("live: a bundle's manifest and meta lines that are not of their form name their line") {
+    namespace fs = std::filesystem;
+    const std::string tmp = std::string(std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "/tmp") + "/mfprio_bad_manifest";
+    fs::remove_all(tmp);
+    fs::create_directories(tmp);
+    const auto err = [&] {
+        const std::vector<std::string_view> args{"--from", tmp};
+        const auto o = mfprio::cli::run_sprio(args);
+        CHECK(o.status == 65);
+        return o.err;
+    };
+    std::ofstream(tmp + "/manifest") << "mfprio-bundle 2\n";
+    CHECK(err() == "mfprio: " + tmp + "/manifest:1:1: not an mfprio bundle manifest (its first line is 'mfprio-bundle 1')\n");
+    std::ofstream(tmp + "/manifest") << "mfprio-bundle 1\nfile ../etc/passwd 10 0123456789abcdef\n";
+    CHECK(err() == "mfprio: " + tmp + "/manifest:2:1: not a 'file NAME SIZE DIGEST' line\n");
+    std::ofstream(tmp + "/manifest") << "mfprio-bundle 1\n";
+    CHECK(err() == "mfprio: " + tmp + "/manifest: does not list scontrol_show_config.txt, which a bundle needs\n");
+    fs::remove_all(tmp);
+    mfprio::cli::cluster_inputs ci;
+    const auto e = mfprio::cli::read_meta("captured=1795716797\nnonsense\n", "meta", ci);
+    REQUIRE(e);
+    CHECK(e->to_string() == "meta:2:1: not a key=value line");
 }
 
 TEST_CASE("live: --verify finds slurmctld's stored priority for every listed job") {
@@ -271,6 +357,35 @@ TEST_CASE("live: a bundle that is not whole is refused, naming the file") {
     CHECK(err.starts_with("mfprio: " + tmp + "/scontrol_show_config.txt:"));
     CHECK(err.ends_with(": PriorityType: no PriorityType: not a whole `scontrol show config` output (cut short?)\n"));
     fs::remove_all(tmp);
+}
+
+TEST_CASE("live: the commands --live runs are bounded in time and output, and leave nothing running") {
+    using mfprio::cli::run_commands;
+    const auto alive = [](const char* marker) {
+        return std::system(("pgrep -f '" + std::string(marker) + "' >/dev/null").c_str()) == 0;
+    };
+    const auto start = std::chrono::steady_clock::now();
+    const auto r = run_commands({{"sh", "-c", "echo first"},
+                                 // closes its outputs and goes on: only the deadline ends it
+                                 {"sh", "-c", "echo half; exec >&- 2>&-; exec sleep 271.5"},
+                                 // leaves a child behind that holds its output open
+                                 {"sh", "-c", "sleep 272.5 & echo done"},
+                                 // floods its standard error past the bound
+                                 {"sh", "-c", "yes >&2"}},
+                                2);
+    const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    CHECK(took < 10);
+    CHECK(r[0].status == 0);
+    CHECK(r[0].out == "first\n");
+    CHECK(r[1].status == -1);
+    CHECK(r[1].out == "half\n");
+    CHECK(r[1].err == "(killed after 2 s)");
+    CHECK(r[2].status == 0);
+    CHECK(r[2].out == "done\n");
+    CHECK(r[3].status == -1);
+    CHECK(r[3].err.starts_with("printed more than "));
+    CHECK_FALSE(alive("[s]leep 271.5")); // ([s]: the pattern does not match pgrep's own shell)
+    CHECK_FALSE(alive("[s]leep 272.5"));
 }
 
 TEST_CASE("live: --live names the Slurm command that cannot run") {

@@ -388,3 +388,84 @@ TEST_CASE("native: squeue -h -O text: a line without the 15 fields names its lin
     CHECK(held->rows[0].cells[nj_state] == "HELD");
     CHECK(held->rows[0].line == 1);
 }
+
+TEST_CASE("native: squeue -r -O with JobArrayID: an array's tasks are one job, a task split off its own") {
+    // Lines of tests/data/live/busy_fair_tree/squeue.txt (Slurm 22.05.8): array 15's tasks 1
+    // and 3 share job record 15, task 2 was split off by an update into record 21.
+    const std::string text =
+        "15|15_1|mfprio-dave|theory|big|normal|2026-11-26T18:12:38|2026-11-26T18:12:40|2026-11-26T18:12:40|1|3|45:00|0|"
+        "cpu=3,mem=3000M,node=1,billing=3|PENDING|18728\n"
+        "15|15_3|mfprio-dave|theory|big|normal|2026-11-26T18:12:38|2026-11-26T18:12:40|2026-11-26T18:12:40|1|3|45:00|0|"
+        "cpu=3,mem=3000M,node=1,billing=3|PENDING|18728\n"
+        "21|15_2|mfprio-dave|theory|big|normal|2026-11-26T18:12:38|2026-11-26T18:12:40|2026-11-26T18:12:40|1|3|45:00|30|"
+        "cpu=3,mem=3000M,node=1,billing=3|PENDING|18698\n";
+    CHECK(detect_kind(text) == input_kind::squeue_text);
+    auto t = squeue_text_table(text, "squeue.txt");
+    REQUIRE(t);
+    REQUIRE(t->rows.size() == 2);
+    CHECK(t->header.size() == nj_count);
+    CHECK(t->rows[0].cells[nj_id] == "15");
+    CHECK(t->rows[0].line == 1);
+    CHECK(t->rows[1].cells[nj_id] == "21");
+    CHECK(t->rows[1].cells[nj_nice] == "30");
+    CHECK(t->rows[1].cells[nj_priority] == "18698");
+    CHECK(t->rows[1].line == 3);
+    // Two lines of one record that disagree cannot both be it.
+    std::string bad = text;
+    bad.replace(bad.find("15|15_3|mfprio-dave"), 19, "15|15_3|mfprio-erin");
+    auto e = squeue_text_table(bad, "squeue.txt");
+    REQUIRE(!e);
+    CHECK(e.error().file == "squeue.txt");
+    CHECK(e.error().line == 2);
+    CHECK(e.error().column == 9);
+    CHECK(e.error().message == "job 15: a line of the same job record as line 1 with another User");
+    // Every line has the first line's 16 fields.
+    auto short_line = squeue_text_table(text + "22|22|carol\n", "squeue.txt");
+    REQUIRE(!short_line);
+    CHECK(short_line.error().line == 4);
+    CHECK(short_line.error().message.ends_with("prints 16"));
+}
+
+TEST_CASE("native: assoc_mgr's QOS records and association priorities, as slurmctld holds them") {
+    // The QOS part as 22.05.8's `scontrol show assoc_mgr flags=qos` prints it (the captures
+    // in tests/data/live), with the lines of its limits after Priority.
+    const std::string qos_text =
+        "Current Association Manager state\n\nQOS Records\n\nQOS=normal(1)\n    UsageRaw=25.000000\n"
+        "    MinPrioThresh= \n    PreemptMode=OFF\n    Priority=0\n    Account Limits\n      chem\n"
+        "        MaxJobsPA=N(1) MaxJobsAccruePA=N(0) MaxSubmitJobsPA=N(1)\n"
+        "QOS=high(2)\n    UsageRaw=0.000000\n    Priority=100\n"
+        "QOS=low(3)\n    UsageRaw=0.000000\n    Priority=10\n";
+    auto q = read_assoc_mgr_qos({qos_text, "assoc_mgr.txt"});
+    REQUIRE(q);
+    REQUIRE(q->qos.size() == 3);
+    CHECK(q->qos[0].name == "normal");
+    CHECK(q->qos[0].priority == 0);
+    CHECK(q->qos[1].name == "high");
+    CHECK(q->qos[1].priority == 100);
+    CHECK(q->qos[2].priority == 10);
+    CHECK(q->qos[2].usage_factor == 1.0); // not printed there
+    std::string bad = qos_text;
+    bad.replace(bad.find("Priority=100"), 12, "Priority=1x0");
+    auto b = read_assoc_mgr_qos({bad, "assoc_mgr.txt"});
+    REQUIRE(!b);
+    CHECK(b.error().file == "assoc_mgr.txt");
+    CHECK(b.error().line == 15);
+    CHECK(b.error().column == 14);
+    CHECK(b.error().message == "QOS priority '1x0' is not an integer from 0 to 4294967295");
+    std::string twice = qos_text;
+    twice.replace(twice.find("QOS=low(3)"), 10, "QOS=HIGH(3)");
+    auto t = read_assoc_mgr_qos({twice, "assoc_mgr.txt"});
+    REQUIRE(!t);
+    CHECK(t.error().line == 16);
+    CHECK(t.error().message == "QOS 'HIGH' is listed twice");
+    auto none = read_assoc_mgr_qos({std::string(assoc_mgr.substr(0, assoc_mgr.find("QOS Records"))), "assoc_mgr.txt"});
+    REQUIRE(!none);
+    CHECK(none.error().message == "no QOS record (`scontrol show assoc_mgr flags=qos` prints them)");
+    // Without sacctmgr, an association's priority is assoc_mgr's.
+    std::string prio(assoc_mgr);
+    prio.replace(prio.find("alice(1001) Partition= Priority=0"), 33, "alice(1001) Partition= Priority=20");
+    auto a = read_assoc_inputs(std::vector<conf_input>{{std::string(sshare_p), "sshare.txt"}, {prio, "assoc_mgr.txt"}});
+    REQUIRE(a);
+    CHECK(*a->rows[*a->find_user("chem", "alice")].priority == 20);
+}
+

@@ -20,6 +20,7 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -27,6 +28,7 @@
 #include <vector>
 
 #include <fcntl.h>
+#include <sys/syscall.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/mman.h>
@@ -374,11 +376,6 @@ inline const std::vector<bundle_file>& bundle_files() {
     return files;
 }
 
-/// Optional bundle files, read when present: sacctmgr's QOS (with UsageFactor) and
-/// associations, and the jobs in the other forms a capture may hold.
-inline constexpr std::string_view optional_bundle_files[] = {"sacctmgr_show_qos.txt", "sacctmgr_show_assoc.txt",
-                                                              "squeue.json", "scontrol_show_job.txt"};
-
 /// The inputs of a cluster, from a bundle or the cluster itself.
 struct cluster_inputs {
     std::vector<config::conf_input> conf;   ///< slurm.conf-like texts
@@ -547,164 +544,182 @@ struct command_output {
 inline constexpr std::size_t max_command_output = config::max_input_bytes;
 inline constexpr std::size_t max_command_errors = std::size_t{1} << 20;
 
+namespace detail {
+
+/// One command of run_commands: its process (the leader of its own group), the read ends of
+/// its standard output and error, and a pidfd that becomes readable when it exits (-1 where
+/// the kernel has none: then its exit is looked for every 50 ms).
+struct child_process {
+    pid_t pid = -1;
+    int fd[2] = {-1, -1}; ///< standard output, standard error (non-blocking)
+    int pidfd = -1;
+    bool exited = false, killed = false, over = false;
+};
+
+inline void close_fd(int& fd) noexcept {
+    if (fd >= 0) close(fd);
+    fd = -1;
+}
+
+/// Starts `argv` in a process group of its own, standard input from /dev/null. On failure,
+/// `out.err` says why and the child counts as exited.
+inline child_process start_child(const std::vector<std::string_view>& argv, command_output& out) {
+    child_process c;
+    int out_pipe[2] = {-1, -1}, err_pipe[2] = {-1, -1};
+    if (pipe2(out_pipe, O_CLOEXEC) != 0 || pipe2(err_pipe, O_CLOEXEC) != 0) {
+        out.err = std::strerror(errno);
+        for (int& fd : {std::ref(out_pipe[0]), std::ref(out_pipe[1]), std::ref(err_pipe[0]), std::ref(err_pipe[1])})
+            close_fd(fd);
+        c.exited = true;
+        return c;
+    }
+    std::vector<std::string> args(argv.begin(), argv.end());
+    std::vector<char*> cargs;
+    for (auto& a : args) cargs.push_back(a.data());
+    cargs.push_back(nullptr);
+    const pid_t pid = fork();
+    if (pid < 0) {
+        out.err = std::strerror(errno);
+        for (int& fd : {std::ref(out_pipe[0]), std::ref(out_pipe[1]), std::ref(err_pipe[0]), std::ref(err_pipe[1])})
+            close_fd(fd);
+        c.exited = true;
+        return c;
+    }
+    if (pid == 0) {
+        setpgid(0, 0);
+        const int devnull = open("/dev/null", O_RDONLY);
+        if (devnull >= 0) dup2(devnull, 0);
+        dup2(out_pipe[1], 1);
+        dup2(err_pipe[1], 2);
+        execvp(cargs[0], cargs.data());
+        std::fprintf(stderr, "cannot run %s: %s\n", cargs[0], std::strerror(errno));
+        _exit(127);
+    }
+    setpgid(pid, pid); // also here, so that a kill cannot come before the child's own call
+    c.pid = pid;
+    close_fd(out_pipe[1]);
+    close_fd(err_pipe[1]);
+    c.fd[0] = out_pipe[0];
+    c.fd[1] = err_pipe[0];
+    for (const int fd : c.fd) fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+    c.pidfd = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
+    return c;
+}
+
+} // namespace detail
+
 /// Runs the commands `argvs` (each searched in PATH) at once, each with no input and in a
-/// process group of its own, collecting their outputs until all have exited, or until
-/// `timeout_s` seconds have passed for all of them together: then every group still running
-/// (the command and whatever it started) is killed. An output past its bound kills its group
-/// too. Nothing is left running when this returns.
+/// process group of its own, collecting their outputs until every one has exited and its
+/// outputs are read, or until `timeout_s` seconds have passed for all of them together: then
+/// every group still running (the command and whatever it started) is killed. When a command
+/// exits, whatever it left running in its group is killed too (it holds no claim on the
+/// result, and its open output would otherwise hold the read). An output past its bound
+/// kills its group. Nothing is left running when this returns.
 [[nodiscard]] inline std::vector<command_output> run_commands(const std::vector<std::vector<std::string_view>>& argvs,
                                                               int timeout_s = 60) {
     const std::size_t n = argvs.size();
     std::vector<command_output> r(n);
-    std::vector<pid_t> pids(n, -1);
-    std::vector<int> fds(2 * n, -1); // out, err of each
-    std::vector<bool> exited(n, false), killed(n, false), over(n, false);
-    for (std::size_t i = 0; i < n; ++i) {
-        int out_pipe[2], err_pipe[2];
-        if (pipe2(out_pipe, O_CLOEXEC) != 0) {
-            r[i].err = std::strerror(errno);
-            exited[i] = true;
-            continue;
-        }
-        if (pipe2(err_pipe, O_CLOEXEC) != 0) {
-            r[i].err = std::strerror(errno);
-            close(out_pipe[0]);
-            close(out_pipe[1]);
-            exited[i] = true;
-            continue;
-        }
-        std::vector<std::string> args(argvs[i].begin(), argvs[i].end());
-        std::vector<char*> cargs;
-        for (auto& a : args) cargs.push_back(a.data());
-        cargs.push_back(nullptr);
-        const pid_t pid = fork();
-        if (pid < 0) {
-            r[i].err = std::strerror(errno);
-            for (const int fd : {out_pipe[0], out_pipe[1], err_pipe[0], err_pipe[1]}) close(fd);
-            exited[i] = true;
-            continue;
-        }
-        if (pid == 0) {
-            setpgid(0, 0);
-            const int devnull = open("/dev/null", O_RDONLY);
-            if (devnull >= 0) dup2(devnull, 0);
-            dup2(out_pipe[1], 1);
-            dup2(err_pipe[1], 2);
-            execvp(cargs[0], cargs.data());
-            std::fprintf(stderr, "cannot run %s: %s\n", cargs[0], std::strerror(errno));
-            _exit(127);
-        }
-        setpgid(pid, pid); // also here, so that a kill cannot come before the child's own call
-        pids[i] = pid;
-        close(out_pipe[1]);
-        close(err_pipe[1]);
-        fds[2 * i] = out_pipe[0];
-        fds[2 * i + 1] = err_pipe[0];
-    }
+    std::vector<detail::child_process> cs;
+    cs.reserve(n);
+    for (std::size_t i = 0; i < n; ++i) cs.push_back(detail::start_child(argvs[i], r[i]));
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_s);
-    const auto kill_group = [&](std::size_t i) {
-        if (pids[i] > 0 && !exited[i]) {
-            kill(-pids[i], SIGKILL);
-            killed[i] = true;
+    std::vector<char> buf(1 << 16);
+    const auto kill_group = [&](detail::child_process& c) {
+        if (c.pid > 0 && !c.exited) {
+            kill(-c.pid, SIGKILL);
+            c.killed = true;
         }
     };
-    std::vector<char> buf(1 << 16);
-    for (;;) {
-        // Reap whatever has exited; a command is done when it has exited and its outputs are
-        // closed, or when it has exited and its group is gone.
-        for (std::size_t i = 0; i < n; ++i) {
-            if (exited[i] || pids[i] <= 0) continue;
-            int status = 0;
-            const pid_t w = waitpid(pids[i], &status, WNOHANG);
-            if (w == pids[i]) {
-                exited[i] = true;
-                if (WIFEXITED(status) && !killed[i]) r[i].status = WEXITSTATUS(status);
-                // Whatever the command left running in its group holds no claim on the result.
-                kill(-pids[i], SIGKILL);
+    // Reads what `c`'s output `k` holds now; false at its end (or past its bound).
+    const auto read_some = [&](std::size_t i, int k) {
+        detail::child_process& c = cs[i];
+        for (;;) {
+            const ssize_t got = read(c.fd[k], buf.data(), buf.size());
+            if (got < 0 && errno == EINTR) continue;
+            if (got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return true;
+            if (got <= 0) return false;
+            std::string& to = k == 0 ? r[i].out : r[i].err;
+            if (to.size() + static_cast<std::size_t>(got) > (k == 0 ? max_command_output : max_command_errors)) {
+                c.over = true;
+                kill_group(c);
+                return false;
             }
+            to.append(buf.data(), static_cast<std::size_t>(got));
         }
-        std::vector<pollfd> p;
-        std::vector<std::size_t> which;
-        for (std::size_t k = 0; k < fds.size(); ++k)
-            if (fds[k] >= 0) {
-                const std::size_t i = k / 2;
-                if (exited[i]) {
-                    // Drain what is already there without waiting, then close.
-                    for (;;) {
-                        pollfd one{fds[k], POLLIN, 0};
-                        if (poll(&one, 1, 0) <= 0) break;
-                        const ssize_t got = read(fds[k], buf.data(), buf.size());
-                        if (got <= 0) break;
-                        std::string& to = k % 2 == 0 ? r[i].out : r[i].err;
-                        const std::size_t cap = k % 2 == 0 ? max_command_output : max_command_errors;
-                        if (to.size() + static_cast<std::size_t>(got) > cap) {
-                            over[i] = true;
-                            break;
-                        }
-                        to.append(buf.data(), static_cast<std::size_t>(got));
-                    }
-                    close(fds[k]);
-                    fds[k] = -1;
+    };
+    const auto reap = [&](detail::child_process& c, bool block) {
+        int status = 0;
+        pid_t w;
+        while ((w = waitpid(c.pid, &status, block ? 0 : WNOHANG)) < 0 && errno == EINTR) {
+        }
+        if (w != c.pid) return;
+        c.exited = true;
+        if (WIFEXITED(status) && !c.killed) r[&c - cs.data()].status = WEXITSTATUS(status);
+        kill(-c.pid, SIGKILL);
+        detail::close_fd(c.pidfd);
+    };
+    std::vector<pollfd> p;
+    std::vector<std::pair<std::size_t, int>> which; // child, 0/1 output or 2 its pidfd
+    for (;;) {
+        bool polling_exit = false;
+        p.clear();
+        which.clear();
+        for (std::size_t i = 0; i < n; ++i) {
+            detail::child_process& c = cs[i];
+            if (c.pid > 0 && !c.exited && c.pidfd < 0) {
+                reap(c, false);
+                polling_exit = !c.exited;
+            }
+            for (int k = 0; k < 2; ++k) {
+                if (c.fd[k] < 0) continue;
+                // Once the command has exited, what it printed is read and the pipe closed.
+                if (c.exited) {
+                    (void)read_some(i, k);
+                    detail::close_fd(c.fd[k]);
                     continue;
                 }
-                p.push_back({fds[k], POLLIN, 0});
-                which.push_back(k);
+                p.push_back({c.fd[k], POLLIN, 0});
+                which.emplace_back(i, k);
             }
-        bool running = false;
-        for (std::size_t i = 0; i < n; ++i) running = running || (pids[i] > 0 && !exited[i]);
-        if (!running && p.empty()) break;
-        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
+            if (!c.exited && c.pidfd >= 0) {
+                p.push_back({c.pidfd, POLLIN, 0});
+                which.emplace_back(i, 2);
+            }
+        }
+        if (p.empty() && !polling_exit) break;
+        const auto left =
+            std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
         if (left <= 0) {
-            for (std::size_t i = 0; i < n; ++i) kill_group(i);
-            for (std::size_t i = 0; i < n; ++i)
-                if (pids[i] > 0 && !exited[i]) {
-                    int status = 0;
-                    while (waitpid(pids[i], &status, 0) < 0 && errno == EINTR) {
-                    }
-                    exited[i] = true;
-                    r[i].status = -1;
-                    r[i].err += "(killed after " + std::to_string(timeout_s) + " s)";
-                }
-            for (int& fd : fds)
-                if (fd >= 0) {
-                    close(fd);
-                    fd = -1;
-                }
+            for (auto& c : cs) {
+                if (c.pid <= 0 || c.exited) continue;
+                kill_group(c);
+                reap(c, true);
+                r[&c - cs.data()].status = -1;
+                r[&c - cs.data()].err += "(killed after " + std::to_string(timeout_s) + " s)";
+            }
             break;
         }
-        // Wake at least every 50 ms to reap commands whose outputs another process holds open.
-        const int wait_ms = static_cast<int>(std::min<long long>(left, 50));
-        const int got = p.empty() ? poll(nullptr, 0, wait_ms) : poll(p.data(), p.size(), wait_ms);
-        if (got < 0 && errno != EINTR) break;
+        const int wait_ms = static_cast<int>(polling_exit ? std::min<long long>(left, 50) : left);
+        if (poll(p.data(), p.size(), wait_ms) < 0 && errno != EINTR) break;
         for (std::size_t x = 0; x < p.size(); ++x) {
             if (p[x].revents == 0) continue;
-            const std::size_t k = which[x], i = k / 2;
-            const ssize_t n_read = read(fds[k], buf.data(), buf.size());
-            if (n_read <= 0) {
-                close(fds[k]);
-                fds[k] = -1;
-                continue;
-            }
-            std::string& to = k % 2 == 0 ? r[i].out : r[i].err;
-            const std::size_t cap = k % 2 == 0 ? max_command_output : max_command_errors;
-            if (to.size() + static_cast<std::size_t>(n_read) > cap) {
-                over[i] = true;
-                kill_group(i);
-                close(fds[2 * i]);
-                close(fds[2 * i + 1]);
-                fds[2 * i] = fds[2 * i + 1] = -1;
-                continue;
-            }
-            to.append(buf.data(), static_cast<std::size_t>(n_read));
+            const auto [i, k] = which[x];
+            detail::child_process& c = cs[i];
+            if (k == 2) reap(c, false);
+            else if (c.fd[k] >= 0 && !read_some(i, k)) detail::close_fd(c.fd[k]);
         }
     }
-    for (std::size_t i = 0; i < n; ++i)
-        if (over[i]) {
+    for (std::size_t i = 0; i < n; ++i) {
+        detail::child_process& c = cs[i];
+        for (int& fd : c.fd) detail::close_fd(fd);
+        detail::close_fd(c.pidfd);
+        if (c.over) {
             r[i].status = -1;
             r[i].out.clear();
             r[i].err = "printed more than " + std::to_string(max_command_output) + " bytes on its output (or " +
                        std::to_string(max_command_errors) + " on its errors), the most mfprio reads";
         }
+    }
     return r;
 }
 

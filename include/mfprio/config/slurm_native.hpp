@@ -454,8 +454,12 @@ namespace detail {
         // One job per record: later lines of a record already read are its other tasks.
         std::vector<table_row> rows;
         std::unordered_map<std::string, std::size_t> seen;
+        rows.reserve(t->rows.size());
         for (table_row& row : t->rows) {
-            const auto [it, fresh] = seen.try_emplace(std::string(trim(row.cells[0])), rows.size());
+            // Only an array task (`15_2`) shares its record with other lines.
+            const bool task = row.cells[1].find('_') != std::string::npos;
+            const auto [it, fresh] = task ? seen.try_emplace(std::string(trim(row.cells[0])), rows.size())
+                                          : std::pair{seen.end(), true};
             if (!fresh) {
                 const table_row& kept = rows[it->second];
                 for (std::size_t c = 2; c < row.cells.size(); ++c)

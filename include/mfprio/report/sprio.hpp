@@ -468,7 +468,10 @@ struct sprio_output {
         line([&](const sprio_field& f) { detail::put_weights(res.text, f, w, cluster); });
         return res;
     }
-    // -S: keys applied from the last to the first, each a stable sort; '-' descends.
+    // -S: keys applied from the last to the first, each a stable sort; '-' descends. The rows
+    // stay where they are: their order is sorted.
+    std::vector<std::uint32_t> order(rows.size());
+    for (std::uint32_t i = 0; i < order.size(); ++i) order[i] = i;
     for (std::size_t k = o.sort.size(); k-- > 0;) {
         const char c = o.sort[k];
         if (c == ',' || c == '-' || c == '+') continue;
@@ -497,12 +500,15 @@ struct sprio_output {
             res.error = std::string("Invalid sort specification: ") + c;
             return res;
         }
-        std::stable_sort(rows.begin(), rows.end(), [&](const sprio_row& a, const sprio_row& b) {
-            const int v = cmp(a, b);
+        std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+            const int v = cmp(rows[a], rows[b]);
             return desc ? v > 0 : v < 0;
         });
     }
-    for (const auto& r : rows) line([&](const sprio_field& f) { detail::put_value(res.text, f, r, w, cluster, sprio_before_2302(o)); });
+    // Every line about as long as the header: one allocation for the whole text.
+    res.text.reserve(res.text.size() + (res.text.size() + 16) * (rows.size() + 1));
+    for (const std::uint32_t i : order)
+        line([&](const sprio_field& f) { detail::put_value(res.text, f, rows[i], w, cluster, sprio_before_2302(o)); });
     return res;
 }
 
