@@ -81,8 +81,8 @@ inline constexpr std::string_view squeue_format =
     "JobID:0|,JobArrayID:0|,UserName:0|,Account:0|,Partition:0|,QOS:0|,SubmitTime:0|,EligibleTime:0|,"
     "AccrueTime:0|,NumNodes:0|,NumCPUs:0|,TimeLimit:0|,Nice:0|,tres-alloc:0|,State:0|,PriorityLong:0";
 
-/// The same fields without `JobArrayID`, as earlier versions of mfprio documented them (one
-/// line per job record without `-r`); still read.
+/// The same fields without `JobArrayID`, for squeue without `-r` (one line per job record,
+/// an array's tasks folded into one line); read too.
 inline constexpr std::string_view squeue_format_without_tasks =
     "JobID:0|,UserName:0|,Account:0|,Partition:0|,QOS:0|,SubmitTime:0|,EligibleTime:0|,AccrueTime:0|,"
     "NumNodes:0|,NumCPUs:0|,TimeLimit:0|,Nice:0|,tres-alloc:0|,State:0|,PriorityLong:0";
