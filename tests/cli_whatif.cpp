@@ -219,9 +219,13 @@ TEST_CASE("whatif: bad keys and values name them and the close matches") {
     o = whatif({"--set", "PriorityWeightQOS=0", "--top", "0"});
     CHECK(o.err.starts_with("mfprio whatif: --top takes a positive integer, not '0'\n"));
     o = whatif({"--set", "qos.high.UsageFactor=-1"});
-    CHECK(o.err.find("qos.high.UsageFactor: '-1' is not a non-negative number") != std::string::npos);
+    // The QOS table's own bound (qos_table.hpp: 0 to 1e6).
+    CHECK(o.err.find("qos.high.UsageFactor: '-1' is not a number from 0 to 1e+06") != std::string::npos);
+    o = whatif({"--set", "qos.high.UsageFactor=1e308"});
+    CHECK(o.status == 2);
+    CHECK(o.err.find("qos.high.UsageFactor: '1e308' is not a number from 0 to 1e+06") != std::string::npos);
     o = whatif({"--set", "assoc.chem/alice.Shares=lots"});
-    CHECK(o.err.find("assoc.chem/alice.Shares: 'lots' is not 'parent' or an integer from 0 to 2147483646") !=
+    CHECK(o.err.find("assoc.chem/alice.Shares: 'lots' is not 'parent' or an integer from 0 to 4294967295") !=
           std::string::npos);
     o = whatif({"--set", "=3"});
     CHECK(o.err.starts_with("mfprio whatif: --set takes KEY=VALUE, not '=3'\n"));

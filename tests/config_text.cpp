@@ -6,7 +6,13 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
+#include <fstream>
 #include <string>
+#include <thread>
+
+#include <csignal>
+#include <unistd.h>
 
 using namespace mfprio::config;
 
@@ -106,12 +112,46 @@ TEST_CASE("config: text lines: a BOM, CR-only and mixed line ends") {
     CHECK(detail::split_lines("\xEF\xBB\xBF").empty());
 }
 
-TEST_CASE("config: text read_text_file refuses inputs past its bound") {
-    // /dev/zero never ends: refused at the bound instead of growing without one.
-    const auto endless = read_text_file("/dev/zero", 1 << 20);
-    REQUIRE_FALSE(endless);
-    CHECK(endless.error().file == "/dev/zero");
-    CHECK(endless.error().message == "larger than 1048576 bytes, the most mfprio reads from one input");
+TEST_CASE("config: text read_text_file refuses inputs past its bound, devices and directories by name") {
+    // A regular file past the bound: refused from its size, before it is read.
+    const std::string big = std::string(std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "/tmp") + "/mfprio_big.txt";
+    std::ofstream(big, std::ios::binary) << std::string((1 << 20) + 1, 'x');
+    const auto large = read_text_file(big, 1 << 20);
+    REQUIRE_FALSE(large);
+    CHECK(large.error().file == big);
+    CHECK(large.error().message == "larger than 1048576 bytes, the most mfprio reads from one input");
+    CHECK(read_text_file(big, (1 << 20) + 1));
+    std::remove(big.c_str());
+    // A pipe past the bound (no size to look at): refused at the bound while reading; a
+    // pipe within it is read. (The writer sees the reader stop: EPIPE, not SIGPIPE.)
+    std::signal(SIGPIPE, SIG_IGN);
+    for (const std::size_t n : {std::size_t{1} << 20, (std::size_t{1} << 20) + 1}) {
+        int fds[2];
+        REQUIRE(pipe(fds) == 0);
+        std::thread writer([&] {
+            const std::string data(n, 'y');
+            std::size_t done = 0;
+            while (done < data.size()) {
+                const auto w = write(fds[1], data.data() + done, data.size() - done);
+                if (w <= 0) break; // the reader stopped at the bound
+                done += static_cast<std::size_t>(w);
+            }
+            close(fds[1]);
+        });
+        const auto piped = read_text_file("/dev/fd/" + std::to_string(fds[0]), 1 << 20);
+        close(fds[0]);
+        writer.join();
+        CHECK(static_cast<bool>(piped) == (n == std::size_t{1} << 20));
+        if (piped) CHECK(piped->size() == n);
+        else CHECK(piped.error().message == "larger than 1048576 bytes, the most mfprio reads from one input");
+    }
+    // /dev/zero never ends and /dev/null is no text either: devices are refused by kind.
+    for (const char* dev : {"/dev/zero", "/dev/null", "/dev/urandom"}) {
+        const auto endless = read_text_file(dev, 1 << 20);
+        REQUIRE_FALSE(endless);
+        CHECK(endless.error().file == dev);
+        CHECK(endless.error().message == "cannot read file: a device, not a text file");
+    }
     CHECK(max_input_bytes == std::size_t{1} << 30);
 }
 

@@ -815,6 +815,15 @@ inline outcome run_lint(std::span<const std::string_view> args) {
                 const std::string_view key = token.substr(0, token.find('='));
                 if (key.size() == token.size()) continue;
                 if (!config::istarts_with(key, "Priority") && !config::istarts_with(key, "FairShare")) continue;
+                if (config::iequals(key, "PriorityFlags")) {
+                    const std::string_view value = token.substr(key.size() + 1);
+                    for (const auto& u : config::unknown_priority_flags(value)) {
+                        const auto at = begin + key.size() + 1 + static_cast<std::size_t>(u.word.data() - value.data());
+                        o.out += "warning: " + conf_path + ":" + std::to_string(l.number) + ":" + std::to_string(at + 1) +
+                                 ": PriorityFlags word " + u.describe() + did_you_mean(u.word, config::priority_flag_words) + "\n";
+                        ++warnings;
+                    }
+                }
                 bool ok = false;
                 for (const auto k : known) ok = ok || config::iequals(k, key);
                 if (ok) continue;

@@ -49,96 +49,128 @@ namespace mfprio::cli {
 
 namespace detail {
 
-/// The text of a JSON value as the jobs table wants it: a string as is; a number as its
-/// token; squeue's number object ({"set", "infinite", "number"}, 23.11 and later) as its
-/// number, "UNLIMITED" when infinite, empty when not set; the first string of a list
-/// (job_state in 23.11 and later: ["PENDING"]); empty for null. false on a JSON error.
-[[nodiscard]] inline simdjson::error_code json_cell(simdjson::ondemand::value v, std::string& out, int depth = 0) {
+/// What a field of a job must hold: a string (null for none: 22.05 prints null for an unset
+/// account, QOS or TRES string), the job's state (a string, or in 23.11 and later a list of
+/// strings), or a number (a JSON number, squeue's number object, or null: 22.05's nice).
+enum class json_expect { text, state, number };
+
+/// The text of a JSON value as the jobs table wants it, checked against what its field must
+/// hold: a string as is; a number as its token (the jobs table checks its range); squeue's
+/// number object ({"set", "infinite", "number"}, 23.11 and later) as its number, "UNLIMITED"
+/// when infinite, empty when not set; the first string of a state list; empty for null.
+/// Returns why the value is refused, or an empty string. Every token read is checked in full
+/// (`1_0`, `nul` are not JSON).
+[[nodiscard]] inline std::string json_cell(simdjson::ondemand::value v, json_expect expect, std::string& out) {
     using simdjson::ondemand::json_type;
+    const auto invalid = [](simdjson::error_code e) { return std::string("not valid JSON: ") + simdjson::error_message(e); };
+    const auto wrong = [expect] {
+        return std::string(expect == json_expect::number ? "expected a number, a number object or null"
+                           : expect == json_expect::state ? "expected a string or a list of strings"
+                                                          : "expected a string or null");
+    };
     out.clear();
-    // Slurm's cells nest two deep at most (a list of states, a number object); deeper input
-    // is refused before the recursion can run out of stack.
-    if (depth > 8) return simdjson::DEPTH_ERROR;
     json_type type;
-    if (auto e = v.type().get(type)) return e;
+    if (auto e = v.type().get(type)) return invalid(e);
     switch (type) {
+    case json_type::null: {
+        bool null = false;
+        if (v.is_null().get(null) != simdjson::SUCCESS) null = false;
+        if (!null) return "not valid JSON: a token that is not null, true, false, a number or a string";
+        return {};
+    }
     case json_type::string: {
+        if (expect == json_expect::number) return wrong();
         std::string_view sv;
-        if (auto e = v.get_string().get(sv)) return e;
+        if (auto e = v.get_string().get(sv)) return invalid(e);
         out.assign(sv);
-        return simdjson::SUCCESS;
+        return {};
     }
     case json_type::number: {
+        if (expect != json_expect::number) return wrong();
         std::string_view raw = v.raw_json_token();
+        simdjson::ondemand::number n;
+        if (auto e = v.get_number().get(n)) return invalid(e);
         while (!raw.empty() && config::is_space(raw.back())) raw.remove_suffix(1);
-        out.assign(raw); // the jobs table checks the number
-        return simdjson::SUCCESS;
+        out.assign(raw); // the jobs table checks the number's range
+        return {};
     }
     case json_type::object: {
+        if (expect != json_expect::number) return wrong();
         simdjson::ondemand::object o;
-        if (auto e = v.get_object().get(o)) return e;
-        bool set = true, infinite = false;
+        if (auto e = v.get_object().get(o)) return invalid(e);
+        bool set = true, infinite = false, have_number = false;
         std::string number;
         for (auto field : o) {
             std::string_view key;
-            if (auto e = field.unescaped_key().get(key)) return e;
+            if (auto e = field.unescaped_key().get(key)) return invalid(e);
             simdjson::ondemand::value fv;
-            if (auto e = field.value().get(fv)) return e;
-            if (key == "set") {
-                if (auto e = fv.get_bool().get(set)) return e;
-            } else if (key == "infinite") {
-                if (auto e = fv.get_bool().get(infinite)) return e;
+            if (auto e = field.value().get(fv)) return invalid(e);
+            if (key == "set" || key == "infinite") {
+                if (fv.get_bool().get(key == "set" ? set : infinite) != simdjson::SUCCESS)
+                    return "\"" + std::string(key) + "\" of a number object: expected true or false";
             } else if (key == "number") {
-                if (auto e = json_cell(fv, number, depth + 1)) return e;
+                json_type nt;
+                if (auto e = fv.type().get(nt)) return invalid(e);
+                if (nt != json_type::number) return "\"number\" of a number object: expected a number";
+                if (auto why = json_cell(fv, json_expect::number, number); !why.empty()) return why;
+                have_number = true;
             }
         }
         if (infinite) out = "UNLIMITED";
-        else if (set) out = std::move(number);
-        return simdjson::SUCCESS;
+        else if (!set) out.clear();
+        else if (!have_number) return "a number object without \"number\"";
+        else out = std::move(number);
+        return {};
     }
     case json_type::array: {
+        if (expect != json_expect::state) return wrong();
         simdjson::ondemand::array a;
-        if (auto e = v.get_array().get(a)) return e;
+        if (auto e = v.get_array().get(a)) return invalid(e);
         for (auto item : a) {
             simdjson::ondemand::value iv;
-            if (auto e = item.get(iv)) return e;
-            std::string cell;
-            if (auto e = json_cell(iv, cell, depth + 1)) return e;
-            if (out.empty()) out = std::move(cell);
+            if (auto e = item.get(iv)) return invalid(e);
+            std::string_view sv;
+            if (iv.get_string().get(sv) != simdjson::SUCCESS) return wrong();
+            if (out.empty()) out.assign(sv);
         }
-        return simdjson::SUCCESS;
+        return {};
     }
-    case json_type::null:
-        return simdjson::SUCCESS;
-    case json_type::boolean: {
-        bool b = false;
-        if (auto e = v.get_bool().get(b)) return e;
-        out = b ? "true" : "false";
-        return simdjson::SUCCESS;
+    case json_type::boolean:
+        return wrong();
     }
-    }
-    return simdjson::SUCCESS;
+    return wrong();
 }
+
+/// The JSON key of each jobs table column (config/slurm_native.hpp's order).
+inline constexpr std::string_view json_job_keys[] = {
+    "job_id", "user_name", "account", "partition", "qos", "submit_time", "eligible_time", "accrue_time",
+    "node_count", "cpus", "time_limit", "nice", "tres_req_str", "job_state", "priority"};
+static_assert(std::size(json_job_keys) == config::nj_count);
 
 /// The jobs table column of a job's JSON key, or nj_count for the keys not read (about 95
 /// of squeue's 110). By length first: this runs for every key of every job.
-[[nodiscard]] inline std::size_t json_job_column(std::string_view k) noexcept {
-    using namespace std::string_view_literals;
+[[nodiscard]] constexpr std::size_t json_job_column(std::string_view k) noexcept {
     using namespace config;
+    const auto is = [k](std::size_t c) { return k == json_job_keys[c]; };
     switch (k.size()) {
-    case 3: return k == "qos"sv ? nj_qos : nj_count;
-    case 4: return k == "cpus"sv ? nj_cpus : k == "nice"sv ? nj_nice : nj_count;
-    case 6: return k == "job_id"sv ? nj_id : nj_count;
-    case 7: return k == "account"sv ? nj_account : nj_count;
-    case 8: return k == "priority"sv ? nj_priority : nj_count;
-    case 9: return k == "user_name"sv ? nj_user : k == "partition"sv ? nj_partition : k == "job_state"sv ? nj_state : nj_count;
-    case 10: return k == "node_count"sv ? nj_nodes : k == "time_limit"sv ? nj_time_limit : nj_count;
-    case 11: return k == "submit_time"sv ? nj_submit : k == "accrue_time"sv ? nj_accrue : nj_count;
-    case 12: return k == "tres_req_str"sv ? nj_tres : nj_count;
-    case 13: return k == "eligible_time"sv ? nj_eligible : nj_count;
+    case 3: return is(nj_qos) ? nj_qos : nj_count;
+    case 4: return is(nj_cpus) ? nj_cpus : is(nj_nice) ? nj_nice : nj_count;
+    case 6: return is(nj_id) ? nj_id : nj_count;
+    case 7: return is(nj_account) ? nj_account : nj_count;
+    case 8: return is(nj_priority) ? nj_priority : nj_count;
+    case 9: return is(nj_user) ? nj_user : is(nj_partition) ? nj_partition : is(nj_state) ? nj_state : nj_count;
+    case 10: return is(nj_nodes) ? nj_nodes : is(nj_time_limit) ? nj_time_limit : nj_count;
+    case 11: return is(nj_submit) ? nj_submit : is(nj_accrue) ? nj_accrue : nj_count;
+    case 12: return is(nj_tres) ? nj_tres : nj_count;
+    case 13: return is(nj_eligible) ? nj_eligible : nj_count;
     default: return nj_count;
     }
 }
+static_assert([] {
+    for (std::size_t c = 0; c < config::nj_count; ++c)
+        if (json_job_column(json_job_keys[c]) != c) return false;
+    return true;
+}(), "json_job_column finds every key of json_job_keys");
 
 /// Line and column of byte `offset` of `text`, counting from the previous call's position.
 struct line_counter {
@@ -194,7 +226,8 @@ struct line_counter {
     if (auto e = parser.iterate(view).get(doc)) return fail(e, {});
     iterating = true;
     simdjson::ondemand::object root;
-    if (auto e = doc.get_object().get(root)) return fail(e, "not `squeue --json` output: the document is not an object");
+    if (auto e = doc.get_object().get(root))
+        return fail(e, e == simdjson::INCORRECT_TYPE ? "not `squeue --json` output: the document is not an object" : "");
     table t = native_jobs_table(file);
     t.header_line = 1;
     bool have_jobs = false;
@@ -249,7 +282,13 @@ struct line_counter {
                 if (col == nj_count) continue; // skipped unread by On Demand
                 simdjson::ondemand::value jv;
                 if (auto e = jf.value().get(jv)) return fail(e, {});
-                if (auto e = detail::json_cell(jv, cell)) return fail(e, {});
+                const detail::json_expect expect = col == nj_state ? detail::json_expect::state
+                                                   : col == nj_user || col == nj_account || col == nj_partition ||
+                                                           col == nj_qos || col == nj_tres
+                                                       ? detail::json_expect::text
+                                                       : detail::json_expect::number;
+                if (auto why = detail::json_cell(jv, expect, cell); !why.empty())
+                    return fail(simdjson::INCORRECT_TYPE, "\"" + std::string(detail::json_job_keys[col]) + "\": " + why);
                 row.cells[col] = cell;
             }
             // 0 (22.05) or an unset number object (later layouts): no such time.
@@ -263,6 +302,10 @@ struct line_counter {
             t.rows.push_back(std::move(row));
         }
     }
+    // Past the root object: nothing but white space (simdjson 3.0's document has no at_end;
+    // a location in bounds is a token after the document).
+    if (const char* after = nullptr; !doc.current_location().get(after))
+        return fail(simdjson::TRAILING_CONTENT, "more after the JSON document (one `squeue --json` output a file)");
     if (!have_jobs) return config::make_error(file, 1, 1, "jobs", "a JSON document without a \"jobs\" list (not `squeue --json` output)");
     return t;
 }
@@ -276,8 +319,11 @@ struct line_counter {
 [[nodiscard]] inline expected<config::conf_input> read_input(const std::string& path) {
     auto text = config::read_text_file(path);
     if (!text) return text.error();
-    text->reserve(text->size() + simdjson::SIMDJSON_PADDING);
-    return config::conf_input{std::move(*text), path == "-" ? std::string("<stdin>") : path};
+    expected<config::conf_input> in(config::conf_input{});
+    in->name = path == "-" ? std::string("<stdin>") : path;
+    in->text.swap(*text);
+    in->text.reserve(in->text.size() + simdjson::SIMDJSON_PADDING);
+    return in;
 }
 
 /// A jobs input: a text in memory, or a large file mapped (a 100,000-job squeue --json is
@@ -309,6 +355,10 @@ struct jobs_source {
         struct stat st {};
         if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size >= (1 << 20)) {
             const auto size = static_cast<std::size_t>(st.st_size);
+            if (size > config::max_input_bytes) {
+                close(fd);
+                return config::too_large_error(path);
+            }
             void* p = mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
             close(fd);
             if (p != MAP_FAILED) {
@@ -320,6 +370,7 @@ struct jobs_source {
                 j.mapped_size = size;
                 const auto page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
                 j.mapped_after = size % page == 0 ? 0 : page - size % page;
+                if (auto e = config::nul_byte_error(j.text(), path)) return *e;
                 return j;
             }
         } else if (fd >= 0) {

@@ -64,6 +64,7 @@ using config::edit_distance;
 struct whatif_applied {
     bool fairshare = false;
     std::string error; ///< non-empty: the change that cannot be made, and why
+    std::vector<std::string> warnings; ///< what is taken but likely not meant (a PriorityFlags word that is no flag)
 };
 
 /// Applies the changes to `pc` in order. `conf_inputs` are the configuration texts, read again
@@ -120,6 +121,8 @@ struct whatif_applied {
             if (config::iequals(key, "PriorityFlags")) {
                 flags_text = v;
                 r.fairshare = true;
+                for (const auto& u : config::unknown_priority_flags(v))
+                    r.warnings.push_back("PriorityFlags: " + u.describe() + did_you_mean(u.word, config::priority_flag_words));
             }
             if (config::iequals(key, "FairShareDampeningFactor")) r.fairshare = true;
             conf_text += std::string(*conf_key) + "=" + v + "\n";
@@ -163,9 +166,10 @@ struct whatif_applied {
                 bad_key();
                 return r;
             }
+            const std::uint32_t max = factor ? config::max_priority_job_factor : config::max_priority_tier;
             const auto v = config::parse_unsigned<std::uint32_t>(value);
-            if (!v || *v > (factor ? 65533u : 65535u)) {
-                r.error = key + ": '" + value + "' is not an integer from 0 to " + (factor ? "65533" : "65535");
+            if (!v || *v > max) {
+                r.error = key + ": '" + value + "' is not an integer from 0 to " + std::to_string(max);
                 return r;
             }
             auto& part = pc.conf.partitions[*p];
@@ -185,9 +189,9 @@ struct whatif_applied {
                 }
                 pc.qos.qos[*q].priority = *v;
             } else {
-                const auto v = config::parse_double(value);
-                if (!v || *v < 0) {
-                    r.error = key + ": '" + value + "' is not a non-negative number";
+                const auto v = config::parse_usage_factor(value);
+                if (!v) {
+                    r.error = key + ": '" + value + "' is not a number " + config::range_text(0.0, config::max_usage_factor);
                     return r;
                 }
                 pc.qos.qos[*q].usage_factor = *v;
@@ -201,16 +205,12 @@ struct whatif_applied {
                 bad_key();
                 return r;
             }
-            if (config::iequals(value, "parent")) {
-                pc.assoc.rows[*a].raw_shares = config::fs_use_parent;
-            } else {
-                const auto v = config::parse_unsigned<std::uint32_t>(value);
-                if (!v || *v >= config::fs_use_parent) {
-                    r.error = key + ": '" + value + "' is not 'parent' or an integer from 0 to 2147483646";
-                    return r;
-                }
-                pc.assoc.rows[*a].raw_shares = *v;
+            const auto v = config::parse_raw_shares(value);
+            if (!v) {
+                r.error = key + ": '" + value + "' is not 'parent' or an integer from 0 to 4294967295";
+                return r;
             }
+            pc.assoc.rows[*a].raw_shares = *v;
             r.fairshare = true;
         }
     }
@@ -531,7 +531,15 @@ inline outcome run_whatif(std::span<const std::string_view> args) {
         if (a == "--set") {
             const std::size_t eq = v.find('=');
             if (eq == std::string_view::npos || eq == 0) return usage("--set takes KEY=VALUE, not '" + std::string(v) + "'");
-            changes.emplace_back(std::string(config::trim(v.substr(0, eq))), std::string(config::trim(v.substr(eq + 1))));
+            const std::string key(config::trim(v.substr(0, eq)));
+            const std::string_view value = config::trim(v.substr(eq + 1));
+            // Each change is one key's value: a line end, a space or a '#' would let slurm.conf
+            // read another key, a directive (Include) or a comment out of it.
+            if (const auto bad = std::find_if(value.begin(), value.end(),
+                                              [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f || c == ' ' || c == '#'; });
+                bad != value.end())
+                return usage("--set " + key + ": the value must be one word (no spaces, line ends, control characters or '#')");
+            changes.emplace_back(key, std::string(value));
         } else if (a == "--svg") {
             svg_path = v;
         } else if (a == "--after") {
@@ -559,6 +567,7 @@ inline outcome run_whatif(std::span<const std::string_view> args) {
     parsed_cluster changed = *pc;
     const auto applied = apply_whatif(changed, ci->conf, changes);
     if (!applied.error.empty()) return usage(applied.error);
+    for (const auto& w : applied.warnings) o.err += "mfprio whatif: warning: " + w + "\n";
     const bool cluster_output = copt.live || !copt.from.empty();
     const bool fair_tree = pc->conf.flags.has(slurm::priority_flag::fair_tree) &&
                            !pc->conf.flags.has(slurm::priority_flag::depth_oblivious);
@@ -713,7 +722,8 @@ inline outcome run_whatif(std::span<const std::string_view> args) {
             for (const auto& c : shares[by])
                 list.push_back({{"name", c.who}, {"before", percent(c.before)}, {"after", percent(c.after)}});
         }
-        o.out = j.dump(2) + "\n";
+        // Names are bytes as Slurm gives them: invalid UTF-8 is written as U+FFFD, not thrown.
+        o.out = j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
         return o;
     }
 

@@ -43,6 +43,14 @@ namespace mfprio::config {
 /// RawShares sentinel for `FairShare=parent` (Slurm's SLURMDB_FS_USE_PARENT).
 inline constexpr std::uint32_t fs_use_parent = 0x7FFFFFFFu;
 
+/// RawShares as the association table reads it: `parent` (`fs_use_parent`) or an integer
+/// from 0 to 4294967295 (2147483647 is `parent` in Slurm too).
+[[nodiscard]] inline std::optional<std::uint32_t> parse_raw_shares(std::string_view text) {
+    text = trim(text);
+    if (iequals(text, "parent")) return fs_use_parent;
+    return parse_unsigned<std::uint32_t>(text);
+}
+
 /// One association (account or user) with its place in the tree and sshare's columns.
 struct assoc_row {
     std::string account;               ///< account name (without the indentation)
@@ -248,12 +256,10 @@ namespace detail {
             const std::string_view cell = trim(row.cells[*shares_col]);
             if (cell.empty()) {
                 a.raw_shares = no_val32;
-            } else if (iequals(cell, "parent")) {
-                a.raw_shares = fs_use_parent;
             } else if (cell.front() == '-') {
                 return fail(*shares_col, "negative share " + detail::quote(cell));
             } else {
-                const auto v = parse_unsigned<std::uint32_t>(cell);
+                const auto v = parse_raw_shares(cell);
                 if (!v)
                     return fail(*shares_col, "share " + detail::quote(cell) +
                                                  " is not an integer, 'parent' or blank");

@@ -31,6 +31,13 @@ inline constexpr std::size_t max_qos = 65536;
 /// factor, keeps the usage a factor multiplies finite.
 inline constexpr double max_usage_factor = 1e6;
 
+/// A QOS UsageFactor as the QOS table reads it: a number from 0 to `max_usage_factor`.
+[[nodiscard]] inline std::optional<double> parse_usage_factor(std::string_view text) {
+    const auto v = parse_double(trim(text));
+    if (!v || *v < 0.0 || *v > max_usage_factor) return std::nullopt;
+    return v;
+}
+
 /// One QOS as the priority calculation needs it.
 struct qos_def {
     std::string name;          ///< QOS Name
@@ -95,8 +102,8 @@ struct qos_table {
         if (uf_col) {
             const std::string_view cell = trim(row.cells[*uf_col]);
             if (!cell.empty()) {
-                const auto v = parse_double(cell);
-                if (!v || *v < 0.0 || *v > max_usage_factor)
+                const auto v = parse_usage_factor(cell);
+                if (!v)
                     return make_error(t.file, row.line, row.columns[*uf_col],
                                       t.header[*uf_col],
                                       "QOS " + detail::quote(q.name) + ": usage factor " +

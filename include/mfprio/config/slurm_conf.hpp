@@ -92,10 +92,15 @@ struct node_def {
 };
 
 /// One partition (a PartitionName line).
+/// The largest PriorityJobFactor (and partition Priority) slurm.conf takes.
+inline constexpr std::uint16_t max_priority_job_factor = 65533;
+/// The largest PriorityTier.
+inline constexpr std::uint16_t max_priority_tier = 65535;
+
 struct partition_def {
     std::string name;                        ///< PartitionName
     std::vector<std::uint32_t> nodes;        ///< indices into slurm_conf::nodes, ascending
-    std::uint16_t priority_job_factor = 1;   ///< PriorityJobFactor (max 65533)
+    std::uint16_t priority_job_factor = 1;   ///< PriorityJobFactor (max `max_priority_job_factor`)
     std::uint16_t priority_tier = 1;         ///< PriorityTier
     std::uint32_t max_time = infinite32;     ///< MaxTime in minutes; infinite32 = UNLIMITED
     std::vector<tres_weight> billing_weights; ///< TRESBillingWeights, parsed
@@ -273,18 +278,53 @@ struct conf_pos {
     std::size_t column = 0;
 };
 
+/// The positions of a line's characters, held as runs of consecutive columns on one
+/// physical line (a few a logical line, however long it is).
+class conf_positions {
+public:
+    void push_back(conf_pos p) {
+        if (!runs_.empty()) {
+            const run& r = runs_.back();
+            if (r.line == p.line && r.column + (size_ - r.index) == p.column) {
+                ++size_;
+                return;
+            }
+        }
+        runs_.push_back({size_, p.line, p.column});
+        ++size_;
+    }
+    [[nodiscard]] std::size_t size() const noexcept { return size_; }
+    void clear() noexcept {
+        runs_.clear();
+        size_ = 0;
+    }
+    /// Where character `i` (< size()) was.
+    [[nodiscard]] conf_pos operator[](std::size_t i) const noexcept {
+        const auto it = std::upper_bound(runs_.begin(), runs_.end(), i, [](std::size_t v, const run& r) { return v < r.index; });
+        const run& r = *std::prev(it);
+        return {r.line, r.column + (i - r.index)};
+    }
+
+private:
+    struct run {
+        std::size_t index, line, column; ///< first character of the run, and where it was
+    };
+    std::vector<run> runs_;
+    std::size_t size_ = 0;
+};
+
 /// A logical line: comments removed, continuations joined, escapes resolved; `pos[i]` is
 /// where `text[i]` was (one extra entry for the end of the line).
 struct conf_line {
     std::string text;
-    std::vector<conf_pos> pos;
+    conf_positions pos;
 };
 
 /// Splits slurm.conf text into logical lines (see the file comment).
 [[nodiscard]] inline std::vector<conf_line> conf_logical_lines(std::string_view text) {
     std::vector<conf_line> out;
     std::string raw;              // joined text before escape removal
-    std::vector<conf_pos> raw_pos;
+    conf_positions raw_pos;
     auto finish = [&](conf_pos end) {
         conf_line line;
         for (std::size_t i = 0; i < raw.size(); ++i) {
@@ -301,7 +341,9 @@ struct conf_line {
         raw_pos.clear();
     };
     conf_pos last_end{};
-    for (const auto& [physical, number] : split_lines(text)) {
+    for_each_line(text, [&](const text_line& tl) {
+        const std::string_view physical = tl.text;
+        const std::size_t number = tl.number;
         // Comment: the first '#' preceded by an even number of backslashes.
         std::size_t len = physical.size();
         std::size_t backslashes = 0;
@@ -325,7 +367,8 @@ struct conf_line {
         }
         last_end = {number, content.size() + 1};
         if (!continues) finish(last_end);
-    }
+        return true;
+    });
     if (!raw.empty()) finish(last_end);
     return out;
 }
@@ -909,9 +952,9 @@ private:
                 out = static_cast<std::uint16_t>(*n);
                 return true;
             };
-            if (iequals(p.key, "PriorityJobFactor")) return factor(opt.job_factor, 65533);
-            if (iequals(p.key, "PriorityTier")) return factor(opt.tier, 0xFFFF);
-            if (iequals(p.key, "Priority")) return factor(opt.priority, 65533);
+            if (iequals(p.key, "PriorityJobFactor")) return factor(opt.job_factor, max_priority_job_factor);
+            if (iequals(p.key, "PriorityTier")) return factor(opt.tier, max_priority_tier);
+            if (iequals(p.key, "Priority")) return factor(opt.priority, max_priority_job_factor);
             if (iequals(p.key, "MaxTime")) {
                 auto d = parse_slurm_time(p.value);
                 if (!d) return bad(d.error());
@@ -1018,6 +1061,42 @@ private:
 };
 
 } // namespace detail
+
+/// The PriorityFlags words Slurm knows (FAIR_TREE, the default, is accepted as a word).
+inline constexpr std::string_view priority_flag_words[] = {
+    "ACCRUE_ALWAYS", "SMALL_RELATIVE_TO_TIME", "CALCULATE_RUNNING", "DEPTH_OBLIVIOUS", "NO_FAIR_TREE",
+    "FAIR_TREE",     "INCR_ONLY",              "MAX_TRES",          "MAX_TRES_GRES",   "NO_NORMAL_ALL",
+    "NO_NORMAL_ASSOC", "NO_NORMAL_PART",       "NO_NORMAL_QOS",     "NO_NORMAL_TRES"};
+
+/// A word of a PriorityFlags value that is no flag. slurmctld looks for each flag's name
+/// anywhere in the value, so such a word is ignored (a typo such as NO_FAIR_TRE silently
+/// leaves Fair Tree on) unless a flag's name is inside it (XNO_FAIR_TREE sets NO_FAIR_TREE).
+struct unknown_flag_word {
+    std::string_view word;
+    bool ignored = true; ///< no flag's name inside it
+
+    /// "'WORD' is no flag: Slurm ignores it" or "... Slurm reads the flag names inside it".
+    [[nodiscard]] std::string describe() const {
+        std::string out = "'";
+        out.append(word.substr(0, 100));
+        out += "' is no flag: Slurm ";
+        out += ignored ? "ignores it" : "reads the flag names inside it";
+        return out;
+    }
+};
+
+/// The words of a PriorityFlags value that are no flag, in order: callers warn.
+[[nodiscard]] inline std::vector<unknown_flag_word> unknown_priority_flags(std::string_view v) {
+    std::vector<unknown_flag_word> out;
+    for (const auto word : split(v, ',')) {
+        const std::string_view w = trim(word);
+        if (w.empty()) continue;
+        bool known = false;
+        for (const auto k : priority_flag_words) known = known || iequals(k, w);
+        if (!known) out.push_back({w, detail::parse_priority_flags(w) == slurm::priority_flags{}});
+    }
+    return out;
+}
 
 /// Parses slurm.conf text. `file_name` names the text in errors; relative Include paths
 /// are resolved against `base_dir` (the current directory when empty).

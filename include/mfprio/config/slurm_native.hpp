@@ -58,7 +58,7 @@ namespace detail {
 [[nodiscard]] inline std::string_view first_content_line(std::string_view text) noexcept {
     text = without_bom(text);
     while (!text.empty()) {
-        const std::size_t nl = text.find('\n');
+        const std::size_t nl = text.find_first_of("\r\n"); // \n, \r\n or a lone \r
         const std::string_view line = trim(text.substr(0, nl));
         if (!line.empty()) return line;
         if (nl == std::string_view::npos) break;
@@ -127,12 +127,16 @@ struct scontrol_pair {
     std::size_t line = 0;         ///< 1-based line
     std::size_t key_column = 0;   ///< 1-based column of the key
     std::size_t value_column = 0; ///< 1-based column of the value
+    std::size_t offset = 0;       ///< byte offset of the key in the text
 };
 
-/// One scontrol record: its pairs in printed order.
+/// One scontrol record: its pairs in printed order (those asked for, see
+/// `for_each_scontrol_record`).
 struct scontrol_record {
     std::vector<scontrol_pair> pairs;
-    std::size_t line = 0; ///< line of its first pair
+    std::size_t line = 0;         ///< line of its first word
+    std::size_t last_line = 0;    ///< line of its last word
+    std::string_view first_key;   ///< the key of its first word (empty: the word has none)
 
     /// The pair named `key` (exact case, as scontrol prints it), if present.
     [[nodiscard]] const scontrol_pair* find(std::string_view key) const noexcept {
@@ -160,27 +164,43 @@ namespace detail {
 
 } // namespace detail
 
-/// Splits scontrol output into records (see the file comment). `text` must outlive the result.
-[[nodiscard]] inline std::vector<scontrol_record> scontrol_records(std::string_view text) {
-    std::vector<scontrol_record> out;
+/// Reads scontrol output record by record (see the file comment), calling `f(record)` for
+/// each, and keeps of each record only the pairs whose key `keep(key)` accepts (a word
+/// without a key that opens a record has the empty key). A word without '=' continues the
+/// value before it on its line (`JobName=my job`); on a later line, it continues nothing.
+/// Memory: one record's kept pairs, whatever the text holds besides. `text` must outlive the
+/// record's keys; `f` returns false to stop.
+template <class Keep, class F>
+void for_each_scontrol_record(std::string_view text, Keep&& keep, F&& f) {
     // split_lines leaves a byte order mark out of line 1; columns here count from the start
-    // of the line as printed (`detail::line_starts`), so line 1's are offset by it.
+    // of the line as printed, so line 1's are offset by it.
     const std::size_t bom = text.size() - detail::without_bom(text).size();
+    scontrol_record rec;
     bool open = false;
-    for (const detail::text_line& tl : detail::split_lines(text)) {
+    const auto close = [&] {
+        if (!open) return true;
+        open = false;
+        return static_cast<bool>(f(static_cast<const scontrol_record&>(rec)));
+    };
+    bool go = true;
+    detail::for_each_line(text, [&](const detail::text_line& tl) {
         const std::string_view line = tl.text;
         const std::size_t offset = tl.number == 1 ? bom : 0;
         if (trim(line).empty()) {
-            open = false;
-            continue;
+            go = close();
+            return go;
         }
         const bool indented = is_space(line.front());
         if (!indented || !open) {
-            out.emplace_back();
-            out.back().line = tl.number;
+            if (!close()) return go = false;
+            rec.pairs.clear();
+            rec.line = tl.number;
+            rec.first_key = {};
             open = true;
         }
-        scontrol_record& rec = out.back();
+        rec.last_line = tl.number;
+        bool continues = false; // the word before on this line is a kept pair's value
+        bool seen_word = false;
         std::size_t i = 0;
         while (i < line.size()) {
             while (i < line.size() && is_space(line[i])) ++i;
@@ -189,15 +209,22 @@ namespace detail {
             while (end < line.size() && !is_space(line[end])) ++end;
             const std::string_view word = line.substr(i, end - i);
             const std::size_t k = detail::key_length(word);
-            if (k != 0 || rec.pairs.empty()) {
-                scontrol_pair p;
-                p.key = word.substr(0, k);
-                p.value = std::string(word.substr(k == 0 ? 0 : k + 1));
-                p.line = tl.number;
-                p.key_column = offset + i + 1;
-                p.value_column = offset + i + (k == 0 ? 0 : k + 1) + 1;
-                rec.pairs.push_back(std::move(p));
-            } else {
+            const bool first = rec.line == tl.number && !seen_word; // the record's first word
+            seen_word = true;
+            if (first) rec.first_key = word.substr(0, k);
+            if (k != 0 || first) {
+                continues = keep(word.substr(0, k));
+                if (continues) {
+                    scontrol_pair p;
+                    p.key = word.substr(0, k);
+                    p.value = std::string(word.substr(k == 0 ? 0 : k + 1));
+                    p.line = tl.number;
+                    p.key_column = offset + i + 1;
+                    p.value_column = offset + i + (k == 0 ? 0 : k + 1) + 1;
+                    p.offset = static_cast<std::size_t>(word.data() - text.data());
+                    rec.pairs.push_back(std::move(p));
+                }
+            } else if (continues) {
                 // A value with spaces: the word continues the value before it.
                 scontrol_pair& p = rec.pairs.back();
                 p.value += ' ';
@@ -205,7 +232,19 @@ namespace detail {
             }
             i = end;
         }
-    }
+        return true;
+    });
+    if (go) close();
+}
+
+/// Every record of scontrol output with all its pairs (see `for_each_scontrol_record`).
+/// `text` must outlive the result.
+[[nodiscard]] inline std::vector<scontrol_record> scontrol_records(std::string_view text) {
+    std::vector<scontrol_record> out;
+    for_each_scontrol_record(text, [](std::string_view) { return true; }, [&](const scontrol_record& r) {
+        out.push_back(r);
+        return true;
+    });
     return out;
 }
 
@@ -238,20 +277,9 @@ inline void blank(std::string& text, std::size_t from, std::size_t to) {
         if (text[i] != '\n' && text[i] != '\r') text[i] = ' ';
 }
 
-/// Offset in `text` of (1-based) line `line`, column `column`.
-[[nodiscard]] inline std::size_t offset_of(const std::vector<std::size_t>& line_starts, std::size_t line,
-                                           std::size_t column) noexcept {
-    return line_starts[line - 1] + column - 1;
-}
-
-/// Where each line of `text` starts, lines ending as `split_lines` ends them (at "\r\n",
-/// "\n" or a lone "\r"), so that its line numbers index this.
-[[nodiscard]] inline std::vector<std::size_t> line_starts(std::string_view text) {
-    std::vector<std::size_t> out{0};
-    for (std::size_t i = 0; i < text.size(); ++i)
-        if (text[i] == '\n' || (text[i] == '\r' && (i + 1 == text.size() || text[i + 1] != '\n')))
-            out.push_back(i + 1);
-    return out;
+/// True when `key` is one of `keys`.
+[[nodiscard]] inline bool one_of(std::string_view key, std::span<const std::string_view> keys) noexcept {
+    return std::find(keys.begin(), keys.end(), key) != keys.end();
 }
 
 } // namespace detail
@@ -263,10 +291,9 @@ inline void blank(std::string& text, std::size_t from, std::size_t to) {
 /// `version`, when given, receives SLURM_VERSION.
 [[nodiscard]] inline std::string config_as_slurm_conf(std::string_view text, std::string* version = nullptr) {
     std::string out(text);
-    const auto starts = detail::line_starts(text);
-    for (std::size_t n = 0; n < starts.size(); ++n) {
-        const std::size_t end = n + 1 < starts.size() ? starts[n + 1] : text.size();
-        const std::string_view line = text.substr(starts[n], end - starts[n]);
+    detail::for_each_line(text, [&](const detail::text_line& l) {
+        const std::string_view line = l.text;
+        const auto start = static_cast<std::size_t>(line.data() - text.data());
         const std::size_t eq = line.find('=');
         const std::string_view key = eq == std::string_view::npos ? std::string_view{} : trim(line.substr(0, eq));
         const std::string_view value = eq == std::string_view::npos ? std::string_view{} : trim(line.substr(eq + 1));
@@ -274,8 +301,9 @@ inline void blank(std::string& text, std::size_t from, std::size_t to) {
         const bool used = std::any_of(std::begin(detail::config_keys), std::end(detail::config_keys),
                                       [&](std::string_view k) { return iequals(k, key); });
         if (!used || value.empty() || value == "(null)" || line.starts_with(" ") || line.starts_with("\t"))
-            detail::blank(out, starts[n], end);
-    }
+            detail::blank(out, start, start + line.size());
+        return true;
+    });
     if (out.starts_with("\xEF\xBB\xBF")) detail::blank(out, 0, 3);
     return out;
 }
@@ -288,47 +316,49 @@ inline void blank(std::string& text, std::size_t from, std::size_t to) {
     std::string out(text.size(), ' ');
     for (std::size_t i = 0; i < text.size(); ++i)
         if (text[i] == '\n' || text[i] == '\r') out[i] = text[i];
-    const auto starts = detail::line_starts(text);
-    for (const scontrol_record& rec : scontrol_records(text)) {
+    const auto keep = [](std::string_view k) { return detail::one_of(k, detail::record_keys); };
+    for_each_scontrol_record(text, keep, [&](const scontrol_record& rec) {
         for (const scontrol_pair& p : rec.pairs) {
-            const bool used = std::any_of(std::begin(detail::record_keys), std::end(detail::record_keys),
-                                          [&](std::string_view k) { return k == p.key; });
-            if (!used || scontrol_unset(p.value) || iequals(p.value, "NONE")) continue;
+            if (p.key.empty() || scontrol_unset(p.value) || iequals(p.value, "NONE")) continue;
             // A pair of a continuation line cannot stay on its own line (slurm.conf would
             // read it as a new top-level key): the multi-line form goes through
             // `records_one_line` first.
-            if (p.line == 0 || p.line > starts.size()) continue; // (split_lines and line_starts agree)
-            const std::size_t at = detail::offset_of(starts, p.line, p.key_column);
             const std::size_t len = p.key.size() + 1 + p.value.size();
-            for (std::size_t k = 0; k < len && at + k < text.size(); ++k) out[at + k] = text[at + k];
+            for (std::size_t k = 0; k < len && p.offset + k < text.size(); ++k) out[p.offset + k] = text[p.offset + k];
         }
-    }
+        return true;
+    });
     return out;
 }
 
 /// True when `text` holds scontrol records in the multi-line form (some record spans lines).
 [[nodiscard]] inline bool records_multi_line(std::string_view text) {
-    for (const scontrol_record& rec : scontrol_records(text))
-        if (!rec.pairs.empty() && rec.pairs.back().line != rec.line) return true;
-    return false;
+    bool multi = false;
+    for_each_scontrol_record(text, [](std::string_view) { return false; }, [&](const scontrol_record& rec) {
+        multi = rec.last_line != rec.line;
+        return !multi;
+    });
+    return multi;
 }
 
-/// Turns multi-line scontrol records into one line each (`-o` form), for the slurm.conf
-/// reader. Errors then name the record's first line.
+/// Turns multi-line scontrol records into one line each (`-o` form) of the pairs mfprio
+/// reads, for the slurm.conf reader. Errors then name the record's first line.
 [[nodiscard]] inline std::string records_one_line(std::string_view text) {
     std::string out;
     std::size_t at_line = 1; // the line `out` is on: each record starts on its first line
-    for (const scontrol_record& rec : scontrol_records(text)) {
-        std::string line;
-        for (const scontrol_pair& p : rec.pairs) {
-            if (!line.empty()) line += ' ';
-            line.append(p.key);
-            line += '=';
-            line += p.value;
-        }
+    const auto keep = [](std::string_view k) { return detail::one_of(k, detail::record_keys); };
+    for_each_scontrol_record(text, keep, [&](const scontrol_record& rec) {
         for (; at_line < rec.line; ++at_line) out += '\n';
-        out += line;
-    }
+        bool first = true;
+        for (const scontrol_pair& p : rec.pairs) {
+            if (!first) out += ' ';
+            first = false;
+            out.append(p.key);
+            out += '=';
+            out += p.value;
+        }
+        return true;
+    });
     out += '\n';
     return out;
 }
@@ -375,7 +405,12 @@ namespace detail {
 /// their line and column.
 [[nodiscard]] inline expected<table> scontrol_jobs_table(std::string_view text, std::string_view file) {
     table t = native_jobs_table(file);
-    for (const scontrol_record& rec : scontrol_records(text)) {
+    static constexpr std::string_view job_keys[] = {
+        "JobId",   "UserId",     "Account",  "Partition", "QOS",     "SubmitTime", "EligibleTime", "AccrueTime",
+        "NumNodes", "NumCPUs",   "TimeLimit", "Nice",     "ReqTRES", "TRES",       "JobState",     "Priority"};
+    std::optional<input_error> error;
+    const auto keep = [](std::string_view k) { return detail::one_of(k, job_keys); };
+    for_each_scontrol_record(text, keep, [&](const scontrol_record& rec) {
         table_row row;
         row.line = rec.line;
         row.cells.assign(nj_count, std::string());
@@ -393,8 +428,10 @@ namespace detail {
             return rec.find(key);
         };
         const scontrol_pair* id = rec.find("JobId");
-        if (id == nullptr)
-            return make_error(file, rec.line, 1, "JobId", "a record of `scontrol show job` without JobId");
+        if (id == nullptr) {
+            error = make_error(file, rec.line, 1, "JobId", "a record of `scontrol show job` without JobId");
+            return false;
+        }
         set(nj_id, id, id->value);
         if (const scontrol_pair* u = rec.find("UserId")) set(nj_user, u, detail::without_id(u->value));
         take(nj_account, "Account");
@@ -416,7 +453,9 @@ namespace detail {
         for (const std::size_t col : {nj_account, nj_partition, nj_qos, nj_tres})
             if (scontrol_unset(row.cells[col])) row.cells[col].clear();
         t.rows.push_back(std::move(row));
-    }
+        return true;
+    });
+    if (error) return *error;
     return t;
 }
 
@@ -504,14 +543,15 @@ namespace detail {
                                                    "PriorityWeightPartition", "PriorityWeightQOS"};
     bool seen[std::size(weights)] = {};
     std::size_t last = 0;
-    for (const auto& l : split_lines(in.text)) {
+    for_each_line(in.text, [&](const text_line& l) {
         last = l.number;
         const std::size_t eq = l.text.find('=');
-        if (eq == std::string_view::npos) continue;
+        if (eq == std::string_view::npos) return true;
         const std::string_view k = trim(l.text.substr(0, eq));
         if (k == "PriorityType") type = std::string(trim(l.text.substr(eq + 1)));
         for (std::size_t i = 0; i < std::size(weights); ++i) seen[i] = seen[i] || iequals(k, weights[i]);
-    }
+        return true;
+    });
     if (!type)
         return make_error(in.name, last, 1, "PriorityType",
                           "no PriorityType: not a whole `scontrol show config` output (cut short?)");
@@ -635,39 +675,49 @@ namespace detail {
         }
         if (!out->has_column("Priority")) out->columns.emplace_back("Priority");
     }
+    static constexpr std::string_view assoc_keys[] = {"ClusterName", "Account", "UserName", "Partition", "Priority",
+                                                      "UsageRaw/Norm/Efctv"};
+    const auto keep = [](std::string_view k) { return detail::one_of(k, assoc_keys); };
+    std::optional<input_error> error;
+    const auto fail = [&](input_error e) {
+        error = std::move(e);
+        return false;
+    };
     for (const conf_input* in : assoc_mgr) {
-        for (const scontrol_record& rec : scontrol_records(in->text)) {
+        for_each_scontrol_record(in->text, keep, [&](const scontrol_record& rec) {
             const scontrol_pair* account = rec.find("Account");
-            if (account == nullptr || rec.find("ClusterName") == nullptr) continue; // headings, QOS records
+            if (account == nullptr || rec.find("ClusterName") == nullptr) return true; // headings, QOS records
             const scontrol_pair* user = rec.find("UserName");
             const scontrol_pair* part = rec.find("Partition");
             const std::string_view uname = user ? detail::without_id(user->value) : std::string_view{};
             const auto r = find(account->value, uname, part ? std::string_view(part->value) : std::string_view{});
             if (!r)
-                return make_error(in->name, rec.line, account->key_column, "Account",
-                                  "association (" + account->value + ", " + std::string(uname) + ") is not in " +
-                                      tree->name);
+                return fail(make_error(in->name, rec.line, account->key_column, "Account",
+                                       "association (" + account->value + ", " + std::string(uname) + ") is not in " +
+                                           tree->name));
             // The association's priority as slurmctld uses it (inherited from the account
             // where the association has none), the value sacctmgr prints too.
             if (const scontrol_pair* prio = rec.find("Priority")) {
                 const auto v = parse_unsigned<std::uint32_t>(prio->value);
                 if (!v)
-                    return make_error(in->name, prio->line, prio->value_column, "Priority",
-                                      "priority " + detail::quote(prio->value) + " is not an integer from 0 to 4294967295");
+                    return fail(make_error(in->name, prio->line, prio->value_column, "Priority",
+                                           "priority " + detail::quote(prio->value) + " is not an integer from 0 to 4294967295"));
                 if (!out->rows[*r].priority) out->rows[*r].priority = *v; // sacctmgr's, where given, first
                 if (!out->has_column("Priority")) out->columns.emplace_back("Priority");
             }
             const scontrol_pair* usage = rec.find("UsageRaw/Norm/Efctv");
-            if (usage == nullptr) continue;
+            if (usage == nullptr) return true;
             const std::string_view raw = std::string_view(usage->value).substr(0, usage->value.find('/'));
             const auto v = parse_double(raw);
             if (!v || *v < 0 || *v >= two_pow_64) // held as sshare's RawUsage is printed
-                return make_error(in->name, usage->line, usage->value_column, "UsageRaw",
-                                  "raw usage " + detail::quote(raw) + " is not a number " +
-                                      range_text(0.0, two_pow_64));
+                return fail(make_error(in->name, usage->line, usage->value_column, "UsageRaw",
+                                       "raw usage " + detail::quote(raw) + " is not a number " +
+                                           range_text(0.0, two_pow_64)));
             if (!out->rows[*r].printed_raw_usage) out->rows[*r].printed_raw_usage = out->rows[*r].raw_usage;
             out->rows[*r].raw_usage = *v;
-        }
+            return true;
+        });
+        if (error) return *error;
         if (!out->has_column("RawUsage")) out->columns.emplace_back("RawUsage");
     }
     return out;
@@ -693,30 +743,33 @@ namespace detail {
 [[nodiscard]] inline expected<qos_table> read_assoc_mgr_qos(const conf_input& in) {
     qos_table out;
     std::unordered_map<std::string, std::size_t> seen;
-    for (const scontrol_record& rec : scontrol_records(in.text)) {
-        if (rec.pairs.empty() || rec.pairs.front().key != "QOS") continue;
+    std::optional<input_error> error;
+    const auto fail = [&](const scontrol_pair& at, std::string key, std::string message) {
+        error = make_error(in.name, at.line, at.value_column, std::move(key), std::move(message));
+        return false;
+    };
+    const auto keep = [](std::string_view k) { return k == "QOS" || k == "Priority"; };
+    for_each_scontrol_record(in.text, keep, [&](const scontrol_record& rec) {
+        if (rec.first_key != "QOS" || rec.pairs.empty()) return true;
         const scontrol_pair& name = rec.pairs.front();
         qos_def q;
         q.name = std::string(detail::without_id(name.value));
-        if (q.name.empty()) return make_error(in.name, name.line, name.value_column, "QOS", "a QOS record without a name");
+        if (q.name.empty()) return fail(name, "QOS", "a QOS record without a name");
         if (const scontrol_pair* prio = rec.find("Priority")) {
-            // The value ends with its line: the lines after it ("Account Limits", account
-            // names) are no pairs and join the value as scontrol_records reads them.
-            const std::string_view value = trim(std::string_view(prio->value).substr(0, prio->value.find_first_of(" \t")));
+            const std::string_view value = trim(prio->value);
             const auto v = parse_unsigned<std::uint32_t>(value);
-            if (!v)
-                return make_error(in.name, prio->line, prio->value_column, "Priority",
-                                  "QOS priority " + detail::quote(value) + " is not an integer from 0 to 4294967295");
+            if (!v) return fail(*prio, "Priority", "QOS priority " + detail::quote(value) + " is not an integer from 0 to 4294967295");
             q.priority = *v;
         }
         std::string key = q.name;
         for (char& c : key) c = to_lower(c);
         if (!seen.try_emplace(key, out.qos.size()).second)
-            return make_error(in.name, name.line, name.value_column, "QOS", "QOS " + detail::quote(q.name) + " is listed twice");
-        if (out.qos.size() >= max_qos)
-            return make_error(in.name, name.line, name.value_column, "QOS", "more than " + std::to_string(max_qos) + " QOS");
+            return fail(name, "QOS", "QOS " + detail::quote(q.name) + " is listed twice");
+        if (out.qos.size() >= max_qos) return fail(name, "QOS", "more than " + std::to_string(max_qos) + " QOS");
         out.qos.push_back(std::move(q));
-    }
+        return true;
+    });
+    if (error) return *error;
     if (out.qos.empty())
         return input_error{in.name, 0, 0, "QOS", "no QOS record (`scontrol show assoc_mgr flags=qos` prints them)"};
     return out;

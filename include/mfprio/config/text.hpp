@@ -22,6 +22,12 @@
 
 #include <mfprio/core/expected.hpp>
 
+#if __has_include(<sys/stat.h>) && __has_include(<unistd.h>)
+#include <sys/stat.h>
+#include <unistd.h>
+#define MFPRIO_POSIX_FILES 1
+#endif
+
 namespace mfprio::config {
 
 /// True for the ASCII white-space characters (space, tab, CR, LF, VT, FF).
@@ -252,32 +258,66 @@ inline constexpr std::size_t max_input_bytes = std::size_t{1} << 30;
     return make_error(name, line, nul - start - bom + 1, {}, "a NUL byte: not a text file");
 }
 
+/// The error of an input past `limit` bytes.
+[[nodiscard]] inline input_error too_large_error(const std::string& path, std::size_t limit = max_input_bytes) {
+    return make_error(path, 0, 0, {}, "larger than " + std::to_string(limit) + " bytes, the most mfprio reads from one input");
+}
+
+/// Why the open file `f` is not an input mfprio reads, or nullptr: a directory, or a device
+/// other than a terminal (a block device, /dev/zero, /dev/urandom...). Regular files, pipes,
+/// sockets and terminals are read. POSIX only; elsewhere every file is tried.
+[[nodiscard]] inline const char* unreadable_kind([[maybe_unused]] std::FILE* f) {
+#ifdef MFPRIO_POSIX_FILES
+    struct stat st {};
+    const int fd = fileno(f);
+    if (fd < 0 || fstat(fd, &st) != 0) return nullptr; // reading will tell
+    if (S_ISDIR(st.st_mode)) return "cannot read file: a directory";
+    if (S_ISBLK(st.st_mode) || (S_ISCHR(st.st_mode) && isatty(fd) == 0)) return "cannot read file: a device, not a text file";
+#endif
+    return nullptr;
+}
+
 /// The whole content of the file at `path` ("-": standard input), at most `limit` bytes,
-/// or an `input_error` naming it ("cannot open file", "cannot read file", too large, a NUL
-/// byte: no input mfprio reads is binary, and a NUL would end a name where C code sees it).
+/// or an `input_error` naming it ("cannot open file", "cannot read file", a directory or a
+/// device, too large, a NUL byte: no input mfprio reads is binary, and a NUL would end a name
+/// where C code sees it). A regular file larger than `limit` is refused before it is read.
 [[nodiscard]] inline expected<std::string> read_text_file(const std::string& path,
                                                           std::size_t limit = max_input_bytes) {
     const bool stdin_path = path == "-";
     std::FILE* f = stdin_path ? stdin : std::fopen(path.c_str(), "rb");
     if (f == nullptr) return make_error(path, 0, 0, {}, "cannot open file");
+    const auto too_large = [&] { return too_large_error(path, limit); };
     std::string out;
+    if (const char* why = unreadable_kind(f)) {
+        if (!stdin_path) std::fclose(f);
+        return make_error(path, 0, 0, {}, why);
+    }
+#ifdef MFPRIO_POSIX_FILES
+    if (struct stat st {}; fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode)) {
+        if (static_cast<std::uintmax_t>(st.st_size) > limit) {
+            if (!stdin_path) std::fclose(f);
+            return too_large();
+        }
+        // 64 bytes more: room for a JSON parser's padding without a second allocation.
+        out.reserve(static_cast<std::size_t>(st.st_size) + 64);
+    }
+#endif
     char buffer[65536];
-    bool too_large = false;
+    bool over = false;
     for (;;) {
         const std::size_t n = std::fread(buffer, 1, sizeof buffer, f);
         if (out.size() + n > limit) {
-            too_large = true;
+            over = true;
             break;
         }
         out.append(buffer, n);
         if (n < sizeof buffer) break;
     }
     const bool failed = std::ferror(f) != 0;
+    const int error = errno;
     if (!stdin_path) std::fclose(f);
-    if (too_large)
-        return make_error(path, 0, 0, {}, "larger than " + std::to_string(limit) +
-                                              " bytes, the most mfprio reads from one input");
-    if (failed) return make_error(path, 0, 0, {}, errno == EISDIR ? "cannot read file: a directory" : "cannot read file");
+    if (over) return too_large();
+    if (failed) return make_error(path, 0, 0, {}, error == EISDIR ? "cannot read file: a directory" : "cannot read file");
     if (auto e = nul_byte_error(out, path)) return *e;
     return out;
 }
@@ -291,12 +331,13 @@ struct text_line {
     std::size_t number = 0;
 };
 
-/// Splits a text into lines. A line ends at "\r\n", "\n" or a lone "\r" (old Mac files),
-/// none of which belongs to the line; a final line without an end counts; an empty text has
-/// no lines. A UTF-8 byte order mark at the start of the text is not part of the first line
-/// (columns count from after it, as editors show them).
-[[nodiscard]] inline std::vector<text_line> split_lines(std::string_view text) {
-    std::vector<text_line> out;
+/// Calls `f(text_line)` for each line of a text, in order, until `f` returns false. A line
+/// ends at "\r\n", "\n" or a lone "\r" (old Mac files), none of which belongs to the line; a
+/// final line without an end counts; an empty text has no lines. A UTF-8 byte order mark at
+/// the start of the text is not part of the first line (columns count from after it, as
+/// editors show them).
+template <class F>
+void for_each_line(std::string_view text, F&& f) {
     std::size_t start = text.starts_with("\xEF\xBB\xBF") ? 3 : 0;
     std::size_t number = 1;
     while (start < text.size()) {
@@ -304,10 +345,19 @@ struct text_line {
         std::size_t next = text.size();
         if (end == std::string_view::npos) end = text.size();
         else next = text[end] == '\r' && end + 1 < text.size() && text[end + 1] == '\n' ? end + 2 : end + 1;
-        out.push_back({text.substr(start, end - start), number});
+        if (!f(text_line{text.substr(start, end - start), number})) return;
         ++number;
         start = next;
     }
+}
+
+/// The lines of a text, as `for_each_line` splits them.
+[[nodiscard]] inline std::vector<text_line> split_lines(std::string_view text) {
+    std::vector<text_line> out;
+    for_each_line(text, [&](const text_line& l) {
+        out.push_back(l);
+        return true;
+    });
     return out;
 }
 

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
@@ -60,6 +61,15 @@ struct sshare_output {
 };
 
 namespace detail {
+
+/// RawUsage as sshare prints it: the usage truncated to an integer. Slurm's cast of a usage
+/// past 2^64 has no defined value; here it stops at 18446744073709551615 (and NaN or a
+/// negative usage prints 0).
+[[nodiscard]] inline std::uint64_t raw_usage_u64(long double usage) noexcept {
+    if (!(usage > 0)) return 0;
+    if (usage >= 18446744073709551616.0L) return std::numeric_limits<std::uint64_t>::max();
+    return static_cast<std::uint64_t>(usage);
+}
 
 enum class sshare_field : std::uint8_t {
     account, cluster, eused, fsfactor, tresmins, grptresraw, id, levelfs, norms, normu, partition, raws, rawu, runmins, user
@@ -358,9 +368,9 @@ inline bool listed(const std::vector<std::string>& list, std::string_view v) {
                 break;
             case sshare_field::rawu:
                 if (rep && (rep->all || !t.is_user(a)) && a < rep->raw_usage.size() && rep->raw_usage[a])
-                    line.u64(f, static_cast<std::uint64_t>(*rep->raw_usage[a]), last);
+                    line.u64(f, detail::raw_usage_u64(*rep->raw_usage[a]), last);
                 else
-                    line.u64(f, static_cast<std::uint64_t>(t.usage_raw[a]), last);
+                    line.u64(f, detail::raw_usage_u64(t.usage_raw[a]), last);
                 break;
             case sshare_field::user: line.str(f, user ? &t.user_name[a] : nullptr, last); break;
             }
