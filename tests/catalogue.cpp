@@ -6,11 +6,16 @@
 // jobs table. Expected lines and columns are counted by hand in the inputs below.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include <nlohmann/json.hpp>
+#include <unistd.h>
 
 #include <mfprio/config/maui_cfg.hpp>
 #include <mfprio/config/maui_jobs.hpp>
@@ -19,6 +24,7 @@
 #include <mfprio/report/sprio.hpp>
 
 #include "cli_main.hpp"
+#include "slurm_inputs.hpp"
 
 namespace {
 using namespace mfprio;
@@ -387,4 +393,210 @@ TEST_CASE("catalogue: the tool's bounds and warnings on odd input") {
     }
     for (const auto& f : {cfg, jobs, conf, assoc, bad_jobs, bad_assoc, qos, bad_qos, sjobs, ok_conf, policy})
         std::remove(f.c_str());
+}
+
+namespace {
+
+namespace fs = std::filesystem;
+
+/// A copy of the busy_fair_tree capture (tests/data/live) in a directory of its own, with
+/// one file changed by `change` and the manifest written again for it: the bundle path's
+/// dirty and malformed inputs, each reaching the reader of the file it changes.
+struct bundle_copy {
+    std::string dir;
+    explicit bundle_copy(const std::string& name) {
+        dir = (fs::temp_directory_path() / ("mfprio-catalogue-" + name + "-" + std::to_string(::getpid()))).string();
+        fs::remove_all(dir);
+        fs::create_directories(dir);
+        for (const auto& e : fs::directory_iterator(std::string(MFPRIO_TEST_DATA) + "/live/busy_fair_tree"))
+            if (e.is_regular_file() && e.path().filename() != "manifest") fs::copy_file(e.path(), dir + "/" + e.path().filename().string());
+    }
+    ~bundle_copy() { fs::remove_all(dir); }
+    bundle_copy(const bundle_copy&) = delete;
+    bundle_copy& operator=(const bundle_copy&) = delete;
+
+    [[nodiscard]] std::string path(const std::string& file) const { return dir + "/" + file; }
+    [[nodiscard]] std::string read(const std::string& file) const {
+        std::ifstream in(path(file), std::ios::binary);
+        return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+    }
+    void write(const std::string& file, const std::string& text) const { std::ofstream(path(file), std::ios::binary) << text; }
+    /// The manifest of the regular files there (as --save writes it).
+    void seal() const {
+        std::vector<std::pair<std::string, std::string>> files;
+        for (const auto& e : fs::directory_iterator(dir))
+            if (e.is_regular_file() && e.path().filename() != "manifest")
+                files.emplace_back(e.path().filename().string(), read(e.path().filename().string()));
+        std::sort(files.begin(), files.end());
+        std::vector<std::pair<std::string, std::string_view>> views(files.begin(), files.end());
+        write("manifest", mfprio::cli::manifest_text(views));
+    }
+};
+
+/// `text` with the first `from` after line `line` (1-based) replaced by `to`.
+std::string replace_on_line(std::string text, std::size_t line, std::string_view from, std::string_view to) {
+    std::size_t at = 0;
+    for (std::size_t l = 1; l < line; ++l) at = text.find('\n', at) + 1;
+    const std::size_t p = text.find(from, at);
+    REQUIRE(p != std::string::npos);
+    REQUIRE(text.find('\n', at) > p); // on that line
+    return text.replace(p, from.size(), to);
+}
+
+} // namespace
+
+TEST_CASE("catalogue: the bundle and live paths: dirty inputs read as clean ones, malformed ones located") {
+    namespace cli = mfprio::cli;
+    const auto sprio = [](const std::string& dir) {
+        const std::vector<std::string_view> args{"sprio", "--from", dir};
+        return cli::run_main(args);
+    };
+    const std::string clean = sprio(std::string(MFPRIO_TEST_DATA) + "/live/busy_fair_tree").out;
+    REQUIRE(clean.starts_with("          JOBID PARTITION"));
+
+    // Accepted: old Mac line ends (CR only) in every text file, sshare's included.
+    {
+        bundle_copy b("cr");
+        for (const char* f : {"sshare_a_l_P.txt", "scontrol_show_config.txt", "scontrol_show_partition.txt",
+                              "scontrol_show_node.txt", "scontrol_show_assoc_mgr.txt", "squeue.txt", "meta"}) {
+            std::string t = b.read(f);
+            std::replace(t.begin(), t.end(), '\n', '\r');
+            b.write(f, t);
+        }
+        b.seal();
+        const auto o = sprio(b.dir);
+        CHECK(o.err == "");
+        CHECK(o.out == clean);
+    }
+
+    // Refused, naming the file, line and column (counted by hand in the capture's files).
+    struct bad_case {
+        const char* what;
+        const char* file;
+        std::size_t line;
+        std::string_view from, to;
+        std::string where_what; ///< the error after "mfprio: DIR/FILE:"
+    };
+    const bad_case cases[] = {
+        // squeue --json: tokens that are not JSON, or not of the field's type, in fields read.
+        {"job_id 1_0", "squeue.json", 917, "\"job_id\": 7", "\"job_id\": 1_0",
+         "917:17: jobs: \"job_id\": not valid JSON: Problem while parsing a number"},
+        {"partition []", "squeue.json", 938, "\"partition\": \"big\"", "\"partition\": []",
+         "938:20: jobs: \"partition\": expected a string or null"},
+        {"cpus []", "squeue.json", 108, "\"cpus\": 2", "\"cpus\": []",
+         "108:15: jobs: \"cpus\": expected a number, a number object or null"},
+        {"nice nul", "squeue.json", 103, "\"nice\": null", "\"nice\": nul",
+         "103:15: jobs: \"nice\": not valid JSON: a token that is not null, true, false, a number or a string"},
+        {"eligible_time {}", "squeue.json", 56, "\"eligible_time\": 1795716741", "\"eligible_time\": {}",
+         "56:24: jobs: \"eligible_time\": a number object without \"number\""},
+        // NUL bytes in the native outputs: the file, its line and column.
+        {"NUL in scontrol show partition", "scontrol_show_partition.txt", 2, "PartitionName=big", std::string_view("PartitionName=b\0g", 17),
+         "2:16: a NUL byte: not a text file"},
+        {"NUL in scontrol show config", "scontrol_show_config.txt", 3, "=", std::string_view("=\0", 2), ""},
+        {"NUL in assoc_mgr", "scontrol_show_assoc_mgr.txt", 1, "C", std::string_view("\0", 1), "1:1: a NUL byte: not a text file"},
+        // meta values as the options they stand for.
+        {"meta slurm_version", "meta", 2, "22.05.8", "latest", "2:15: slurm_version: 'latest' is not a release such as 22.05 or 24.11.3"},
+    };
+    for (const auto& c : cases) {
+        CAPTURE(c.what);
+        bundle_copy b("bad");
+        // squeue.txt is read before squeue.json: without it, the JSON is.
+        if (std::string_view(c.file) == "squeue.json") fs::remove(b.path("squeue.txt"));
+        b.write(c.file, replace_on_line(b.read(c.file), c.line, c.from, c.to));
+        b.seal();
+        const auto o = sprio(b.dir);
+        CAPTURE(o.err);
+        CHECK(o.status == cli::exit_data);
+        CHECK(o.out.empty());
+        CHECK(o.err.starts_with("mfprio: " + b.path(c.file) + ":" + std::to_string(c.line) + ":"));
+        if (!c.where_what.empty()) CHECK(o.err == "mfprio: " + b.path(c.file) + ":" + c.where_what + "\n");
+    }
+    // Two documents in squeue.json: the second one is refused where it starts.
+    {
+        bundle_copy b("two");
+        fs::remove(b.path("squeue.txt"));
+        const std::string t = b.read("squeue.json");
+        const auto lines = static_cast<std::size_t>(std::count(t.begin(), t.end(), '\n'));
+        b.write("squeue.json", t + "\n{\"jobs\": []}\n"); // (the capture ends without a line end)
+        b.seal();
+        const auto o = sprio(b.dir);
+        CHECK(o.status == cli::exit_data);
+        CHECK(o.err == "mfprio: " + b.path("squeue.json") + ":" + std::to_string(lines + 2) +
+                           ":1: jobs: more after the JSON document (one `squeue --json` output a file)\n");
+    }
+    // A bundle file replaced by a directory, by a symlink to one, or by a device.
+    for (const char* kind : {"directory", "symlink", "device"}) {
+        CAPTURE(kind);
+        bundle_copy b("kind");
+        b.seal();
+        fs::remove(b.path("sshare_a_l_P.txt"));
+        if (std::string_view(kind) == "directory") fs::create_directory(b.path("sshare_a_l_P.txt"));
+        else if (std::string_view(kind) == "symlink") fs::create_directory_symlink(b.dir, b.path("sshare_a_l_P.txt"));
+        else fs::create_symlink("/dev/zero", b.path("sshare_a_l_P.txt"));
+        const auto o = sprio(b.dir);
+        CHECK(o.status == cli::exit_data);
+        CHECK(o.err == "mfprio: " + b.path("sshare_a_l_P.txt") + ": cannot read file: " +
+                           (std::string_view(kind) == "device" ? "a device, not a text file" : "a directory") + "\n");
+    }
+}
+
+TEST_CASE("catalogue: whatif --set takes one key's value; --json is UTF-8 whatever the names") {
+    namespace cli = mfprio::cli;
+    const std::string d = std::string(MFPRIO_TEST_DATA) + "/whatif/";
+    const std::string conf = d + "slurm.conf", qos = d + "qos.txt";
+    const auto whatif = [&](std::vector<std::string_view> extra, const std::string& assoc, const std::string& jobs) {
+        std::vector<std::string_view> args{"whatif", "--conf", conf, "--qos", qos, "--assoc", assoc, "--jobs", jobs};
+        args.insert(args.end(), extra.begin(), extra.end());
+        return cli::run_main(args);
+    };
+    const std::string assoc = d + "assoc.txt", jobs = d + "jobs.txt";
+    // A value is one word on one line: another key, an Include or a comment is no part of it.
+    for (const std::string_view v : {"PriorityWeightAge=12\nPriorityWeightQOS=9000000", "PriorityWeightAge=12\rInclude /etc/passwd",
+                                     "PriorityWeightAge=1 PriorityWeightQOS=9", "PriorityWeightAge=1#x",
+                                     "PriorityWeightAge=1\tPriorityWeightQOS=9"}) {
+        CAPTURE(v);
+        const auto o = whatif({"--set", v}, assoc, jobs);
+        CHECK(o.status == cli::exit_usage);
+        CHECK(o.err.starts_with("mfprio whatif: --set PriorityWeightAge: the value must be one word (no spaces, line "
+                                "ends, control characters or '#')\n"));
+    }
+    // A PriorityFlags word that is no flag: Slurm ignores it; a warning names it.
+    const auto typo = whatif({"--set", "PriorityFlags=NO_FAIR_TRE"}, assoc, jobs);
+    CHECK(typo.status == 0);
+    CHECK(typo.err == "mfprio whatif: warning: PriorityFlags: 'NO_FAIR_TRE' is no flag: Slurm ignores it (did you "
+                      "mean NO_FAIR_TREE?)\n");
+    // Names and --set bytes that are not UTF-8: --json writes U+FFFD for them.
+    const std::string dir = (fs::temp_directory_path() / ("mfprio-catalogue-utf8-" + std::to_string(::getpid()))).string();
+    fs::create_directories(dir);
+    const auto rename = [](std::string t) {
+        for (std::size_t p; (p = t.find("alice")) != std::string::npos;) t.replace(p, 5, "al\xff" "ce");
+        return t;
+    };
+    const auto slurp = [](const std::string& p) {
+        std::ifstream in(p, std::ios::binary);
+        return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    };
+    std::ofstream(dir + "/assoc.txt", std::ios::binary) << rename(slurp(assoc));
+    std::ofstream(dir + "/jobs.txt", std::ios::binary) << rename(slurp(jobs));
+    const auto o = whatif({"--set", "PriorityFlags=\xfe\xff", "--json", "--head", "4"}, dir + "/assoc.txt", dir + "/jobs.txt");
+    CHECK(o.status == 0);
+    const auto doc = nlohmann::json::parse(o.out, nullptr, false);
+    REQUIRE_FALSE(doc.is_discarded());
+    CHECK(o.out.find("al\xEF\xBF\xBD" "ce") != std::string::npos);
+    CHECK(o.out.find("\xEF\xBF\xBD\xEF\xBF\xBD") != std::string::npos);
+    fs::remove_all(dir);
+}
+
+TEST_CASE("catalogue: lint warns of a PriorityFlags word that is no flag, at its column") {
+    const std::string conf = (fs::temp_directory_path() / ("mfprio-catalogue-flags-" + std::to_string(::getpid()))).string();
+    std::ofstream(conf) << "PriorityType=priority/multifactor\nPriorityWeightAge=1000\n"
+                           "PriorityFlags=CALCULATE_RUNNING,NO_FAIR_TRE,XNO_NORMAL_QOS\n";
+    const std::vector<std::string_view> args{"lint", "--conf", conf};
+    const auto o = mfprio::cli::run_main(args);
+    CHECK(o.status == 1);
+    CHECK(o.out.find("warning: " + conf + ":3:33: PriorityFlags word 'NO_FAIR_TRE' is no flag: Slurm ignores it (did "
+                     "you mean NO_FAIR_TREE?)\n") != std::string::npos);
+    CHECK(o.out.find("warning: " + conf + ":3:45: PriorityFlags word 'XNO_NORMAL_QOS' is no flag: Slurm reads the flag "
+                     "names inside it") != std::string::npos);
+    std::remove(conf.c_str());
 }

@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -21,6 +22,8 @@
 #include <string_view>
 #include <tuple>
 #include <vector>
+
+#include <unistd.h>
 
 #include "commands.hpp"
 #include "fairshare_commands.hpp"
@@ -489,4 +492,129 @@ TEST_CASE("live: squeue --json errors name the file, the line and the column") {
     CHECK(e.message == "\"user_name\": expected a string or null");
     CHECK(attempt("{\"jobs\": [{\"job_id\": 1, \"job_state\": [[[[[[[[[[\"a\"]]]]]]]]]]}]}").message ==
           "\"job_state\": expected a string or a list of strings");
+}
+
+namespace {
+
+/// A directory of fake Slurm commands (scontrol, squeue, sshare, sacctmgr: one script) that
+/// print the busy_fair_tree capture, or misbehave as $MFPRIO_FAKE_MODE says: `hang` (sshare
+/// waits on a child of its own), `closed` (squeue closes its outputs and runs on), `fork`
+/// (every command leaves a child holding its output open and exits 0). scontrol show config
+/// points StateSaveLocation at a directory holding the capture's priority_last_decay_ran.
+std::string fake_slurm_commands() {
+    namespace fs = std::filesystem;
+    static const std::string dir = [] {
+        const std::string d = fs::temp_directory_path().string() + "/mfprio-fake-slurm-" + std::to_string(::getpid());
+        fs::create_directories(d + "/state");
+        const std::string b = bundle("busy_fair_tree");
+        // The recalculation's time, big-endian, as slurmctld writes the state file.
+        const std::uint64_t t = std::stoull(calc_time(b));
+        std::string be;
+        for (int i = 7; i >= 0; --i) be += static_cast<char>((t >> (8 * i)) & 0xff);
+        std::ofstream(d + "/state/priority_last_decay_ran", std::ios::binary) << be;
+        std::ofstream(d + "/fake", std::ios::binary)
+            << "#!/bin/bash\n"
+               "b=" << b << "\n"
+               "case \"$(basename \"$0\") $*\" in\n"
+               "  'scontrol show config') f=scontrol_show_config.txt ;;\n"
+               "  'scontrol -o show partition') f=scontrol_show_partition.txt ;;\n"
+               "  'scontrol -o show node') f=scontrol_show_node.txt ;;\n"
+               "  'scontrol show assoc_mgr flags=assoc,qos') f=scontrol_show_assoc_mgr.txt ;;\n"
+               "  'sshare -a -l -P') f=sshare_a_l_P.txt ;;\n"
+               "  squeue*) f=squeue.txt ;;\n"
+               "  sacctmgr*) f=sacctmgr_show_qos.txt ;;\n"
+               "  *) echo \"fake: $0 $*\" >&2; exit 2 ;;\n"
+               "esac\n"
+               "case \"$MFPRIO_FAKE_MODE:$f\" in\n"
+               "  hang:sshare_a_l_P.txt) sleep 301.5 & wait; exit 0 ;;\n"
+               "  closed:squeue.txt) exec >&- 2>&-; exec sleep 302.5 ;;\n"
+               "  fork:*) sleep 303.5 & ;;\n"
+               "esac\n"
+               "if [ $f = scontrol_show_config.txt ]; then\n"
+               "  sed 's|^StateSaveLocation *=.*|StateSaveLocation       = "
+            << d << "/state|' \"$b/$f\"\n"
+               "else\n"
+               "  cat \"$b/$f\"\n"
+               "fi\n";
+        fs::permissions(d + "/fake", fs::perms::owner_all);
+        for (const char* c : {"scontrol", "squeue", "sshare", "sacctmgr"}) fs::create_symlink(d + "/fake", d + "/" + c);
+        return d;
+    }();
+    return dir;
+}
+
+/// `mfprio sprio --live` (with `extra` options) with the fake commands first on PATH in `mode`;
+/// also how long it took, in seconds.
+std::pair<mfprio::cli::outcome, double> live_with_fakes(const char* mode, std::vector<std::string_view> extra) {
+    const std::string fakes = fake_slurm_commands();
+    const char* old = std::getenv("PATH");
+    const std::string saved = old ? old : "";
+    setenv("PATH", (fakes + ":" + saved).c_str(), 1);
+    setenv("MFPRIO_FAKE_MODE", mode, 1);
+    std::vector<std::string_view> args{"--live"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const auto start = std::chrono::steady_clock::now();
+    auto o = mfprio::cli::run_sprio(args);
+    const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    setenv("PATH", saved.c_str(), 1);
+    unsetenv("MFPRIO_FAKE_MODE");
+    return {std::move(o), took};
+}
+
+bool running(const char* marker) { return std::system(("pgrep -f '" + std::string(marker) + "' >/dev/null").c_str()) == 0; }
+
+} // namespace
+
+TEST_CASE("live: --live against Slurm commands that hang, close their outputs or fork: the deadline, no process left") {
+    namespace fs = std::filesystem;
+    const std::string b = bundle("busy_fair_tree");
+    const std::string saved = fs::temp_directory_path().string() + "/mfprio-fake-live-" + std::to_string(::getpid());
+    // What --live read is what the commands printed, and the state file's time is the
+    // recalculation's: the saved bundle holds the capture's files and meta, and sprio from it
+    // prints what --live printed.
+    const auto check_capture = [&](const mfprio::cli::outcome& o) {
+        CHECK(o.err == "");
+        CHECK(o.status == 0);
+        for (const char* f : {"scontrol_show_partition.txt", "scontrol_show_node.txt", "scontrol_show_assoc_mgr.txt",
+                              "sshare_a_l_P.txt", "squeue.txt"}) {
+            CAPTURE(f);
+            CHECK(slurp(saved + "/" + f) == slurp(b + "/" + f));
+        }
+        CHECK(slurp(saved + "/meta").find("priority_calc_time=" + calc_time(b) + "\n") != std::string::npos);
+        const std::vector<std::string_view> from{"--from", saved};
+        const auto replay = mfprio::cli::run_sprio(from);
+        CHECK(replay.status == 0);
+        CHECK(replay.out == o.out);
+        CHECK(o.out.starts_with("          JOBID PARTITION   PRIORITY"));
+        fs::remove_all(saved);
+    };
+    {
+        const auto [o, took] = live_with_fakes("ok", {"--save", saved});
+        check_capture(o);
+    }
+    // sshare's wrapper waits on a child: both killed at the deadline, the command named.
+    {
+        const auto [o, took] = live_with_fakes("hang", {"--timeout", "2"});
+        CHECK(took < 10);
+        CHECK(o.status == 65);
+        CHECK(o.err == "mfprio sprio --live: `sshare -a -l -P` failed: (killed after 2 s)\n");
+        CHECK_FALSE(running("[s]leep 301.5")); // ([s]: the pattern does not match pgrep's own shell)
+    }
+    // squeue closes its outputs and runs on: the deadline still ends it.
+    {
+        const auto [o, took] = live_with_fakes("closed", {"--timeout", "2"});
+        CHECK(took < 10);
+        CHECK(o.status == 65);
+        CHECK(o.err.starts_with("mfprio sprio --live: `squeue -a -r -h -t PENDING,RUNNING,SUSPENDED -O "));
+        CHECK(o.err.ends_with("` failed: (killed after 2 s)\n"));
+        CHECK_FALSE(running("[s]leep 302.5"));
+    }
+    // Every command leaves a child holding its output open and succeeds: the outputs are
+    // taken when the commands exit (well before a 30 s deadline), the children killed.
+    {
+        const auto [o, took] = live_with_fakes("fork", {"--timeout", "30", "--save", saved});
+        CHECK(took < 15);
+        check_capture(o);
+        CHECK_FALSE(running("[s]leep 303.5"));
+    }
 }

@@ -8,8 +8,10 @@
 #include <doctest/doctest.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -53,16 +55,17 @@ struct usage_report {
     bool exited = false;  ///< the child exited (not killed, not out of memory)
     int status = -1;      ///< its exit status
     double cpu = 0;       ///< user + system seconds
+    long max_rss_kb = 0;  ///< its peak resident memory
 };
 
-/// Runs `mfprio ARGS` in a child limited to 1 GiB of address space (10 s of CPU as a
-/// backstop) and reports how it ended and the CPU it used.
-usage_report run_limited(std::vector<std::string> args) {
+/// Runs `mfprio ARGS` in a child limited to `address_space` bytes (10 s of CPU as a
+/// backstop) and reports how it ended, the CPU and the memory it used.
+usage_report run_limited(std::vector<std::string> args, rlim_t address_space = max_bytes) {
     std::fflush(nullptr);
     const pid_t pid = ::fork();
     REQUIRE(pid >= 0);
     if (pid == 0) {
-        const rlimit mem{max_bytes, max_bytes};
+        const rlimit mem{address_space, address_space};
         const rlimit cpu{10, 10};
         ::setrlimit(RLIMIT_AS, &mem);
         ::setrlimit(RLIMIT_CPU, &cpu);
@@ -78,6 +81,7 @@ usage_report run_limited(std::vector<std::string> args) {
     r.status = r.exited ? WEXITSTATUS(status) : -1;
     r.cpu = static_cast<double>(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
             static_cast<double>(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+    r.max_rss_kb = ru.ru_maxrss;
     return r;
 }
 
@@ -203,4 +207,43 @@ TEST_CASE("limits: no input under 1 MB takes more than 2 s of CPU or 1 GB of mem
                   {0});
 
     std::filesystem::remove_all(dir());
+}
+
+TEST_CASE("limits: memory follows what the readers keep, and --live's output is capped") {
+    // 8 MB of words scontrol never prints (`xN=y`) in `scontrol show node` output: the reader
+    // keeps the keys it reads, so the peak stays near the inputs' own size (the text and one
+    // blanked copy), far below the 58 bytes a byte a reader that kept every pair would take.
+    const std::string node = std::string(MFPRIO_TEST_DATA) + "/live/fair_tree/scontrol_show_node.txt";
+    std::ifstream in(node, std::ios::binary);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    REQUIRE(!text.empty());
+    text += "   ";
+    for (std::size_t i = 0; text.size() < 8'000'000; ++i) text += "x" + std::to_string(i % 100) + "=y ";
+    text += "\n";
+    const std::string junk = put("junk_node.txt", text);
+    const std::string b = std::string(MFPRIO_TEST_DATA) + "/live/fair_tree/";
+    const auto r = run_limited({"sprio", "--conf", b + "scontrol_show_config.txt", "--conf", b + "scontrol_show_partition.txt",
+                                "--conf", junk, "--qos", b + "sacctmgr_show_qos.txt", "--assoc", b + "sshare_a_l_P.txt",
+                                "--jobs", b + "squeue.json", "--now", "1795618312"});
+    CAPTURE(r.max_rss_kb);
+    CHECK(r.exited);
+    CHECK(r.status == 0);
+    CHECK(r.max_rss_kb < 64 * 1024);
+
+    // --live with a squeue that prints without end: refused at the output bound (1 GiB),
+    // its memory that bound and the string's growth, not what squeue printed in 20 s.
+    const auto fakes = dir() / "flood";
+    std::filesystem::create_directories(fakes);
+    std::ofstream(fakes / "fake") << "#!/bin/sh\ncase \"$0\" in *squeue) exec yes ;; *) echo x ;; esac\n";
+    std::filesystem::permissions(fakes / "fake", std::filesystem::perms::owner_all);
+    for (const char* c : {"scontrol", "squeue", "sshare", "sacctmgr"})
+        if (!std::filesystem::exists(fakes / c)) std::filesystem::create_symlink(fakes / "fake", fakes / c);
+    const std::string path = std::getenv("PATH") ? std::getenv("PATH") : "";
+    setenv("PATH", (fakes.string() + ":" + path).c_str(), 1);
+    const auto flood = run_limited({"sprio", "--live", "--timeout", "20"}, rlim_t{4} << 30);
+    setenv("PATH", path.c_str(), 1);
+    CAPTURE(flood.max_rss_kb);
+    CHECK(flood.exited);
+    CHECK(flood.status == 65);
+    CHECK(flood.max_rss_kb < 1'400'000); // 1 GiB of output and the last doubling of its string
 }

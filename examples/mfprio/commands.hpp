@@ -193,17 +193,6 @@ struct loaded_cluster {
     bool fairshare_taken = false;
 };
 
-/// "22.05.8" -> 2205; 0 when unreadable.
-[[nodiscard]] inline int version_number(std::string_view v) {
-    const std::size_t dot = v.find('.');
-    if (dot == std::string_view::npos) return 0;
-    const auto major = config::parse_unsigned<unsigned>(v.substr(0, dot));
-    std::string_view rest = v.substr(dot + 1);
-    const auto minor = config::parse_unsigned<unsigned>(rest.substr(0, rest.find('.')));
-    if (!major || !minor || *major > 99 || *minor > 99) return 0;
-    return static_cast<int>(*major * 100 + *minor);
-}
-
 /// Under Fair Tree a user's factor is rank / (number of user associations) (Slurm's
 /// fair_tree.c); sshare prints it with six decimals. The exact quotient is restored where the
 /// printed value is within rounding of one.

@@ -216,9 +216,10 @@ struct line_counter {
     simdjson::ondemand::document doc;
     detail::line_counter lc{body};
     bool iterating = false;
-    const auto fail = [&](simdjson::error_code e, std::string what) -> input_error {
-        const char* loc = nullptr;
-        if (iterating && !doc.current_location().get(loc) && loc >= body.data() && loc <= body.data() + body.size())
+    const auto fail = [&](simdjson::error_code e, std::string what, const char* at = nullptr) -> input_error {
+        const char* loc = at;
+        if (iterating && (loc != nullptr || !doc.current_location().get(loc)) && loc >= body.data() &&
+            loc <= body.data() + body.size())
             lc.advance(static_cast<std::size_t>(loc - body.data()));
         if (what.empty()) what = std::string("not valid JSON: ") + simdjson::error_message(e);
         return config::make_error(file, lc.line, lc.column() + (lc.line == 1 ? bom : 0), "jobs", what);
@@ -287,8 +288,10 @@ struct line_counter {
                                                            col == nj_qos || col == nj_tres
                                                        ? detail::json_expect::text
                                                        : detail::json_expect::number;
+                const char* value_at = nullptr; // the value's first byte: errors point at it
+                if (doc.current_location().get(value_at)) value_at = nullptr;
                 if (auto why = detail::json_cell(jv, expect, cell); !why.empty())
-                    return fail(simdjson::INCORRECT_TYPE, "\"" + std::string(detail::json_job_keys[col]) + "\": " + why);
+                    return fail(simdjson::INCORRECT_TYPE, "\"" + std::string(detail::json_job_keys[col]) + "\": " + why, value_at);
                 row.cells[col] = cell;
             }
             // 0 (22.05) or an unset number object (later layouts): no such time.
@@ -452,6 +455,17 @@ struct cluster_inputs {
     return buf;
 }
 
+/// "22.05.8" -> 2205; 0 when unreadable.
+[[nodiscard]] inline int version_number(std::string_view v) {
+    const std::size_t dot = v.find('.');
+    if (dot == std::string_view::npos) return 0;
+    const auto major = config::parse_unsigned<unsigned>(v.substr(0, dot));
+    std::string_view rest = v.substr(dot + 1);
+    const auto minor = config::parse_unsigned<unsigned>(rest.substr(0, rest.find('.')));
+    if (!major || !minor || *major > 99 || *minor > 99) return 0;
+    return static_cast<int>(*major * 100 + *minor);
+}
+
 /// Reads `meta`'s key=value lines into `ci`. Each value is checked as the option it stands
 /// for: priority_calc_time and captured as --now (1970..9999), slurm_version as
 /// --slurm-version.
@@ -469,6 +483,9 @@ struct cluster_inputs {
             return t;
         };
         if (k == "slurm_version") {
+            if (!v.empty() && version_number(v) == 0)
+                return config::make_error(name, l.number, eq + 2, "slurm_version",
+                                          "'" + std::string(v) + "' is not a release such as 22.05 or 24.11.3");
             ci.slurm_version = std::string(v);
         } else if (k == "priority_calc_time" || k == "captured") {
             const auto t = time_value();
