@@ -23,6 +23,7 @@
 #include <tuple>
 #include <vector>
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "commands.hpp"
@@ -359,6 +360,12 @@ TEST_CASE("live: a bundle that is not whole is refused, naming the file") {
     const std::string err = sprio_err();
     CHECK(err.starts_with("mfprio: " + tmp + "/scontrol_show_config.txt:"));
     CHECK(err.ends_with(": PriorityType: no PriorityType: not a whole `scontrol show config` output (cut short?)\n"));
+    // An empty one: neither Slurm's settings nor priority 1 for every job, an error.
+    fresh();
+    std::ofstream(tmp + "/scontrol_show_config.txt", std::ios::binary).flush();
+    CHECK(std::system(manifest.c_str()) == 0);
+    CHECK(sprio_err() == "mfprio: " + tmp + "/scontrol_show_config.txt: empty: no configuration in it (an empty file, or "
+                         "an output cut before its first line)\n");
     fs::remove_all(tmp);
 }
 
@@ -617,4 +624,22 @@ TEST_CASE("live: --live against Slurm commands that hang, close their outputs or
         check_capture(o);
         CHECK_FALSE(running("[s]leep 303.5"));
     }
+}
+
+TEST_CASE("live: the state file is read only when it is a regular file, without blocking") {
+    namespace fs = std::filesystem;
+    const std::string state = fs::temp_directory_path().string() + "/mfprio-state-" + std::to_string(::getpid());
+    fs::create_directories(state);
+    const std::string config = "StateSaveLocation       = " + state + "\n";
+    const std::string file = state + "/priority_last_decay_ran";
+    // A FIFO no one writes (or a hung file system's file): not read, no time.
+    REQUIRE(mkfifo(file.c_str(), 0600) == 0);
+    const auto start = std::chrono::steady_clock::now();
+    CHECK_FALSE(mfprio::cli::last_decay_ran(config));
+    CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(5));
+    fs::remove(file);
+    // slurmctld's own file: the time, big-endian in its first 8 bytes.
+    std::ofstream(file, std::ios::binary) << std::string("\0\0\0\0\x6a\x08\x0e\x39", 8);
+    CHECK(mfprio::cli::last_decay_ran(config) == 0x6a080e39);
+    fs::remove_all(state);
 }

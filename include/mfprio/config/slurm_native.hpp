@@ -573,6 +573,10 @@ namespace detail {
     std::vector<std::pair<const conf_input*, std::string>> texts;
     std::vector<std::pair<const conf_input*, std::string>> partitions;
     for (const conf_input& in : inputs) {
+        // Nothing to read is no configuration: Slurm's defaults would give every job the same
+        // priority without a word.
+        if (detail::first_content_line(in.text).empty())
+            return input_error{in.name, 0, 0, {}, "empty: no configuration in it (an empty file, or an output cut before its first line)"};
         switch (detect_kind(in.text)) {
         case input_kind::scontrol_config:
             if (auto e = detail::incomplete_config(in)) return *e;
