@@ -716,6 +716,8 @@ inline constexpr std::string_view lint_help =
     "    truncation to an integer (seed 000: with a weight of 10, fair-share factors .59534 and\n"
     "    .50002 give the same priority);\n"
     "  - age and fair-share weights are ignored unless AccountingStorageType=accounting_storage/slurmdbd;\n"
+    "  - PriorityFlags words that are no flag (Slurm ignores them: NO_FAIR_TRE leaves Fair Tree on)\n"
+    "    and misspelled Priority keys, with the closest known name;\n"
     "  - with --assoc, under Fair Tree, the fair-share weight against the number of user\n"
     "    associations (the factor moves in steps of 1/N).\n"
     "\n"
