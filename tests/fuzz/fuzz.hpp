@@ -31,6 +31,12 @@ inline std::size_t line_count(std::string_view t) {
     std::abort();
 }
 
+/// A broken contract of a command: what, and the output or input that shows it.
+[[noreturn]] inline void broken(const char* what, const std::string& shown) {
+    std::fprintf(stderr, "fuzz contract: %s\n%s\n", what, shown.c_str());
+    std::abort();
+}
+
 /// The contract of an error (or warning) `e` from reading, as `file`, an input of `lines`
 /// lines (`line_count`, counted once per input).
 inline void check(const mfprio::input_error& e, std::string_view file, std::size_t lines) {

@@ -41,11 +41,6 @@ bool valid_name(std::string_view n) {
     return true;
 }
 
-[[noreturn]] void broken(const char* what, const std::string& detail) {
-    std::fprintf(stderr, "fuzz contract: %s\n%s\n", what, detail.c_str());
-    std::abort();
-}
-
 } // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -91,9 +86,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                              {"whatif", "--from", dir, "--set", "PriorityWeightAge=7", "--json"}};
     const auto o = mfprio::cli::run_main(commands[size % 3]);
     if (o.status == 0) return 0;
-    if (o.status != mfprio::cli::exit_data) broken("a status other than 0 and 65", o.err);
+    if (o.status != mfprio::cli::exit_data) mfprio_fuzz::broken("a status other than 0 and 65", o.err);
     const std::size_t last = o.err.rfind('\n', o.err.size() >= 2 ? o.err.size() - 2 : 0);
     const std::string line = o.err.substr(last == std::string::npos ? 0 : last + 1);
-    if (!line.starts_with("mfprio: " + dir)) broken("an error that names no file of the bundle", o.err);
+    if (!line.starts_with("mfprio: " + dir)) mfprio_fuzz::broken("an error that names no file of the bundle", o.err);
     return 0;
 }

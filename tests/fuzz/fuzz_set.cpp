@@ -53,11 +53,6 @@ const cluster& files() {
     return c;
 }
 
-[[noreturn]] void broken(const char* what, const std::string& detail) {
-    std::fprintf(stderr, "fuzz contract: %s\n%s\n", what, detail.c_str());
-    std::abort();
-}
-
 } // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -80,21 +75,21 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (json) args.push_back("--json");
     const auto o = mfprio::cli::run_main(args);
     if (o.status == mfprio::cli::exit_usage) {
-        if (!o.err.starts_with("mfprio whatif: ")) broken("a refusal without the command's name", o.err);
+        if (!o.err.starts_with("mfprio whatif: ")) mfprio_fuzz::broken("a refusal without the command's name", o.err);
         return 0;
     }
-    if (o.status != 0) broken("a status other than 0 and 2", o.err);
+    if (o.status != 0) mfprio_fuzz::broken("a status other than 0 and 2", o.err);
     for (const auto& s : sets) {
         const std::size_t eq = s.find('=');
-        if (eq == std::string::npos) broken("a change without '=' taken", s);
+        if (eq == std::string::npos) mfprio_fuzz::broken("a change without '=' taken", s);
         std::string_view value = mfprio::config::trim(std::string_view(s).substr(eq + 1));
         for (const char c : value)
             if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f || c == ' ' || c == '#')
-                broken("a value that is not one word on one line taken", s);
+                mfprio_fuzz::broken("a value that is not one word on one line taken", s);
     }
     if (json) {
         const auto doc = nlohmann::json::parse(o.out, nullptr, false); // strict: invalid UTF-8 is an error
-        if (doc.is_discarded()) broken("--json output that is not one valid JSON document", o.out);
+        if (doc.is_discarded()) mfprio_fuzz::broken("--json output that is not one valid JSON document", o.out);
     }
     return 0;
 }
