@@ -484,6 +484,14 @@ TEST_CASE("live: squeue --json errors name the file, the line and the column") {
     CHECK(e.file == tmp);
     CHECK(e.line == 3);
     CHECK(e.message.starts_with("\"user_name\": not valid JSON: "));
+    // The same with old Mac line ends, and with CRLF: lines end as every reader ends them.
+    for (const char* end : {"\r", "\r\n"}) {
+        const std::string nl = end;
+        e = attempt("{\"jobs\": [" + nl + "  {\"job_id\": 1," + nl + "   \"user_name\": 7}" + nl + "]}" + nl);
+        CHECK(e.line == 3);
+        CHECK(e.column == 17);
+        CHECK(e.message == "\"user_name\": expected a string or null");
+    }
     e = attempt("{\"meta\": {}}\n");
     CHECK(e.message == "a JSON document without a \"jobs\" list (not `squeue --json` output)");
     e = attempt("[1, 2]\n");

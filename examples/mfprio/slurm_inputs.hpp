@@ -172,7 +172,8 @@ static_assert([] {
     return true;
 }(), "json_job_column finds every key of json_job_keys");
 
-/// Line and column of byte `offset` of `text`, counting from the previous call's position.
+/// Line and column of byte `offset` of `text`, counting from the previous call's position
+/// (lines end as config::line_end_at says).
 struct line_counter {
     std::string_view text;
     std::size_t at = 0, line = 1, line_start = 0;
@@ -180,14 +181,23 @@ struct line_counter {
         offset = std::min(offset, text.size());
         if (offset <= at) return;
         const std::string_view span = text.substr(at, offset - at);
-        const auto newlines = static_cast<std::size_t>(std::count(span.begin(), span.end(), '\n'));
-        if (newlines != 0) {
-            line += newlines;
-            line_start = at + span.rfind('\n') + 1;
+        if (span.find('\r') == std::string_view::npos && (at == 0 || text[at - 1] != '\r')) {
+            // No CR: each '\n' ends a line (counted at memchr's speed, for 300 MB inputs).
+            const auto newlines = static_cast<std::size_t>(std::count(span.begin(), span.end(), '\n'));
+            if (newlines != 0) {
+                line += newlines;
+                line_start = at + span.rfind('\n') + 1;
+            }
+        } else {
+            for (std::size_t i = at; i < offset; ++i)
+                if (const std::size_t end = config::line_end_at(text, i); end != 0) {
+                    ++line;
+                    line_start = i + end;
+                }
         }
         at = offset;
     }
-    [[nodiscard]] std::size_t column() const noexcept { return at - line_start + 1; }
+    [[nodiscard]] std::size_t column() const noexcept { return at >= line_start ? at - line_start + 1 : 1; }
 };
 
 } // namespace detail

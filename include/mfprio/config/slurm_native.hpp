@@ -56,15 +56,12 @@ namespace detail {
 
 /// The first line of `text` that is not blank, trimmed.
 [[nodiscard]] inline std::string_view first_content_line(std::string_view text) noexcept {
-    text = without_bom(text);
-    while (!text.empty()) {
-        const std::size_t nl = text.find_first_of("\r\n"); // \n, \r\n or a lone \r
-        const std::string_view line = trim(text.substr(0, nl));
-        if (!line.empty()) return line;
-        if (nl == std::string_view::npos) break;
-        text.remove_prefix(nl + 1);
-    }
-    return {};
+    std::string_view first;
+    for_each_line(text, [&](const text_line& l) {
+        first = trim(l.text);
+        return first.empty();
+    });
+    return first;
 }
 
 } // namespace detail

@@ -35,6 +35,16 @@ namespace mfprio::config {
     return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f';
 }
 
+/// The line end that starts at `text[i]`: its length (2 for "\r\n", 1 for "\n" or a lone
+/// "\r", as old Mac files end lines), or 0 when none starts there (the "\n" of a "\r\n"
+/// belongs to the end that starts at its "\r"). The one rule of what ends a line: every
+/// reader's lines and every line number mfprio prints follow it.
+[[nodiscard]] constexpr std::size_t line_end_at(std::string_view text, std::size_t i) noexcept {
+    if (text[i] == '\r') return i + 1 < text.size() && text[i + 1] == '\n' ? 2 : 1;
+    if (text[i] == '\n') return i > 0 && text[i - 1] == '\r' ? 0 : 1;
+    return 0;
+}
+
 /// True for '0'..'9'.
 [[nodiscard]] constexpr bool is_digit(char c) noexcept { return c >= '0' && c <= '9'; }
 
@@ -250,9 +260,9 @@ inline constexpr std::size_t max_input_bytes = std::size_t{1} << 30;
     if (nul == std::string_view::npos) return std::nullopt;
     std::size_t line = 1, start = 0;
     for (std::size_t i = 0; i < nul; ++i)
-        if (text[i] == '\n' || (text[i] == '\r' && text[i + 1] != '\n')) {
+        if (const std::size_t end = line_end_at(text, i); end != 0) {
             ++line;
-            start = i + 1;
+            start = i + end;
         }
     const std::size_t bom = (line == 1 && text.starts_with("\xEF\xBB\xBF")) ? 3 : 0;
     return make_error(name, line, nul - start - bom + 1, {}, "a NUL byte: not a text file");
@@ -344,7 +354,7 @@ void for_each_line(std::string_view text, F&& f) {
         std::size_t end = text.find_first_of("\r\n", start);
         std::size_t next = text.size();
         if (end == std::string_view::npos) end = text.size();
-        else next = text[end] == '\r' && end + 1 < text.size() && text[end + 1] == '\n' ? end + 2 : end + 1;
+        else next = end + line_end_at(text, end);
         if (!f(text_line{text.substr(start, end - start), number})) return;
         ++number;
         start = next;
