@@ -213,7 +213,7 @@ TEST_CASE("limits: no input under 1 MB takes more than 2 s of CPU or 1 GB of mem
 TEST_CASE("limits: memory follows what the readers keep, and --live's output is capped") {
     // 8 MB of words scontrol never prints (`xN=y`) in `scontrol show node` output: the reader
     // keeps the keys it reads, so the peak stays near the inputs' own size (the text and one
-    // blanked copy), far below the 58 bytes a byte a reader that kept every pair would take.
+    // blanked copy), far below what keeping every pair would take (about 58 bytes a byte).
     const std::string node = std::string(MFPRIO_TEST_DATA) + "/live/fair_tree/scontrol_show_node.txt";
     std::ifstream in(node, std::ios::binary);
     std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -246,8 +246,8 @@ TEST_CASE("limits: memory follows what the readers keep, and --live's output is 
     CAPTURE(flood.max_rss_kb);
     CHECK(flood.exited);
     CHECK(flood.status == 65);
-    // 1 GiB of output and at most the half-size buffer its string grew from (1.07 GB here,
-    // 1.6 GB on a loaded machine): never the 2 GiB string of the next doubling.
+    // 1 GiB of output and at most the half-size buffer its string grew from: never the
+    // 2 GiB string of the next doubling.
     CHECK(flood.max_rss_kb < 1'990'000);
     std::filesystem::remove_all(dir());
 }
