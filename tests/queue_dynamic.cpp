@@ -455,7 +455,7 @@ TEST_CASE("queue: a Maui registry: the same machinery for Maui's jobs, context a
             o.res_user_terms = true; // a policy's res.uproc / res.ujob weights apply as written
             std::string text = "# generated\n";
             for (std::size_t k = 0; k < component_count; ++k) {
-                const std::string name = mfprio::config::to_lower(components[k].name);
+                const std::string name = mfprio::text::to_lower(components[k].name);
                 const std::int64_t cw =
                     k == index(component::usage) && !o.usage_in_start_priority ? 0 : wt.component_weight[k];
                 text += name + " = " + std::to_string(cw) + "\n";
@@ -463,7 +463,7 @@ TEST_CASE("queue: a Maui registry: the same machinery for Maui's jobs, context a
                 text += name + ".cap_style = " + (o.caps == cap_style::upper ? "upper" : "symmetric") + "\n";
                 const std::size_t first = index(components[k].first);
                 for (std::size_t s = first; s < first + components[k].count; ++s) {
-                    const std::string sub = mfprio::config::to_lower(subcomponents[s].name);
+                    const std::string sub = mfprio::text::to_lower(subcomponents[s].name);
                     text += name + "." + sub + " = " + std::to_string(wt.sub_weight[s]) + "\n";
                     text += name + "." + sub + "_cap = " + std::to_string(static_cast<std::int64_t>(wt.sub_cap[s])) + "\n";
                 }

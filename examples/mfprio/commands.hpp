@@ -25,7 +25,7 @@
 #include <mfprio/config/slurm_fairshare.hpp>
 #include <mfprio/config/slurm_model.hpp>
 #include <mfprio/config/slurm_stored.hpp>
-#include <mfprio/config/text.hpp>
+#include <mfprio/text/text.hpp>
 #include <mfprio/config/slurm_native.hpp>
 #include <mfprio/report/sprio.hpp>
 
@@ -795,7 +795,7 @@ inline outcome run_lint(std::span<const std::string_view> args) {
             "PriorityWeightFairshare", "PriorityWeightJobSize",        "PriorityWeightPartition",
             "PriorityWeightQOS",       "PriorityWeightTRES",           "PriorityJobFactor",
             "PriorityTier",            "FairShareDampeningFactor"};
-        for (const auto& l : config::detail::split_lines(*text)) {
+        for (const auto& l : config::split_lines(*text)) {
             std::string_view rest = l.text.substr(0, l.text.find('#'));
             std::size_t col = 0;
             while (col < rest.size()) {

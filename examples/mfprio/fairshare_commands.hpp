@@ -15,7 +15,7 @@
 #include <mfprio/config/slurm_fairshare.hpp>
 #include <mfprio/config/jobs_table.hpp>
 #include <mfprio/config/qos_table.hpp>
-#include <mfprio/config/slurm_time.hpp>
+#include <mfprio/text/slurm_time.hpp>
 #include <mfprio/fairshare/billing.hpp>
 #include <mfprio/fairshare/compute.hpp>
 #include <mfprio/fairshare/decay.hpp>
@@ -356,8 +356,8 @@ inline outcome run_usage(std::span<const std::string_view> args) {
             if (!(u < static_cast<long double>(config::two_pow_64)))
                 return fail(config::make_error(
                     assoc_path, row.line, 0, "RawUsage",
-                    "the usage charged to " + config::detail::quote(row.account) +
-                        (row.user.empty() ? std::string() : " user " + config::detail::quote(row.user)) +
+                    "the usage charged to " + text::quote(row.account) +
+                        (row.user.empty() ? std::string() : " user " + text::quote(row.user)) +
                         " reaches 2^64, past sshare's RawUsage (TRES counts, billing weights and usage "
                         "factors of its running jobs too large)"));
         }

@@ -40,7 +40,7 @@
 
 #include <mfprio/config/jobs_table.hpp>
 #include <mfprio/config/slurm_native.hpp>
-#include <mfprio/config/text.hpp>
+#include <mfprio/text/text.hpp>
 
 namespace mfprio::cli {
 
@@ -481,7 +481,7 @@ struct cluster_inputs {
 /// --slurm-version.
 [[nodiscard]] inline std::optional<input_error> read_meta(std::string_view text, const std::string& name,
                                                           cluster_inputs& ci) {
-    for (const auto& l : config::detail::split_lines(text)) {
+    for (const auto& l : config::split_lines(text)) {
         const std::size_t eq = l.text.find('=');
         if (config::trim(l.text).empty()) continue;
         if (eq == std::string_view::npos)
@@ -538,7 +538,7 @@ struct cluster_inputs {
     // The files the manifest lists, each read and checked.
     std::vector<std::pair<std::string, std::string>> files; // name, text
     bool header = false;
-    for (const auto& l : config::detail::split_lines(*manifest)) {
+    for (const auto& l : config::split_lines(*manifest)) {
         if (config::trim(l.text).empty()) continue;
         if (!header) {
             if (config::trim(l.text) != "mfprio-bundle 1")
@@ -812,7 +812,7 @@ inline child_process start_child(const std::vector<std::string_view>& argv, comm
 /// would hold the read).
 [[nodiscard]] inline std::optional<std::int64_t> last_decay_ran(std::string_view config_text) {
     std::string state;
-    for (const auto& l : config::detail::split_lines(config_text)) {
+    for (const auto& l : config::split_lines(config_text)) {
         const std::size_t eq = l.text.find('=');
         if (eq != std::string_view::npos && config::trim(l.text.substr(0, eq)) == "StateSaveLocation")
             state = std::string(config::trim(l.text.substr(eq + 1)));

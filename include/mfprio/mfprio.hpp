@@ -12,12 +12,6 @@
 #include <mfprio/flux.hpp>
 #include <mfprio/queue.hpp>
 #include <mfprio/config/config.hpp>
-#include <mfprio/config/fairshare_tree.hpp>
-#include <mfprio/config/slurm_fairshare.hpp>
-#include <mfprio/config/slurm_model.hpp>
-#include <mfprio/config/maui_jobs.hpp>
-#include <mfprio/config/maui_model.hpp>
-#include <mfprio/config/flux_model.hpp>
 #include <mfprio/report/sprio.hpp>
 #include <mfprio/report/sshare.hpp>
 #include <mfprio/report/diagnose.hpp>

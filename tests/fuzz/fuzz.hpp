@@ -10,7 +10,7 @@
 #include <string>
 #include <string_view>
 
-#include <mfprio/config/text.hpp>
+#include <mfprio/text/text.hpp>
 #include <mfprio/core/expected.hpp>
 
 namespace mfprio_fuzz {

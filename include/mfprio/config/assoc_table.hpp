@@ -36,7 +36,7 @@
 #include <mfprio/core/expected.hpp>
 #include <mfprio/core/job.hpp>
 #include <mfprio/config/table.hpp>
-#include <mfprio/config/text.hpp>
+#include <mfprio/config/common.hpp>
 
 namespace mfprio::config {
 
@@ -209,7 +209,7 @@ namespace detail {
         };
         if (a.account.empty()) return fail(*acct_col, "empty account name");
         if (!a.partition.empty() && !a.is_user())
-            return fail(*part_col, "account " + detail::quote(a.account) +
+            return fail(*part_col, "account " + text::quote(a.account) +
                                        " has a partition; only user associations may");
 
         if (r == 0) {
@@ -232,20 +232,20 @@ namespace detail {
         if (depth == 0) {
             if (!out.rows.empty())
                 return fail(*acct_col, "only the root account may be at depth 0 (not indented); " +
-                                           detail::quote(a.account) + " is");
+                                           text::quote(a.account) + " is");
             a.parent = -1;
         } else if (!a.is_user()) {
             if (depth > open.size())
-                return fail(*acct_col, "account " + detail::quote(a.account) + " is at depth " +
+                return fail(*acct_col, "account " + text::quote(a.account) + " is at depth " +
                                            std::to_string(depth) +
                                            ", more than one level below the previous account");
             a.parent = static_cast<std::int32_t>(open[depth - 1]);
         } else {
             if (depth > open.size() || out.rows[open[depth - 1]].account != a.account)
                 return fail(*acct_col,
-                            "user " + detail::quote(a.user) + " of account " +
-                                detail::quote(a.account) + " at depth " + std::to_string(depth) +
-                                " has no account row " + detail::quote(a.account) +
+                            "user " + text::quote(a.user) + " of account " +
+                                text::quote(a.account) + " at depth " + std::to_string(depth) +
+                                " has no account row " + text::quote(a.account) +
                                 " at depth " + std::to_string(depth - 1) +
                                 " above it (user rows are indented one more than their account)");
             a.parent = static_cast<std::int32_t>(open[depth - 1]);
@@ -257,11 +257,11 @@ namespace detail {
             if (cell.empty()) {
                 a.raw_shares = no_val32;
             } else if (cell.front() == '-') {
-                return fail(*shares_col, "negative share " + detail::quote(cell));
+                return fail(*shares_col, "negative share " + text::quote(cell));
             } else {
                 const auto v = parse_raw_shares(cell);
                 if (!v)
-                    return fail(*shares_col, "share " + detail::quote(cell) +
+                    return fail(*shares_col, "share " + text::quote(cell) +
                                                  " is not an integer, 'parent' or blank");
                 a.raw_shares = *v;
             }
@@ -277,7 +277,7 @@ namespace detail {
             if (!cell.empty()) {
                 const auto v = parse_unsigned<std::uint32_t>(cell);
                 if (!v)
-                    return fail(*prio_col, "priority " + detail::quote(cell) +
+                    return fail(*prio_col, "priority " + text::quote(cell) +
                                                " is not an integer from 0 to 4294967295");
                 a.priority = *v;
             }
@@ -290,7 +290,7 @@ namespace detail {
             const auto& first = out.rows[it->second];
             return fail(*acct_col,
                         std::string(a.is_user() ? "user association " : "account ") +
-                            detail::quote(a.is_user() ? a.account + "/" + a.user +
+                            text::quote(a.is_user() ? a.account + "/" + a.user +
                                                             (a.partition.empty()
                                                                  ? std::string()
                                                                  : "/" + a.partition)

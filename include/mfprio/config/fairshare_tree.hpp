@@ -33,7 +33,7 @@
 #include <mfprio/core/expected.hpp>
 #include <mfprio/core/job.hpp>
 #include <mfprio/config/assoc_table.hpp>
-#include <mfprio/config/text.hpp>
+#include <mfprio/config/common.hpp>
 #include <mfprio/fairshare/tree.hpp>
 
 namespace mfprio::config {
@@ -65,10 +65,10 @@ struct fairshare_tree {
             shares = row.raw_shares;
             if (shares == no_val32 || shares > fs_use_parent) {
                 std::string message(row.is_user() ? "user " : "account ");
-                message += detail::quote(row.is_user() ? row.user : row.account);
+                message += text::quote(row.is_user() ? row.user : row.account);
                 if (row.is_user()) {
                     message += " of account ";
-                    message += detail::quote(row.account);
+                    message += text::quote(row.account);
                 }
                 if (shares == no_val32) {
                     message += " has blank RawShares; only the root may (give a number or 'parent')";

@@ -160,7 +160,7 @@ inline std::optional<input_error> flux_fairshare(slurm::cluster& cl, const assoc
             const auto id = parse_unsigned<std::uint32_t>(cell(c_id));
             if (!id || *id == 0)
                 return make_error(t.file, row.line, row.columns[c_id], "JobID",
-                                  "job: JobID " + detail::quote(cell(c_id)) + " is not an integer from 1 to 4294967295");
+                                  "job: JobID " + text::quote(cell(c_id)) + " is not an integer from 1 to 4294967295");
             const std::string who = "job " + std::to_string(*id) + ": ";
             if (!seen.emplace(*id, true).second)
                 return make_error(t.file, row.line, row.columns[c_id], "JobID", who + "JobID is listed twice");
@@ -174,7 +174,7 @@ inline std::optional<input_error> flux_fairshare(slurm::cluster& cl, const assoc
             const auto submit = parse_job_time(cell(c_submit));
             if (!submit)
                 return make_error(t.file, row.line, row.columns[c_submit], "SubmitTime",
-                                  who + "SubmitTime " + detail::quote(cell(c_submit)) +
+                                  who + "SubmitTime " + text::quote(cell(c_submit)) +
                                       " is not epoch seconds or YYYY-MM-DDTHH:MM:SS from 1970 to 9999");
             j.submit_time = *submit;
             j.accrue_time = *submit;
@@ -182,7 +182,7 @@ inline std::optional<input_error> flux_fairshare(slurm::cluster& cl, const assoc
                 const auto e = parse_job_time(cell(*c_eligible));
                 if (!e)
                     return make_error(t.file, row.line, row.columns[*c_eligible], "EligibleTime",
-                                      who + "EligibleTime " + detail::quote(cell(*c_eligible)) +
+                                      who + "EligibleTime " + text::quote(cell(*c_eligible)) +
                                           " is not epoch seconds or YYYY-MM-DDTHH:MM:SS from 1970 to 9999");
                 j.accrue_time = *e;
             }
@@ -190,7 +190,7 @@ inline std::optional<input_error> flux_fairshare(slurm::cluster& cl, const assoc
                 const auto s = detail::parse_job_state(cell(*c_state));
                 if (!s)
                     return make_error(t.file, row.line, row.columns[*c_state], "State",
-                                      who + "unknown State " + detail::quote(cell(*c_state)));
+                                      who + "unknown State " + text::quote(cell(*c_state)));
                 j.state = *s;
             }
             for (const auto& [col, field, name] :
@@ -199,7 +199,7 @@ inline std::optional<input_error> flux_fairshare(slurm::cluster& cl, const assoc
                 const auto n = parse_unsigned<std::uint32_t>(cell(*col));
                 if (!n)
                     return make_error(t.file, row.line, row.columns[*col], name,
-                                      who + name + " " + detail::quote(cell(*col)) +
+                                      who + name + " " + text::quote(cell(*col)) +
                                           " is not an integer from 0 to 4294967295");
                 *field = *n;
             }
@@ -209,8 +209,8 @@ inline std::optional<input_error> flux_fairshare(slurm::cluster& cl, const assoc
                 const auto a = in.assoc->find_user(bank, user);
                 if (!a)
                     return make_error(t.file, row.line, 0, "Bank",
-                                      who + "no association for user " + detail::quote(user) + " in bank " +
-                                          detail::quote(bank) + " in the association table");
+                                      who + "no association for user " + text::quote(user) + " in bank " +
+                                          text::quote(bank) + " in the association table");
                 j.association = static_cast<std::uint32_t>(*a);
             }
             m.jobs.push_back(j);

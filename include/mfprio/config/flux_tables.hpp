@@ -29,7 +29,7 @@
 
 #include <mfprio/core/expected.hpp>
 #include <mfprio/config/table.hpp>
-#include <mfprio/config/text.hpp>
+#include <mfprio/config/common.hpp>
 
 namespace mfprio::config {
 
@@ -63,7 +63,7 @@ struct priority_table {
         if (name.empty()) return make_error(t.file, row.line, row.columns[c_name], "Name", "empty name");
         if (!seen.insert(name).second)
             return make_error(t.file, row.line, row.columns[c_name], "Name",
-                              detail::quote(name) + " is listed twice");
+                              text::quote(name) + " is listed twice");
         const std::string_view v = trim(row.cells[c_prio]);
         double p = 0;
         if (!v.empty()) {
@@ -71,14 +71,14 @@ struct priority_table {
                 const auto n = parse_signed<std::int64_t>(v);
                 if (!n || *n < std::numeric_limits<std::int32_t>::min() || *n > std::numeric_limits<std::int32_t>::max())
                     return make_error(t.file, row.line, row.columns[c_prio], "Priority",
-                                      detail::quote(name) + ": Priority " + detail::quote(v) +
+                                      text::quote(name) + ": Priority " + text::quote(v) +
                                           " is not an integer from -2147483648 to 2147483647");
                 p = static_cast<double>(*n);
             } else {
                 const auto d = parse_double(v);
                 if (!d || !(*d == *d) || *d > 1e300 || *d < -1e300)
                     return make_error(t.file, row.line, row.columns[c_prio], "Priority",
-                                      detail::quote(name) + ": Priority " + detail::quote(v) + " is not a number " + range_text(-1e300, 1e300));
+                                      text::quote(name) + ": Priority " + text::quote(v) + " is not a number " + range_text(-1e300, 1e300));
                 p = *d;
             }
         }
@@ -131,7 +131,7 @@ struct flux_columns {
                 const auto u = parse_unsigned<std::uint32_t>(v);
                 if (!u || *u > 31)
                     return make_error(t.file, row.line, row.columns[*c_urgency], "Urgency",
-                                      who + "Urgency " + detail::quote(v) + " is not an integer from 0 to 31");
+                                      who + "Urgency " + text::quote(v) + " is not an integer from 0 to 31");
                 f.urgency = static_cast<std::uint8_t>(*u);
             }
         }

@@ -23,7 +23,7 @@
 #include <vector>
 
 #include <mfprio/core/expected.hpp>
-#include <mfprio/config/text.hpp>
+#include <mfprio/config/common.hpp>
 
 namespace mfprio::config {
 

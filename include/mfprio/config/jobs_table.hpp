@@ -56,9 +56,8 @@
 #include <mfprio/config/assoc_table.hpp>
 #include <mfprio/config/qos_table.hpp>
 #include <mfprio/config/slurm_conf.hpp>
-#include <mfprio/config/slurm_time.hpp>
+#include <mfprio/config/common.hpp>
 #include <mfprio/config/table.hpp>
-#include <mfprio/config/text.hpp>
 
 namespace mfprio::config {
 
@@ -301,7 +300,7 @@ inline constexpr printed_column printed_job_columns[] = {
         {
             const auto id = detail::parse_job_id(cell(c_id));
             if (!id)
-                return fail(c_id, "JobID " + detail::quote(cell(c_id)) +
+                return fail(c_id, "JobID " + text::quote(cell(c_id)) +
                                       " is not a job id (1 to 4294967295, 1234_5, 1234_[6-9] or 1234+0)");
             j.job_id = *id;
             j.id_text = std::string(cell(c_id));
@@ -326,12 +325,12 @@ inline constexpr printed_column printed_job_columns[] = {
                     const std::string_view name = trim(raw);
                     const auto p = partition_index.find(name);
                     if (p == partition_index.end())
-                        return fail(c_part, "unknown partition " + detail::quote(name) +
+                        return fail(c_part, "unknown partition " + text::quote(name) +
                                                 " (not in slurm.conf)");
                     const auto idx = static_cast<std::uint32_t>(p->second);
                     if (partition_listed[idx]) {
                         for (const auto k : j.partitions) partition_listed[k] = 0;
-                        return fail(c_part, "partition " + detail::quote(name) + " is listed twice");
+                        return fail(c_part, "partition " + text::quote(name) + " is listed twice");
                     }
                     partition_listed[idx] = 1;
                     j.partitions.push_back(idx);
@@ -354,11 +353,11 @@ inline constexpr printed_column printed_job_columns[] = {
                     const std::string_view name = trim(raw);
                     const auto q = qos_index.find(to_lower(name));
                     if (q == qos_index.end())
-                        return fail(*c_qos, "unknown QOS " + detail::quote(name) + " (not in the QOS table)");
+                        return fail(*c_qos, "unknown QOS " + text::quote(name) + " (not in the QOS table)");
                     const auto idx = static_cast<std::uint32_t>(q->second);
                     if (qos_listed[idx]) {
                         for (const auto k : j.qos) qos_listed[k] = 0;
-                        return fail(*c_qos, "QOS " + detail::quote(name) + " is listed twice");
+                        return fail(*c_qos, "QOS " + text::quote(name) + " is listed twice");
                     }
                     qos_listed[idx] = 1;
                     j.qos.push_back(idx);
@@ -373,8 +372,8 @@ inline constexpr printed_column printed_job_columns[] = {
                 a = assoc.find_user(j.account, j.user, conf.partitions[j.partitions.front()].name);
             if (!a) a = assoc.find_user(j.account, j.user);
             if (!a)
-                return fail(c_account, "no association for user " + detail::quote(j.user) +
-                                           " in account " + detail::quote(j.account) +
+                return fail(c_account, "no association for user " + text::quote(j.user) +
+                                           " in account " + text::quote(j.account) +
                                            " in the association table");
             j.association = static_cast<std::uint32_t>(*a);
         }
@@ -382,7 +381,7 @@ inline constexpr printed_column printed_job_columns[] = {
         {
             const auto submit = parse_job_time(cell(c_submit));
             if (!submit)
-                return fail(c_submit, "SubmitTime " + detail::quote(cell(c_submit)) +
+                return fail(c_submit, "SubmitTime " + text::quote(cell(c_submit)) +
                                           " is not epoch seconds or YYYY-MM-DDTHH:MM:SS from 1970 to 9999");
             j.submit_time = *submit;
             // EligibleTime (empty: the submit time) and AccrueTime (empty: none); 0, None,
@@ -397,7 +396,7 @@ inline constexpr printed_column printed_job_columns[] = {
                 } else {
                     const auto t = parse_job_time(v);
                     if (!t)
-                        return fail(col, std::string(what) + " " + detail::quote(v) +
+                        return fail(col, std::string(what) + " " + text::quote(v) +
                                              " is not epoch seconds or YYYY-MM-DDTHH:MM:SS from 1970 to 9999, 0, None, Unknown or N/A");
                     out = *t;
                 }
@@ -418,7 +417,7 @@ inline constexpr printed_column printed_job_columns[] = {
             if (!col || cell(*col).empty()) return std::nullopt;
             const auto v = parse_unsigned<std::uint32_t>(cell(*col));
             if (!v)
-                return fail(*col, std::string(what) + " " + detail::quote(cell(*col)) +
+                return fail(*col, std::string(what) + " " + text::quote(cell(*col)) +
                                       " is not an integer from 0 to 4294967295");
             out = *v;
             return std::nullopt;
@@ -440,7 +439,7 @@ inline constexpr printed_column printed_job_columns[] = {
             if (!col || cell(*col).empty()) return std::nullopt;
             const auto v = parse_signed<std::int64_t>(cell(*col));
             if (!v || *v > 2147483645 || *v < -2147483645)
-                return fail(*col, std::string(what) + " " + detail::quote(cell(*col)) +
+                return fail(*col, std::string(what) + " " + text::quote(cell(*col)) +
                                       " is not an integer from -2147483645 to 2147483645");
             out = static_cast<std::int32_t>(*v);
             return std::nullopt;
@@ -454,17 +453,17 @@ inline constexpr printed_column printed_job_columns[] = {
                 if (item.empty()) continue;
                 const std::size_t eq = item.find('=');
                 if (eq == std::string_view::npos)
-                    return fail(*c_tres, "TRES " + detail::quote(item) + " is not of the form name=count");
+                    return fail(*c_tres, "TRES " + text::quote(item) + " is not of the form name=count");
                 auto name = canonical_tres_name(item.substr(0, eq));
                 if (!name) return fail(*c_tres, name.error().message);
                 const auto v = detail::parse_tres_count(*name, trim(item.substr(eq + 1)));
                 if (!v)
-                    return fail(*c_tres, "TRES " + detail::quote(item) +
+                    return fail(*c_tres, "TRES " + text::quote(item) +
                                              ": count is not a number from 0 to below 2^64 (mem: MB) "
                                              "with an optional K, M, G, T or P");
                 for (const auto& existing : j.tres)
                     if (existing.first == *name)
-                        return fail(*c_tres, "TRES " + detail::quote(*name) + " is listed twice");
+                        return fail(*c_tres, "TRES " + text::quote(*name) + " is listed twice");
                 j.tres.emplace_back(std::move(*name), *v);
             }
         } else {
@@ -474,7 +473,7 @@ inline constexpr printed_column printed_job_columns[] = {
         // State and admin priority.
         if (c_state && !cell(*c_state).empty()) {
             const auto s = detail::parse_job_state(cell(*c_state));
-            if (!s) return fail(*c_state, "unknown State " + detail::quote(cell(*c_state)));
+            if (!s) return fail(*c_state, "unknown State " + text::quote(cell(*c_state)));
             j.state = *s;
         }
         if (auto e = count(c_prio, j.admin_priority, "Priority")) return *e;

@@ -84,7 +84,7 @@
 #include <vector>
 
 #include <mfprio/core/expected.hpp>
-#include <mfprio/config/text.hpp>
+#include <mfprio/config/common.hpp>
 #include <mfprio/maui/model.hpp>
 
 namespace mfprio::config {

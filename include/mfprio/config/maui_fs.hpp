@@ -55,7 +55,7 @@
 #include <utility>
 #include <vector>
 
-#include <mfprio/config/text.hpp>
+#include <mfprio/config/common.hpp>
 #include <mfprio/core/expected.hpp>
 #include <mfprio/maui/fairshare.hpp>
 #include <mfprio/maui/model.hpp>
@@ -119,7 +119,7 @@ inline void append_double(std::string& out, double v) {
     std::array<std::unordered_map<std::string, std::size_t>, maui::cred_kind_count> seen; // name -> line
     std::size_t total_line = 0;
     std::vector<detail::fs_token> tokens;
-    for (const auto& line : detail::split_lines(text)) {
+    for (const auto& line : split_lines(text)) {
         std::string_view body = line.text;
         if (const auto hash = body.find('#'); hash != std::string_view::npos) body = body.substr(0, hash);
         tokens.clear();
@@ -138,20 +138,20 @@ inline void append_double(std::string& out, double v) {
         const detail::fs_label lab = detail::classify_fs_label(label);
         if (!lab.known)
             return make_error(file_name, line.number, label_tok.column, label,
-                              "unknown label " + detail::quote(label) +
+                              "unknown label " + text::quote(label) +
                                   " (expected User, Group, Account, QOS, Class or TOTAL)");
         if (lab.is_total) {
             if (tokens.size() < 2)
                 return make_error(file_name, line.number, label_tok.column + label.size(), label,
-                                  "missing value after " + detail::quote(label));
+                                  "missing value after " + text::quote(label));
             if (tokens.size() > 3)
                 return make_error(file_name, line.number, tokens[3].column, label,
-                                  "unexpected " + detail::quote(tokens[3].text) + " after the value");
+                                  "unexpected " + text::quote(tokens[3].text) + " after the value");
             const auto& value_tok = tokens.back();
             const auto v = parse_double(value_tok.text);
             if (!v || *v < 0)
                 return make_error(file_name, line.number, value_tok.column, label,
-                                  "total usage " + detail::quote(value_tok.text) +
+                                  "total usage " + text::quote(value_tok.text) +
                                       " is not a non-negative number");
             if (total_line != 0)
                 return make_error(file_name, line.number, label_tok.column, label,
@@ -163,25 +163,25 @@ inline void append_double(std::string& out, double v) {
         }
         if (tokens.size() < 2)
             return make_error(file_name, line.number, label_tok.column + label.size(), label,
-                              "missing name and value after " + detail::quote(label));
+                              "missing name and value after " + text::quote(label));
         const auto& name_tok = tokens[1];
         if (tokens.size() < 3)
             return make_error(file_name, line.number, name_tok.column + name_tok.text.size(), label,
-                              std::string(label) + " " + detail::quote(name_tok.text) + ": missing value");
+                              std::string(label) + " " + text::quote(name_tok.text) + ": missing value");
         if (tokens.size() > 3)
             return make_error(file_name, line.number, tokens[3].column, label,
-                              "unexpected " + detail::quote(tokens[3].text) + " after the value");
+                              "unexpected " + text::quote(tokens[3].text) + " after the value");
         const auto& value_tok = tokens[2];
         const auto v = parse_double(value_tok.text);
         if (!v || *v < 0)
             return make_error(file_name, line.number, value_tok.column, label,
-                              std::string(label) + " " + detail::quote(name_tok.text) + ": usage " +
-                                  detail::quote(value_tok.text) + " is not a non-negative number");
+                              std::string(label) + " " + text::quote(name_tok.text) + ": usage " +
+                                  text::quote(value_tok.text) + " is not a non-negative number");
         const std::size_t k = maui::index(lab.kind);
         const auto [it, inserted] = seen[k].try_emplace(std::string(name_tok.text), line.number);
         if (!inserted)
             return make_error(file_name, line.number, name_tok.column, label,
-                              std::string(label) + " " + detail::quote(name_tok.text) +
+                              std::string(label) + " " + text::quote(name_tok.text) +
                                   " is listed twice (first on line " + std::to_string(it->second) + ")");
         w.usage[k].emplace_back(std::string(name_tok.text), *v);
     }

@@ -49,7 +49,7 @@
 #include <mfprio/config/maui_cfg.hpp>
 #include <mfprio/config/slurm_conf.hpp>
 #include <mfprio/config/table.hpp>
-#include <mfprio/config/text.hpp>
+#include <mfprio/config/common.hpp>
 #include <mfprio/maui/job.hpp>
 #include <mfprio/maui/model.hpp>
 
@@ -138,14 +138,14 @@ struct requirement_parse {
         r.nodes = 0;
         std::size_t open = text.find('(', pos);
         if (open == std::string_view::npos)
-            return fail(pos, "expected a requirement [Nx](key=value,...), got " + detail::quote(text.substr(pos)));
+            return fail(pos, "expected a requirement [Nx](key=value,...), got " + text::quote(text.substr(pos)));
         std::string_view count = trim(text.substr(pos, open - pos));
         if (!count.empty()) {
             if (count.back() != 'x' && count.back() != 'X')
-                return fail(begin, "expected a task count Nx before '(', got " + detail::quote(count));
+                return fail(begin, "expected a task count Nx before '(', got " + text::quote(count));
             const auto n = parse_unsigned<std::uint32_t>(count.substr(0, count.size() - 1));
             if (!n || *n == 0)
-                return fail(begin, "the task count " + detail::quote(count) + " is not an integer from 1 to 4294967295");
+                return fail(begin, "the task count " + text::quote(count) + " is not an integer from 1 to 4294967295");
             r.tasks = *n;
         }
         const std::size_t close = text.find(')', open);
@@ -158,13 +158,13 @@ struct requirement_parse {
             if (!piece.empty() || end != close || item != open + 1) {
                 const std::size_t eq = piece.find('=');
                 if (eq == std::string_view::npos)
-                    return fail(item, "expected key=value, got " + detail::quote(piece));
+                    return fail(item, "expected key=value, got " + text::quote(piece));
                 const std::string_view key = trim(piece.substr(0, eq));
                 const std::string_view value = trim(piece.substr(eq + 1));
                 const bool amount = iequals(key, "mem") || iequals(key, "swap") || iequals(key, "disk");
                 const auto n = amount ? parse_maui_mb(value, 0xffffffffu) : parse_unsigned<std::uint64_t>(value);
                 if (!n || *n > 0xffffffffu)
-                    return fail(item, std::string(key) + " " + detail::quote(value) +
+                    return fail(item, std::string(key) + " " + text::quote(value) +
                                           (amount ? " is not an amount of MB from 0 to 4294967295 (units K, M, G, T)"
                                                   : " is not an integer from 0 to 4294967295"));
                 const auto v = static_cast<std::uint32_t>(*n);
@@ -173,7 +173,7 @@ struct requirement_parse {
                 else if (iequals(key, "swap")) r.swap_mb = v;
                 else if (iequals(key, "disk")) r.disk_mb = v;
                 else if (iequals(key, "nodes")) r.nodes = v;
-                else return fail(item, "unknown key " + detail::quote(key) + " (procs, mem, swap, disk or nodes)");
+                else return fail(item, "unknown key " + text::quote(key) + " (procs, mem, swap, disk or nodes)");
             }
             item = end + 1;
         }
@@ -182,7 +182,7 @@ struct requirement_parse {
         pos = close + 1;
         skip();
         if (pos == text.size()) break;
-        if (text[pos] != ';') return fail(pos, "expected ';' between requirements, got " + detail::quote(text.substr(pos, 1)));
+        if (text[pos] != ';') return fail(pos, "expected ';' between requirements, got " + text::quote(text.substr(pos, 1)));
         ++pos;
     }
     out.reqs.back().last = true;
@@ -236,7 +236,7 @@ struct maui_jobs_table {
 
         const auto id = parse_unsigned<std::uint32_t>(cell(c_id));
         if (!id || *id == 0)
-            return fail(c_id, "JobID " + detail::quote(cell(c_id)) + " is not an integer from 1 to 4294967295");
+            return fail(c_id, "JobID " + text::quote(cell(c_id)) + " is not an integer from 1 to 4294967295");
         r.job.id = *id;
         who = "job " + std::to_string(*id);
         if (!seen.insert(*id).second) return fail(c_id, "JobID is listed twice");
@@ -251,7 +251,7 @@ struct maui_jobs_table {
             if (v.empty()) return std::nullopt;
             const auto parsed = parse_job_time(v);
             if (!parsed)
-                return fail(*col, std::string(what) + " " + detail::quote(v) +
+                return fail(*col, std::string(what) + " " + text::quote(v) +
                                       " is not epoch seconds or YYYY-MM-DDTHH:MM:SS from 1970 to 9999");
             out = *parsed;
             return std::nullopt;
@@ -265,7 +265,7 @@ struct maui_jobs_table {
 
         if (!cell(c_state).empty()) {
             const auto s = parse_maui_job_state(cell(c_state));
-            if (!s) return fail(*c_state, "unknown State " + detail::quote(cell(c_state)));
+            if (!s) return fail(*c_state, "unknown State " + text::quote(cell(c_state)));
             r.job.state = *s;
         }
         if (r.job.state == job_state::running && r.job.start_time == 0)
@@ -282,7 +282,7 @@ struct maui_jobs_table {
             const auto w = iequals(wc, "INFINITY") || iequals(wc, "UNLIMITED") ? std::optional<std::int64_t>{maui_infinity}
                                                                              : parse_maui_time(wc);
             if (!w || *w < 0 || *w > 0xffffffffLL)
-                return fail(*c_wclimit, "WCLimit " + detail::quote(wc) +
+                return fail(*c_wclimit, "WCLimit " + text::quote(wc) +
                                             " is not a Maui time [[[DD:]HH:]MM:]SS up to 4294967295 seconds, "
                                             "INFINITY or UNLIMITED");
             r.job.wclimit = static_cast<std::uint32_t>(*w);
@@ -292,7 +292,7 @@ struct maui_jobs_table {
             const std::string_view v = cell(col);
             if (v.empty()) return std::nullopt;
             const auto n = parse_unsigned<std::uint32_t>(v);
-            if (!n) return fail(*col, std::string(what) + " " + detail::quote(v) + " is not an integer from 0 to 4294967295");
+            if (!n) return fail(*col, std::string(what) + " " + text::quote(v) + " is not an integer from 0 to 4294967295");
             out = *n;
             return std::nullopt;
         };
@@ -304,7 +304,7 @@ struct maui_jobs_table {
             if (v.empty()) return std::nullopt;
             const auto n = parse_maui_mb(v, 0xffffffffu);
             if (!n)
-                return fail(*col, std::string(what) + " " + detail::quote(v) +
+                return fail(*col, std::string(what) + " " + text::quote(v) +
                                       " is not an amount of MB from 0 to 4294967295 (units K, M, G, T)");
             out = static_cast<std::uint32_t>(*n);
             return std::nullopt;
@@ -346,14 +346,14 @@ struct maui_jobs_table {
 
         if (!cell(c_spv).empty()) {
             const auto b = detail::maui_bool(cell(c_spv));
-            if (!b) return fail(*c_spv, "SPViolation " + detail::quote(cell(c_spv)) + " is not TRUE or FALSE");
+            if (!b) return fail(*c_spv, "SPViolation " + text::quote(cell(c_spv)) + " is not TRUE or FALSE");
             r.job.spviolation = *b;
         }
         if (const std::string_view v = cell(c_sprio); !v.empty()) {
             const bool relative = v.front() == '+' || v.front() == '-';
             const auto n = parse_signed<std::int64_t>(v.front() == '+' ? v.substr(1) : v);
             if (!n || (v.front() == '+' && (v.size() < 2 || v[1] == '-' || v[1] == '+')))
-                return fail(*c_sprio, "SystemPriority " + detail::quote(v) + " is not N, +N or -N");
+                return fail(*c_sprio, "SystemPriority " + text::quote(v) + " is not N, +N or -N");
             if (relative) {
                 if (*n < -1'000'000'000 || *n > 1'000'000'000)
                     return fail(*c_sprio, "a relative SystemPriority must be within -1000000000..+1000000000");
@@ -400,7 +400,7 @@ struct maui_jobs_table {
             return make_error(t.file, row.line, row.columns[c_name], "Name", "empty node name");
         if (!seen.insert(name).second)
             return make_error(t.file, row.line, row.columns[c_name], "Name",
-                              "node " + detail::quote(name) + " is listed twice");
+                              "node " + text::quote(name) + " is listed twice");
         for (std::size_t k = 0; k < cols.size(); ++k) {
             if (!cols[k]) continue;
             const std::string_view v = trim(row.cells[*cols[k]]);
@@ -411,7 +411,7 @@ struct maui_jobs_table {
             const auto n = k == 0 ? parse_unsigned<std::uint64_t>(v) : parse_maui_mb(v, max);
             if (!n || *n > max)
                 return make_error(t.file, row.line, row.columns[*cols[k]], names[k],
-                                  "node " + detail::quote(name) + ": " + names[k] + " " + detail::quote(v) +
+                                  "node " + text::quote(name) + ": " + names[k] + " " + text::quote(v) +
                                       (k == 0 ? " is not an integer from 0 to 2^53"
                                               : " is not an amount of MB from 0 to 2^53 (units K, M, G, T)"));
             sum[k] += static_cast<double>(*n);

@@ -138,7 +138,7 @@ struct maui_cred_index {
         count[j.user] += 1;
         if (procs[j.user] > 0xffffffffu)
             return make_error(table.file, table.jobs[n].line, 0, "Procs",
-                              "user " + detail::quote(m.names[0][j.user]) +
+                              "user " + text::quote(m.names[0][j.user]) +
                                   " has more running processors than 4294967295");
     }
     m.user_active_procs.assign(procs.begin(), procs.end());

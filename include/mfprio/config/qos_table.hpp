@@ -20,7 +20,7 @@
 
 #include <mfprio/core/expected.hpp>
 #include <mfprio/config/table.hpp>
-#include <mfprio/config/text.hpp>
+#include <mfprio/config/common.hpp>
 
 namespace mfprio::config {
 
@@ -85,7 +85,7 @@ struct qos_table {
                               "16-bit QOS indices)");
         if (!seen.insert(to_lower(q.name)).second) // names compare without case
             return make_error(t.file, row.line, row.columns[*name_col], t.header[*name_col],
-                              "QOS " + detail::quote(q.name) + " is listed twice");
+                              "QOS " + text::quote(q.name) + " is listed twice");
         if (prio_col) {
             const std::string_view cell = trim(row.cells[*prio_col]);
             if (!cell.empty()) {
@@ -93,8 +93,8 @@ struct qos_table {
                 if (!v)
                     return make_error(t.file, row.line, row.columns[*prio_col],
                                       t.header[*prio_col],
-                                      "QOS " + detail::quote(q.name) + ": priority " +
-                                          detail::quote(cell) +
+                                      "QOS " + text::quote(q.name) + ": priority " +
+                                          text::quote(cell) +
                                           " is not an integer from 0 to 4294967295");
                 q.priority = *v;
             }
@@ -106,8 +106,8 @@ struct qos_table {
                 if (!v)
                     return make_error(t.file, row.line, row.columns[*uf_col],
                                       t.header[*uf_col],
-                                      "QOS " + detail::quote(q.name) + ": usage factor " +
-                                          detail::quote(cell) + " is not a number " +
+                                      "QOS " + text::quote(q.name) + ": usage factor " +
+                                          text::quote(cell) + " is not a number " +
                                           range_text(0.0, max_usage_factor));
                 q.usage_factor = *v;
             }

@@ -54,8 +54,7 @@
 #include <mfprio/core/expected.hpp>
 #include <mfprio/core/job.hpp>
 #include <mfprio/config/hostlist.hpp>
-#include <mfprio/config/slurm_time.hpp>
-#include <mfprio/config/text.hpp>
+#include <mfprio/config/common.hpp>
 #include <mfprio/slurm/flags.hpp>
 
 namespace mfprio::config {
@@ -188,13 +187,13 @@ struct slurm_conf {
     const bool is_plain = std::find(std::begin(plain), std::end(plain), type) != std::end(plain);
     const bool is_named = std::find(std::begin(named), std::end(named), type) != std::end(named);
     if (!is_plain && !is_named)
-        return make_error({}, 0, 0, {}, "unknown TRES type " + detail::quote(s.substr(0, slash)));
+        return make_error({}, 0, 0, {}, "unknown TRES type " + text::quote(s.substr(0, slash)));
     if (is_plain && slash != std::string_view::npos)
         return make_error({}, 0, 0, {}, "TRES type '" + type + "' takes no name (" +
-                                            detail::quote(s) + ")");
+                                            text::quote(s) + ")");
     if (is_named && name.empty())
         return make_error({}, 0, 0, {}, "TRES type '" + type + "' needs a name, as in '" +
-                                            type + "/name' (" + detail::quote(s) + ")");
+                                            type + "/name' (" + text::quote(s) + ")");
     return is_named ? type + "/" + std::string(name) : type;
 }
 
@@ -226,7 +225,7 @@ struct slurm_conf {
         const std::size_t eq = item.find('=');
         if (eq == std::string_view::npos || trim(item.substr(eq + 1)).empty())
             return make_error({}, 0, column, {},
-                              "TRES weight " + detail::quote(item) +
+                              "TRES weight " + text::quote(item) +
                                   " is not of the form Type[/name]=number[K|M|G|T|P]");
         auto name = canonical_tres_name(item.substr(0, eq));
         if (!name) {
@@ -238,7 +237,7 @@ struct slurm_conf {
         const auto number = parse_double_prefix(value);
         if (!number)
             return make_error({}, 0, column, {},
-                              "TRES weight " + detail::quote(item) + " has no number");
+                              "TRES weight " + text::quote(item) + " has no number");
         double weight = number->first;
         std::string_view unit = value.substr(number->second);
         if (!unit.empty()) {
@@ -247,13 +246,13 @@ struct slurm_conf {
             const std::string_view after = unit.substr(1);
             if (u == std::string_view::npos || !(after.empty() || iequals(after, "B")))
                 return make_error({}, 0, column, {},
-                                  "TRES weight " + detail::quote(item) +
+                                  "TRES weight " + text::quote(item) +
                                       ": unit must be one of K, M, G, T, P");
             const int unit_index = static_cast<int>(u) + 1;
             const int base = tres_base_unit(*name);
             if (unit_index - base >= 4)
                 return make_error({}, 0, column, {},
-                                  "TRES weight " + detail::quote(item) + ": unit '" +
+                                  "TRES weight " + text::quote(item) + ": unit '" +
                                       std::string(1, unit.front()) + "' is too large for " +
                                       *name + " (Slurm's conversion factor overflows)");
             for (int i = base; i < unit_index; ++i) weight /= 1024.0;

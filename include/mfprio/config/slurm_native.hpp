@@ -30,7 +30,7 @@
 #include <mfprio/config/qos_table.hpp>
 #include <mfprio/config/slurm_conf.hpp>
 #include <mfprio/config/table.hpp>
-#include <mfprio/config/text.hpp>
+#include <mfprio/config/common.hpp>
 
 namespace mfprio::config {
 
@@ -180,7 +180,7 @@ void for_each_scontrol_record(std::string_view text, Keep&& keep, F&& f) {
         return static_cast<bool>(f(static_cast<const scontrol_record&>(rec)));
     };
     bool go = true;
-    detail::for_each_line(text, [&](const detail::text_line& tl) {
+    for_each_line(text, [&](const text_line& tl) {
         const std::string_view line = tl.text;
         const std::size_t offset = tl.number == 1 ? bom : 0;
         if (trim(line).empty()) {
@@ -288,7 +288,7 @@ inline void blank(std::string& text, std::size_t from, std::size_t to) {
 /// `version`, when given, receives SLURM_VERSION.
 [[nodiscard]] inline std::string config_as_slurm_conf(std::string_view text, std::string* version = nullptr) {
     std::string out(text);
-    detail::for_each_line(text, [&](const detail::text_line& l) {
+    for_each_line(text, [&](const text_line& l) {
         const std::string_view line = l.text;
         const auto start = static_cast<std::size_t>(line.data() - text.data());
         const std::size_t eq = line.find('=');
@@ -671,7 +671,7 @@ namespace detail {
             const auto v = parse_unsigned<std::uint32_t>(cell);
             if (!v)
                 return make_error(in->name, row.line, row.columns[*c_prio], "Priority",
-                                  "priority " + detail::quote(cell) + " is not an integer from 0 to 4294967295");
+                                  "priority " + text::quote(cell) + " is not an integer from 0 to 4294967295");
             out->rows[*r].priority = *v;
         }
         if (!out->has_column("Priority")) out->columns.emplace_back("Priority");
@@ -702,7 +702,7 @@ namespace detail {
                 const auto v = parse_unsigned<std::uint32_t>(prio->value);
                 if (!v)
                     return fail(make_error(in->name, prio->line, prio->value_column, "Priority",
-                                           "priority " + detail::quote(prio->value) + " is not an integer from 0 to 4294967295"));
+                                           "priority " + text::quote(prio->value) + " is not an integer from 0 to 4294967295"));
                 if (!out->rows[*r].priority) out->rows[*r].priority = *v; // sacctmgr's, where given, first
                 if (!out->has_column("Priority")) out->columns.emplace_back("Priority");
             }
@@ -712,7 +712,7 @@ namespace detail {
             const auto v = parse_double(raw);
             if (!v || *v < 0 || *v >= two_pow_64) // held as sshare's RawUsage is printed
                 return fail(make_error(in->name, usage->line, usage->value_column, "UsageRaw",
-                                       "raw usage " + detail::quote(raw) + " is not a number " +
+                                       "raw usage " + text::quote(raw) + " is not a number " +
                                            range_text(0.0, two_pow_64)));
             if (!out->rows[*r].printed_raw_usage) out->rows[*r].printed_raw_usage = out->rows[*r].raw_usage;
             out->rows[*r].raw_usage = *v;
@@ -759,13 +759,13 @@ namespace detail {
         if (const scontrol_pair* prio = rec.find("Priority")) {
             const std::string_view value = trim(prio->value);
             const auto v = parse_unsigned<std::uint32_t>(value);
-            if (!v) return fail(*prio, "Priority", "QOS priority " + detail::quote(value) + " is not an integer from 0 to 4294967295");
+            if (!v) return fail(*prio, "Priority", "QOS priority " + text::quote(value) + " is not an integer from 0 to 4294967295");
             q.priority = *v;
         }
         std::string key = q.name;
         for (char& c : key) c = to_lower(c);
         if (!seen.try_emplace(key, out.qos.size()).second)
-            return fail(name, "QOS", "QOS " + detail::quote(q.name) + " is listed twice");
+            return fail(name, "QOS", "QOS " + text::quote(q.name) + " is listed twice");
         if (out.qos.size() >= max_qos) return fail(name, "QOS", "more than " + std::to_string(max_qos) + " QOS");
         out.qos.push_back(std::move(q));
         return true;

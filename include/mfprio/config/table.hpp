@@ -21,7 +21,7 @@
 
 #include <mfprio/core/assert.hpp>
 #include <mfprio/core/expected.hpp>
-#include <mfprio/config/text.hpp>
+#include <mfprio/config/common.hpp>
 
 namespace mfprio::config {
 
@@ -97,7 +97,7 @@ inline void split_cells(std::string_view line, std::vector<std::string>& cells,
     table t;
     t.file = std::string(file_name);
     bool have_header = false;
-    for (const auto& [line, number] : detail::split_lines(text)) {
+    for (const auto& [line, number] : split_lines(text)) {
         if (detail::is_skipped_line(line)) continue;
         if (!have_header) {
             std::vector<std::string> cells;
@@ -116,7 +116,7 @@ inline void split_cells(std::string_view line, std::vector<std::string>& cells,
                 for (const auto& previous : t.header)
                     if (iequals(previous, name))
                         return make_error(file_name, number, columns[i], name,
-                                          "column " + detail::quote(name) +
+                                          "column " + text::quote(name) +
                                               " appears twice in the header row");
                 t.header.push_back(name);
             }

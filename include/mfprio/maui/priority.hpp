@@ -8,7 +8,7 @@
 /// `CF = sum over its subcomponents of SW x cap_S(SF)`, added in Maui's order from 0.0. The
 /// USAGE component is 0 in Maui's start priority (Moab counts it: option
 /// `usage_in_start_priority`); it is the run priority of running jobs (`run_priority`).
-/// The component sums are in `maui/sums.hpp`, their block hooks in `maui/blocks.hpp`, the
+/// The component sums are in `maui/sums.hpp`, their block hooks in `maui/components.hpp`, the
 /// result policy in `maui/result.hpp`.
 
 #include <algorithm>
@@ -22,7 +22,7 @@
 #include <mfprio/core/engine.hpp>
 #include <mfprio/core/job.hpp>
 #include <mfprio/core/term.hpp>
-#include <mfprio/maui/blocks.hpp>
+#include <mfprio/maui/components.hpp>
 #include <mfprio/maui/context.hpp>
 #include <mfprio/maui/model.hpp>
 #include <mfprio/maui/result.hpp>

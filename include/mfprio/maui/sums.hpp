@@ -3,7 +3,7 @@
 /// Maui's seven priority components as sums (reference B1): each component is the sum, in
 /// Maui's order from 0.0, of its subcomponents' weighted, capped factors (`SW x cap_S(SF)`),
 /// capped as a whole; the engine weighs the components (`CW`). Here: the components'
-/// subterm lists, and what their block hooks (`maui/blocks.hpp`) share to give the same sums
+/// subterm lists, and what their block hooks (`maui/components.hpp`) share to give the same sums
 /// job by job and a block at a time.
 
 #include <array>

@@ -52,8 +52,8 @@
 #include <string_view>
 #include <vector>
 
-#include <mfprio/config/slurm_time.hpp>
-#include <mfprio/config/text.hpp>
+#include <mfprio/text/slurm_time.hpp>
+#include <mfprio/text/text.hpp>
 #include <mfprio/core/assert.hpp>
 #include <mfprio/core/component.hpp>
 #include <mfprio/core/expected.hpp>
@@ -89,7 +89,7 @@ template <class J, class Ctx>
              "age", {"max_age"}, [](const factor_options& o) -> expected<slurm::age_factor> {
                  const std::string* v = o.find("max_age");
                  if (v == nullptr) return slurm::age_factor{};
-                 auto d = config::parse_slurm_time(*v);
+                 auto d = text::parse_slurm_time(*v);
                  if (!d) return factor_options::error("max_age", d.error().message);
                  // As slurm.conf stores PriorityMaxAge: whole minutes (rounded up) x 60, in a
                  // uint32 (UNLIMITED wraps to 4294967236 s, as in Slurm).
@@ -219,7 +219,7 @@ template <class Component>
     const std::size_t first = maui::index(info.first);
     constexpr std::int64_t limit = 9007199254740992; // 2^53, as policy weights
     for (std::size_t k = first; k < first + info.count; ++k) {
-        const std::string key = config::to_lower(maui::subcomponents[k].name);
+        const std::string key = text::to_lower(maui::subcomponents[k].name);
         auto weight = o.integer(key, w.sub_weight[k], -limit, limit);
         if (!weight) return weight.error();
         w.sub_weight[k] = *weight;
@@ -232,11 +232,11 @@ template <class Component>
     w.component_cap[maui::index(which)] = *cap;
     cap_style style = cap_style::upper;
     if (const std::string* s = o.find("cap_style")) {
-        if (config::iequals(*s, "upper")) style = cap_style::upper;
-        else if (config::iequals(*s, "symmetric")) style = cap_style::symmetric;
+        if (text::iequals(*s, "upper")) style = cap_style::upper;
+        else if (text::iequals(*s, "symmetric")) style = cap_style::symmetric;
         else
             return factor_options::error("cap_style",
-                                         "expected upper (Maui) or symmetric (Moab), not " + config::detail::quote(*s));
+                                         "expected upper (Maui) or symmetric (Moab), not " + text::quote(*s));
     }
     return maui::detail::build_component<Component>(w, style, which);
 }
@@ -247,9 +247,9 @@ template <class Component>
     const maui::component_info& info = maui::components[maui::index(which)];
     const std::size_t first = maui::index(info.first);
     std::vector<std::string> out;
-    for (std::size_t k = first; k < first + info.count; ++k) out.push_back(config::to_lower(maui::subcomponents[k].name));
+    for (std::size_t k = first; k < first + info.count; ++k) out.push_back(text::to_lower(maui::subcomponents[k].name));
     for (std::size_t k = first; k < first + info.count; ++k)
-        out.push_back(config::to_lower(maui::subcomponents[k].name) + "_cap");
+        out.push_back(text::to_lower(maui::subcomponents[k].name) + "_cap");
     out.emplace_back("cap");
     out.emplace_back("cap_style");
     return out;

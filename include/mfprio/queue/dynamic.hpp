@@ -33,7 +33,7 @@
 #include <utility>
 #include <vector>
 
-#include <mfprio/config/text.hpp>
+#include <mfprio/text/text.hpp>
 #include <mfprio/core/assert.hpp>
 #include <mfprio/core/engine.hpp>
 #include <mfprio/core/expected.hpp>
@@ -181,7 +181,7 @@ public:
     /// Sets `key` to `value`, replacing an earlier value of the same key.
     void set(std::string_view key, std::string_view value) {
         for (auto& o : options_)
-            if (config::iequals(o.key, key)) {
+            if (text::iequals(o.key, key)) {
                 o.value = std::string(value);
                 return;
             }
@@ -191,7 +191,7 @@ public:
     /// The value of `key`, or nullptr when it is not set.
     [[nodiscard]] const std::string* find(std::string_view key) const noexcept {
         for (const auto& o : options_)
-            if (config::iequals(o.key, key)) return &o.value;
+            if (text::iequals(o.key, key)) return &o.value;
         return nullptr;
     }
 
@@ -204,8 +204,8 @@ public:
     [[nodiscard]] expected<double> number(std::string_view key, double fallback) const {
         const std::string* v = find(key);
         if (v == nullptr) return fallback;
-        if (const auto d = config::parse_double(*v)) return *d;
-        return error(key, "expected a finite number, not " + config::detail::quote(*v));
+        if (const auto d = text::parse_double(*v)) return *d;
+        return error(key, "expected a finite number, not " + text::quote(*v));
     }
 
     /// A whole number in [lo, hi].
@@ -213,10 +213,10 @@ public:
                                                  std::int64_t hi) const {
         const std::string* v = find(key);
         if (v == nullptr) return fallback;
-        const auto i = config::parse_signed<std::int64_t>(*v);
+        const auto i = text::parse_signed<std::int64_t>(*v);
         if (!i || *i < lo || *i > hi)
             return error(key, "expected a whole number from " + std::to_string(lo) + " to " + std::to_string(hi) +
-                                  ", not " + config::detail::quote(*v));
+                                  ", not " + text::quote(*v));
         return *i;
     }
 
@@ -225,15 +225,15 @@ public:
         const std::string* v = find(key);
         if (v == nullptr) return fallback;
         for (const std::string_view t : {"yes", "true", "on", "1"})
-            if (config::iequals(*v, t)) return true;
+            if (text::iequals(*v, t)) return true;
         for (const std::string_view f : {"no", "false", "off", "0"})
-            if (config::iequals(*v, f)) return false;
-        return error(key, "expected yes or no, not " + config::detail::quote(*v));
+            if (text::iequals(*v, f)) return false;
+        return error(key, "expected yes or no, not " + text::quote(*v));
     }
 
     /// An `input_error` about option `key` (for factories' own checks).
     [[nodiscard]] static input_error error(std::string_view key, std::string message) {
-        return config::make_error({}, 0, 0, key, std::move(message));
+        return text::make_error({}, 0, 0, key, std::move(message));
     }
 
 private:
@@ -249,7 +249,7 @@ private:
     const auto letter = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); };
     if (!letter(s.front())) return false;
     for (const char c : s)
-        if (!(letter(c) || config::is_digit(c) || c == '_' || c == '-')) return false;
+        if (!(letter(c) || text::is_digit(c) || c == '_' || c == '-')) return false;
     return true;
 }
 
@@ -347,9 +347,9 @@ public:
     /// The factor `name` (or an alias of it) stands for; empty when there is none.
     [[nodiscard]] resolved resolve(std::string_view name) const noexcept {
         for (const auto& e : entries_)
-            if (config::iequals(e.name, name)) return {&e, e.name};
+            if (text::iequals(e.name, name)) return {&e, e.name};
         for (const auto& a : aliases_)
-            if (config::iequals(a.name, name)) return {&entries_[a.target], a.name};
+            if (text::iequals(a.name, name)) return {&entries_[a.target], a.name};
         return {};
     }
 
@@ -359,14 +359,14 @@ public:
     /// The preset `name`, or nullptr.
     [[nodiscard]] const preset* find_preset(std::string_view name) const noexcept {
         for (const auto& p : presets_)
-            if (config::iequals(p.name, name)) return &p;
+            if (text::iequals(p.name, name)) return &p;
         return nullptr;
     }
 
     /// Whether `factor` takes option `key`.
     [[nodiscard]] static bool takes_option(const entry& factor, std::string_view key) noexcept {
         for (const auto& o : factor.options)
-            if (config::iequals(o, key)) return true;
+            if (text::iequals(o, key)) return true;
         return false;
     }
 
@@ -374,21 +374,21 @@ public:
     /// not one it takes, or its factory rejects them.
     [[nodiscard]] expected<factor_ptr> make(std::string_view name, const factor_options& options = {}) const {
         const resolved r = resolve(name);
-        if (!r) return config::make_error({}, 0, 0, name, "unknown factor " + config::detail::quote(name));
+        if (!r) return text::make_error({}, 0, 0, name, "unknown factor " + text::quote(name));
         for (const auto& o : options.entries())
             if (!takes_option(*r.factor, o.key))
-                return config::make_error({}, 0, 0, o.key, unknown_option_message(*r.factor, o.key));
+                return text::make_error({}, 0, 0, o.key, unknown_option_message(*r.factor, o.key));
         expected<factor_ptr> f = r.factor->make(options);
         if (f && *f == nullptr)
-            return config::make_error({}, 0, 0, name, "the factory of " + config::detail::quote(r.factor->name) +
+            return text::make_error({}, 0, 0, name, "the factory of " + text::quote(r.factor->name) +
                                                          " built nothing");
         return f;
     }
 
     /// "unknown option 'x' of factor 'age' (it takes: max_age)".
     [[nodiscard]] static std::string unknown_option_message(const entry& factor, std::string_view key) {
-        std::string m = "unknown option " + config::detail::quote(key) + " of factor " +
-                        config::detail::quote(factor.name);
+        std::string m = "unknown option " + text::quote(key) + " of factor " +
+                        text::quote(factor.name);
         if (factor.options.empty()) return m + " (it takes none)";
         m += " (it takes: ";
         for (std::size_t i = 0; i < factor.options.size(); ++i) m += (i ? ", " : "") + factor.options[i];
@@ -422,7 +422,7 @@ private:
     };
 
     [[nodiscard]] bool name_free(std::string_view name) const noexcept {
-        return valid_name(name) && !config::iequals(name, preset_key) && !resolve(name);
+        return valid_name(name) && !text::iequals(name, preset_key) && !resolve(name);
     }
 
     std::vector<entry> entries_;
@@ -490,14 +490,14 @@ public:
     /// The term called `name` (any ASCII case), or nullptr.
     [[nodiscard]] const term_type* find(std::string_view name) const noexcept {
         for (const auto& t : terms_)
-            if (config::iequals(t.name, name)) return &t;
+            if (text::iequals(t.name, name)) return &t;
         return nullptr;
     }
 
     /// Sets the weight of the term called `name`; false when there is none.
     bool set_weight(std::string_view name, double weight) noexcept {
         for (auto& t : terms_)
-            if (config::iequals(t.name, name)) {
+            if (text::iequals(t.name, name)) {
                 t.weight = weight;
                 return true;
             }

@@ -45,7 +45,7 @@
 #include <utility>
 #include <vector>
 
-#include <mfprio/config/text.hpp>
+#include <mfprio/text/text.hpp>
 #include <mfprio/core/expected.hpp>
 #include <mfprio/queue/dynamic.hpp>
 
@@ -86,7 +86,7 @@ struct policy {
     /// The term whose factor is `factor` (a registered factor name, not an alias), or nullptr.
     [[nodiscard]] const policy_term* find(std::string_view factor) const noexcept {
         for (const auto& t : terms)
-            if (config::iequals(t.factor, factor)) return &t;
+            if (text::iequals(t.factor, factor)) return &t;
         return nullptr;
     }
 };
@@ -109,7 +109,7 @@ struct parsed_weight {
         negative = s.front() == '-';
         s.remove_prefix(1);
     }
-    if (s.empty() || !(config::is_digit(s.front()) || s.front() == '.')) return {st::not_a_number, 0};
+    if (s.empty() || !(text::is_digit(s.front()) || s.front() == '.')) return {st::not_a_number, 0};
     double v = 0;
     const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v, std::chars_format::general);
     if (ptr != s.data() + s.size()) return {st::not_a_number, 0};
@@ -122,7 +122,7 @@ struct parsed_weight {
 template <class J, class Ctx>
 [[nodiscard]] expected<policy> parse_policy_text(std::string_view text, const registry<J, Ctx>& reg,
                                                  std::string_view file, bool allow_preset) {
-    using config::detail::quote;
+    using text::quote;
     policy p;
     p.file = std::string(file);
 
@@ -139,27 +139,27 @@ template <class J, class Ctx>
     std::vector<option_line> options_set;
     std::size_t first_setting = 0; // line of the first setting, 0 before it
 
-    for (const auto& [raw, number] : config::detail::split_lines(text)) {
+    for (const auto& [raw, number] : text::split_lines(text)) {
         const auto fail = [&, number = number](std::size_t column, std::string_view key, std::string message) {
-            return config::make_error(file, number, column, key, std::move(message));
+            return text::make_error(file, number, column, key, std::move(message));
         };
         const auto column_of = [&, raw = raw](std::string_view part) {
             return static_cast<std::size_t>(part.data() - raw.data()) + 1;
         };
         std::string_view line = raw;
         if (const std::size_t hash = line.find('#'); hash != std::string_view::npos) line = line.substr(0, hash);
-        const std::string_view whole = config::trim(line);
+        const std::string_view whole = text::trim(line);
         if (whole.empty()) continue;
         const std::size_t eq = line.find('=');
         if (eq == std::string_view::npos)
             return fail(column_of(whole), {},
                         "expected 'name = weight', 'name.option = value' or 'preset = name', not " + quote(whole));
-        const std::string_view key = config::trim(line.substr(0, eq));
-        const std::string_view value = config::trim(line.substr(eq + 1));
+        const std::string_view key = text::trim(line.substr(0, eq));
+        const std::string_view value = text::trim(line.substr(eq + 1));
         if (key.empty()) return fail(eq + 1, {}, "missing name before '='");
         if (value.empty()) return fail(eq + 2, key, "missing value after '='");
 
-        if (config::iequals(key, preset_key)) {
+        if (text::iequals(key, preset_key)) {
             if (!allow_preset) return fail(column_of(key), key, "a preset cannot start from another preset");
             if (first_setting != 0)
                 return fail(column_of(key), key,
@@ -196,7 +196,7 @@ template <class J, class Ctx>
             if (!registry<J, Ctx>::takes_option(*r.factor, opt))
                 return fail(column_of(opt), key, registry<J, Ctx>::unknown_option_message(*r.factor, opt));
             for (const auto& o : options_set)
-                if (o.factor == r.factor->name && config::iequals(o.option.key, opt))
+                if (o.factor == r.factor->name && text::iequals(o.option.key, opt))
                     return fail(column_of(key), key,
                                 "option " + quote(opt) + " of factor " + quote(r.factor->name) +
                                     " is already set on line " + std::to_string(o.option.line));
@@ -216,7 +216,7 @@ template <class J, class Ctx>
                         "unknown factor " + quote(key) + " (known factors: " + reg.known_names() + ")");
         for (const auto& w : weights_set) {
             if (w.factor != r.factor->name) continue;
-            if (config::iequals(w.spelled, key))
+            if (text::iequals(w.spelled, key))
                 return fail(column_of(key), key,
                             "factor " + quote(key) + " is already set on line " + std::to_string(w.line));
             return fail(column_of(key), key,
@@ -248,20 +248,20 @@ template <class J, class Ctx>
         for (auto& t : p.terms)
             if (t.factor == o.factor) term = &t;
         if (term == nullptr)
-            return config::make_error(file, o.option.line, o.option.key_column - (o.option.written_key.size() - o.option.key.size()), o.option.written_key,
+            return text::make_error(file, o.option.line, o.option.key_column - (o.option.written_key.size() - o.option.key.size()), o.option.written_key,
                                       "option of factor " + quote(o.factor) +
                                           ", which this policy does not use (add a line '" + o.factor +
                                           " = weight')");
         bool replaced = false;
         for (auto& existing : term->options)
-            if (config::iequals(existing.key, o.option.key)) {
+            if (text::iequals(existing.key, o.option.key)) {
                 existing = o.option;
                 replaced = true;
             }
         if (!replaced) term->options.push_back(o.option);
     }
     if (p.terms.empty())
-        return config::make_error(file, 0, 0, {},
+        return text::make_error(file, 0, 0, {},
                                   "the policy names no factor (write 'name = weight' lines, or 'preset = name')");
     return p;
 }
@@ -292,7 +292,7 @@ template <class J, class Ctx, class Result>
             input_error err = f.error();
             const policy_option* at = nullptr;
             for (const auto& o : t.options)
-                if (config::iequals(o.key, err.key)) at = &o;
+                if (text::iequals(o.key, err.key)) at = &o;
             if (at != nullptr) {
                 err.file = at->file;
                 err.line = at->line;
@@ -327,7 +327,7 @@ template <class J, class Ctx, class Result>
     requires result_policy<Result, J>
 [[nodiscard]] expected<dynamic_engine<J, Ctx, Result>> load_policy_file(const std::string& path,
                                                                         const registry<J, Ctx>& reg, Result r) {
-    auto text = config::read_text_file(path);
+    auto text = text::read_text_file(path);
     if (!text) return text.error();
     return load_policy(*text, reg, std::move(r), path);
 }
@@ -339,8 +339,8 @@ template <class J, class Ctx, class Result>
                                                                    Result r) {
     const auto* pr = reg.find_preset(name);
     if (pr == nullptr)
-        return config::make_error({}, 0, 0, name,
-                                  "unknown preset " + config::detail::quote(name) + " (known presets: " +
+        return text::make_error({}, 0, 0, name,
+                                  "unknown preset " + text::quote(name) + " (known presets: " +
                                       reg.known_presets() + ")");
     return load_policy(pr->text, reg, std::move(r), "<preset " + pr->name + ">");
 }

@@ -18,7 +18,7 @@
 #include <string_view>
 #include <vector>
 
-#include <mfprio/config/text.hpp>
+#include <mfprio/text/text.hpp>
 #include <mfprio/core/assert.hpp>
 #include <mfprio/core/job.hpp>
 #include <mfprio/slurm/cluster.hpp>
@@ -229,7 +229,7 @@ struct sprio_field {
 /// Parses a sprio format. A field of an unknown letter is left out with its suffix, as
 /// 22.05's sprio does (`_parse_format`: it logs "Invalid job format specification: X" and
 /// goes on): the message is added to `warnings` when given, else it is the error. Returns an
-/// error sentence for a width above 4096 or a line wider than `config::max_format_line`.
+/// error sentence for a width above 4096 or a line wider than `text::max_format_line`.
 [[nodiscard]] inline std::optional<std::string> parse_sprio_format(std::string_view fmt, std::vector<sprio_field>& out,
                                                                    std::vector<std::string>* warnings = nullptr) {
     static constexpr std::string_view known = "aAbBcfFiJjnNopPqQrsStTuyY";
@@ -265,10 +265,10 @@ struct sprio_field {
     // Each field bounded, and the line too: thousands of wide fields would print gigabytes.
     std::size_t line = 0;
     for (const auto& f : out) line += static_cast<std::size_t>(f.width) + f.suffix.size();
-    if (line > config::max_format_line) {
+    if (line > text::max_format_line) {
         out.clear();
         return "the fields' widths add up to " + std::to_string(line) + " characters, more than " +
-               std::to_string(config::max_format_line) + " a line";
+               std::to_string(text::max_format_line) + " a line";
     }
     return std::nullopt;
 }

@@ -18,7 +18,7 @@
 #include <string_view>
 #include <vector>
 
-#include <mfprio/config/text.hpp>
+#include <mfprio/text/text.hpp>
 #include <mfprio/core/job.hpp>
 #include <mfprio/fairshare/columns.hpp>
 #include <mfprio/fairshare/tree.hpp>
@@ -227,7 +227,7 @@ inline bool listed(const std::vector<std::string>& list, std::string_view v) {
             // sshare reads the width with atoi; mfprio bounds it as sprio's -o does (a width
             // of millions would print gigabytes).
             const std::string_view digits = std::string_view(item).substr(pct + 1);
-            const auto n = digits.empty() ? std::optional<std::int64_t>(0) : config::parse_signed<std::int64_t>(digits);
+            const auto n = digits.empty() ? std::optional<std::int64_t>(0) : text::parse_signed<std::int64_t>(digits);
             if (!n || *n < -4096 || *n > 4096) {
                 res.error = "field width must be an integer from -4096 to 4096 in \"" + item + "\"";
                 return res;
@@ -254,9 +254,9 @@ inline bool listed(const std::vector<std::string>& list, std::string_view v) {
 
     std::size_t width = 0;
     for (const auto& f : fields) width += static_cast<std::size_t>(std::abs(f.len)) + 1;
-    if (width > config::max_format_line) {
+    if (width > text::max_format_line) {
         res.error = "the fields' widths add up to " + std::to_string(width) + " characters, more than " +
-                    std::to_string(config::max_format_line) + " a line";
+                    std::to_string(text::max_format_line) + " a line";
         return res;
     }
 

@@ -1,15 +1,15 @@
-// Tests for mfprio/config/slurm_time.hpp. Expected values follow Slurm's time_str2secs /
+// Tests for mfprio/text/slurm_time.hpp. Expected values follow Slurm's time_str2secs /
 // time_str2mins (parse_time.c): "min:sec" for two fields, "hr:min:sec" for three,
 // "days-hr[:min[:sec]]", UNLIMITED/INFINITE/-1, and minutes rounded up.
 #include <doctest/doctest.h>
 
-#include <mfprio/config/slurm_time.hpp>
+#include <mfprio/text/slurm_time.hpp>
 
 #include <cstdint>
 #include <limits>
 #include <string>
 
-using namespace mfprio::config;
+using namespace mfprio::text;
 
 TEST_CASE("config: slurm time strings, table of cases") {
     struct row {

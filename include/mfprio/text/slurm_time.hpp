@@ -24,9 +24,9 @@
 
 #include <mfprio/core/expected.hpp>
 #include <mfprio/core/job.hpp>
-#include <mfprio/config/text.hpp>
+#include <mfprio/text/text.hpp>
 
-namespace mfprio::config {
+namespace mfprio::text {
 
 /// A parsed Slurm duration: a number of seconds, or "unlimited".
 struct slurm_duration {
@@ -54,7 +54,7 @@ inline constexpr std::int64_t slurm_time_max_seconds = std::numeric_limits<std::
     const std::string_view s = trim(text);
     auto fail = [&](std::string why) {
         return make_error({}, 0, 0, {},
-                          "invalid time " + detail::quote(s) + ": " + std::move(why) +
+                          "invalid time " + text::quote(s) + ": " + std::move(why) +
                               " (expected min, min:sec, hr:min:sec, days-hr, days-hr:min, "
                               "days-hr:min:sec or UNLIMITED)");
     };
@@ -110,4 +110,4 @@ inline constexpr std::int64_t slurm_time_max_seconds = std::numeric_limits<std::
     return slurm_duration{total, false};
 }
 
-} // namespace mfprio::config
+} // namespace mfprio::text

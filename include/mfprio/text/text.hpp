@@ -28,7 +28,7 @@
 #define MFPRIO_POSIX_FILES 1
 #endif
 
-namespace mfprio::config {
+namespace mfprio::text {
 
 /// True for the ASCII white-space characters (space, tab, CR, LF, VT, FF).
 [[nodiscard]] constexpr bool is_space(char c) noexcept {
@@ -332,8 +332,6 @@ inline constexpr std::size_t max_input_bytes = std::size_t{1} << 30;
     return out;
 }
 
-namespace detail {
-
 /// One line of a text: its content (without the end of line, without a trailing CR) and
 /// its 1-based number.
 struct text_line {
@@ -385,6 +383,4 @@ void for_each_line(std::string_view text, F&& f) {
     return out;
 }
 
-} // namespace detail
-
-} // namespace mfprio::config
+} // namespace mfprio::text

@@ -1,8 +1,8 @@
-// Tests for mfprio/config/text.hpp: trimming, case-insensitive comparison, splitting,
+// Tests for mfprio/text/text.hpp: trimming, case-insensitive comparison, splitting,
 // whole-string number parsing and file loading.
 #include <doctest/doctest.h>
 
-#include <mfprio/config/text.hpp>
+#include <mfprio/text/text.hpp>
 
 #include <cstdint>
 #include <cstdio>
@@ -14,7 +14,7 @@
 #include <csignal>
 #include <unistd.h>
 
-using namespace mfprio::config;
+using namespace mfprio::text;
 
 TEST_CASE("config: text trim and case-insensitive helpers") {
     CHECK(trim("  a b \t\r\n") == "a b");
@@ -68,14 +68,14 @@ TEST_CASE("config: text number parsing is whole-string and range-checked") {
 }
 
 TEST_CASE("config: text lines drop CR and count from 1") {
-    const auto lines = detail::split_lines("a\r\n\nb");
+    const auto lines = split_lines("a\r\n\nb");
     REQUIRE(lines.size() == 3);
     CHECK(lines[0].text == "a");
     CHECK(lines[0].number == 1);
     CHECK(lines[1].text.empty());
     CHECK(lines[2].text == "b");
     CHECK(lines[2].number == 3);
-    CHECK(detail::split_lines("").empty());
+    CHECK(split_lines("").empty());
 }
 
 TEST_CASE("config: text read_text_file loads a file and reports a missing one") {
@@ -100,7 +100,7 @@ TEST_CASE("config: text read_text_file loads a file and reports a missing one") 
 TEST_CASE("config: text lines: a BOM, CR-only and mixed line ends") {
     // A UTF-8 byte order mark is not part of line 1; a lone CR ends a line (old Mac files);
     // CRLF is one end, not two.
-    const auto lines = detail::split_lines("\xEF\xBB\xBF" "a=1\rb=2\r\nc=3\n\rd");
+    const auto lines = split_lines("\xEF\xBB\xBF" "a=1\rb=2\r\nc=3\n\rd");
     REQUIRE(lines.size() == 5);
     CHECK(lines[0].text == "a=1");
     CHECK(lines[1].text == "b=2");
@@ -109,7 +109,7 @@ TEST_CASE("config: text lines: a BOM, CR-only and mixed line ends") {
     CHECK(lines[3].number == 4);
     CHECK(lines[4].text == "d");
     CHECK(lines[4].number == 5);
-    CHECK(detail::split_lines("\xEF\xBB\xBF").empty());
+    CHECK(split_lines("\xEF\xBB\xBF").empty());
 }
 
 TEST_CASE("config: text read_text_file refuses inputs past its bound, devices and directories by name") {

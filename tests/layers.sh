@@ -1,0 +1,61 @@
+#!/bin/sh
+# The layer order of DESIGN.md, checked on the headers: a header under include/mfprio/L/
+# includes only headers of L and of the layers L may use. Prints each include that breaks it
+# (file:line: the include) and fails if there is one.
+#
+# usage: layers.sh INCLUDE_DIR
+set -eu
+root=${1:?usage: layers.sh INCLUDE_DIR}
+
+# What each layer may include besides itself (the design's diagram, from the bottom up).
+uses() {
+    case $1 in
+        core) echo "" ;;
+        text) echo "core" ;;
+        fairshare) echo "core" ;;
+        slurm) echo "core fairshare" ;;
+        maui) echo "core fairshare" ;;
+        flux) echo "core fairshare slurm" ;;
+        queue) echo "core text fairshare slurm maui flux" ;;
+        config) echo "core text fairshare slurm maui flux queue" ;;
+        report) echo "core text fairshare slurm maui flux queue config" ;;
+        *) echo "?" ;;
+    esac
+}
+
+broken=$(
+for dir in "$root"/mfprio/*/; do
+    layer=$(basename "$dir")
+    allowed="$layer $(uses "$layer")"
+    case $allowed in *"?"*) echo "mfprio/$layer/: a folder the layer order does not name"; continue ;; esac
+    for h in "$dir"*.hpp; do
+        # Each '#include <mfprio/X/...>' with its line number.
+        grep -n '^[[:space:]]*#[[:space:]]*include[[:space:]]*<mfprio/' "$h" | while IFS= read -r hit; do
+            target=$(printf '%s\n' "$hit" | sed 's|.*<mfprio/\([^/>]*\).*|\1|')
+            case $target in *.hpp) continue ;; esac # an umbrella or version.hpp
+            ok=0
+            for a in $allowed; do [ "$a" = "$target" ] && ok=1; done
+            [ $ok -eq 1 ] || echo "${h#"$root"/}:${hit%%:*}: layer $layer includes layer $target: ${hit#*:}"
+        done
+    done
+done)
+
+# The headers mfprio/mfprio.hpp reaches, by following '#include <mfprio/...>' lines.
+reached=" mfprio/mfprio.hpp "
+todo="mfprio/mfprio.hpp"
+while [ -n "$todo" ]; do
+    next=""
+    for h in $todo; do
+        for inc in $(sed -n 's|^[[:space:]]*#[[:space:]]*include[[:space:]]*<\(mfprio/[^>]*\)>.*|\1|p' "$root/$h"); do
+            case $reached in *" $inc "*) ;; *) reached="$reached$inc "; next="$next $inc" ;; esac
+        done
+    done
+    todo=$next
+done
+missed=$(cd "$root" && find mfprio -name '*.hpp' | LC_ALL=C sort | while read -r h; do
+    case $reached in *" $h "*) ;; *) [ "$h" = mfprio/testing.hpp ] || echo "$h: not reached from mfprio/mfprio.hpp" ;; esac
+done)
+broken=$(printf '%s\n%s' "$broken" "$missed" | sed '/^$/d')
+[ -z "$broken" ] && exit 0
+printf '%s\n' "$broken"
+exit 1
