@@ -205,3 +205,24 @@ TEST_CASE("config: text edit_distance, exact and bounded") {
     CHECK(edit_distance(std::string(100000, 'Q'), "QUEUETIMEWEIGHT", 2) == 3);
     CHECK(edit_distance("flaw", "lawn", 5) == 2);
 }
+
+TEST_CASE("did_you_mean: the names within the rule's edits, nearest first, ties in the names' order") {
+    using mfprio::text::did_you_mean;
+    constexpr std::string_view names[] = {"--conf", "--qos", "--assoc", "--jobs", "--maui-cfg"};
+    // "--cnof": two edits (a swap) from --conf; nothing else within two.
+    CHECK(did_you_mean("--cnof", names) == " (did you mean --conf?)");
+    // A word that starts a longer name is suggested whatever its distance.
+    CHECK(did_you_mean("--maui", names) == " (did you mean --maui-cfg?)");
+    CHECK(did_you_mean("--maui", names, {2, 4, false, 2}).empty());
+    // --qos and --jobs are one edit each from --qobs (a deletion): both shown, in the names' order.
+    CHECK(did_you_mean("--qobs", names) == " (did you mean --qos or --jobs?)");
+    CHECK(did_you_mean("--qobs", names, {2, 4, true, 1}) == " (did you mean --qos?)");
+    // Three shown: "A, B or C".
+    constexpr std::string_view abc[] = {"ab", "ac", "ad", "zz"};
+    CHECK(did_you_mean("aa", abc, {1, 0, false, 3}) == " (did you mean ab, ac or ad?)");
+    CHECK(did_you_mean("qqqqqq", abc).empty());
+    // One edit per eight letters: 17 letters allow two (a swap), 15 only one (two letters left out).
+    constexpr std::string_view weights[] = {"PriorityWeightAge"};
+    CHECK(did_you_mean("PriorityWeihgtAge", weights, {1, 8, false, 3}) == " (did you mean PriorityWeightAge?)");
+    CHECK(did_you_mean("PriorityWeihtAg", weights, {1, 8, false, 3}).empty());
+}

@@ -81,7 +81,7 @@ inline outcome unknown_command(std::string_view name) {
     for (const command& c : commands) names.push_back(c.name);
     outcome o;
     o.status = exit_usage;
-    o.err = "mfprio: unknown command '" + std::string(name) + "'" + did_you_mean(name, names) + "\n" +
+    o.err = "mfprio: unknown command '" + std::string(name) + "'" + text::did_you_mean(name, names) + "\n" +
             std::string(main_usage) + "\nTry 'mfprio --help'.\n";
     return o;
 }

@@ -101,27 +101,6 @@ inline constexpr std::string_view demo_option_names[] = {"--help"};
     return false;
 }
 
-/// " (did you mean A or B?)" for the names within a few edits of `word` (at most one edit
-/// in four characters, at least two) or starting with it, nothing when none is.
-[[nodiscard]] inline std::string did_you_mean(std::string_view word, std::span<const std::string_view> names) {
-    std::vector<std::pair<std::size_t, std::string_view>> near;
-    const std::size_t limit = std::max<std::size_t>(2, word.size() / 4);
-    for (const std::string_view n : names) {
-        const std::size_t d = config::edit_distance(word, n, limit);
-        // Within the limit, or `word` the start of a longer name (`--maui` for `--maui-cfg`).
-        if (d <= limit || (word.size() >= 3 && n.size() > word.size() && n.substr(0, word.size()) == word))
-            near.emplace_back(d, n);
-    }
-    std::stable_sort(near.begin(), near.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
-    if (near.empty()) return {};
-    std::string out = " (did you mean ";
-    for (std::size_t k = 0; k < near.size() && k < 2; ++k) {
-        if (k != 0) out += " or ";
-        out += near[k].second;
-    }
-    return out + "?)";
-}
-
 /// The usage error of an option `a` that command `cmd` does not know: exit 2, the message
 /// with a "did you mean", the command's usage line (the first line of `help`) and where to
 /// read more.
@@ -130,7 +109,7 @@ inline constexpr std::string_view demo_option_names[] = {"--help"};
     outcome o;
     o.status = exit_usage;
     const std::string_view usage_line = help.substr(0, help.find('\n'));
-    o.err = "mfprio " + std::string(cmd) + ": unknown option '" + std::string(a) + "'" + did_you_mean(a, names) +
+    o.err = "mfprio " + std::string(cmd) + ": unknown option '" + std::string(a) + "'" + text::did_you_mean(a, names) +
             "\n" + std::string(usage_line) + "\nTry 'mfprio " + std::string(cmd) + " --help'.\n";
     return o;
 }
@@ -787,14 +766,11 @@ inline outcome run_lint(std::span<const std::string_view> args) {
     // Priority keys Slurm does not know (a misspelled one is silently ignored by slurmctld's
     // reader too, with its default in force): a warning with the closest known key.
     if (auto text = config::read_text_file(conf_path)) {
-        static constexpr std::string_view known[] = {
-            "PriorityCalcPeriod",      "PriorityDecayHalfLife",        "PriorityFavorSmall",
-            "PriorityFlags",           "PriorityMaxAge",               "PriorityParameters",
-            "PrioritySiteFactorParameters", "PrioritySiteFactorPlugin", "PriorityType",
-            "PriorityUsageResetPeriod", "PriorityWeightAge",           "PriorityWeightAssoc",
-            "PriorityWeightFairshare", "PriorityWeightJobSize",        "PriorityWeightPartition",
-            "PriorityWeightQOS",       "PriorityWeightTRES",           "PriorityJobFactor",
-            "PriorityTier",            "FairShareDampeningFactor"};
+        // Every key the table lists is known (a Priority or FairShare key or another one).
+        static const std::vector<std::string_view> known =
+            config::slurm_conf_key_names([](const config::slurm_conf_key& k) {
+                return text::istarts_with(k.name, "Priority") || text::istarts_with(k.name, "FairShare");
+            });
         for (const auto& l : config::split_lines(*text)) {
             std::string_view rest = l.text.substr(0, l.text.find('#'));
             std::size_t col = 0;
@@ -811,7 +787,7 @@ inline outcome run_lint(std::span<const std::string_view> args) {
                     for (const auto& u : config::unknown_priority_flags(value)) {
                         const auto at = begin + key.size() + 1 + static_cast<std::size_t>(u.word.data() - value.data());
                         o.out += "warning: " + conf_path + ":" + std::to_string(l.number) + ":" + std::to_string(at + 1) +
-                                 ": PriorityFlags word " + u.describe() + did_you_mean(u.word, config::priority_flag_words) + "\n";
+                                 ": PriorityFlags word " + u.describe() + text::did_you_mean(u.word, config::priority_flag_words) + "\n";
                         ++warnings;
                     }
                 }
@@ -820,7 +796,7 @@ inline outcome run_lint(std::span<const std::string_view> args) {
                 if (ok) continue;
                 std::snprintf(buf, sizeof buf, "warning: %s:%zu:%zu: unknown slurm.conf parameter '%.*s'%s\n",
                               conf_path.c_str(), l.number, begin + 1, static_cast<int>(key.size()), key.data(),
-                              did_you_mean(key, known).c_str());
+                              text::did_you_mean(key, known).c_str());
                 o.out += buf;
                 ++warnings;
             }

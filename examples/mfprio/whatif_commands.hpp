@@ -29,35 +29,8 @@
 
 namespace mfprio::cli {
 
-/// The slurm.conf keys `--set` takes (read with slurm.conf's own rules).
-inline constexpr std::string_view whatif_conf_keys[] = {
-    "PriorityWeightAge",      "PriorityWeightAssoc",     "PriorityWeightFairshare", "PriorityWeightJobSize",
-    "PriorityWeightPartition", "PriorityWeightQOS",      "PriorityWeightTRES",      "PriorityMaxAge",
-    "PriorityFavorSmall",     "PriorityFlags",           "FairShareDampeningFactor", "PriorityDecayHalfLife",
-    "PriorityCalcPeriod",     "PriorityUsageResetPeriod"};
-
-namespace detail {
-
-using config::edit_distance;
-
-/// " (did you mean A or B?)" for the candidates within one edit per eight characters of
-/// `word` (at least one).
-[[nodiscard]] inline std::string close_matches(std::string_view word, const std::vector<std::string>& candidates) {
-    std::vector<std::pair<std::size_t, std::string>> near;
-    const std::size_t limit = std::max<std::size_t>(1, word.size() / 8);
-    for (const auto& c : candidates)
-        if (const std::size_t d = edit_distance(word, c, limit); d <= limit) near.emplace_back(d, c);
-    std::sort(near.begin(), near.end());
-    if (near.empty()) return {};
-    std::string out = " (did you mean ";
-    for (std::size_t i = 0; i < near.size() && i < 3; ++i) {
-        if (i != 0) out += i + 1 == std::min<std::size_t>(near.size(), 3) ? " or " : ", ";
-        out += near[i].second;
-    }
-    return out + "?)";
-}
-
-} // namespace detail
+/// The keys `--set` suggests for an unknown one: within one edit per eight letters, up to three.
+inline constexpr text::suggestion_rule whatif_suggestions{1, 8, false, 3};
 
 /// What `--set` changes, once applied: whether fair-share must be recomputed for both sides
 /// (the comparison is then between two computations from the same usage).
@@ -75,7 +48,9 @@ struct whatif_applied {
     std::string conf_text;
     std::string flags_text = pc.conf.flags_text;
     bool conf_changed = false;
-    std::vector<std::string> known(std::begin(whatif_conf_keys), std::end(whatif_conf_keys));
+    std::vector<std::string> known;
+    for (const auto& k : config::slurm_conf_keys)
+        if (k.settable) known.emplace_back(k.name);
     for (const auto& p : pc.conf.partitions) {
         known.push_back("partition." + p.name + ".PriorityJobFactor");
         known.push_back("partition." + p.name + ".PriorityTier");
@@ -86,14 +61,14 @@ struct whatif_applied {
     }
     for (const auto& a : pc.assoc.rows)
         if (a.parent >= 0) known.push_back("assoc." + a.account + (a.user.empty() ? "" : "/" + a.user) + ".Shares");
+    std::sort(known.begin(), known.end()); // equally close keys are suggested in byte order
     // Partition, QOS and association changes are applied after the configuration is read again.
     std::vector<std::pair<std::string, std::string>> later;
     for (const auto& change : changes) {
         const std::string& key = change.first;
         const std::string& value = change.second;
-        const auto conf_key = std::find_if(std::begin(whatif_conf_keys), std::end(whatif_conf_keys),
-                                           [&](std::string_view k) { return config::iequals(k, key); });
-        if (conf_key != std::end(whatif_conf_keys)) {
+        const config::slurm_conf_key* conf_key = config::find_slurm_conf_key(key);
+        if (conf_key != nullptr && conf_key->settable) {
             std::string v = value;
             if (config::iequals(key, "PriorityFlags") && !v.empty() && (v.front() == '+' || v.front() == '-')) {
                 // +FLAG / -FLAG on the current list; FAIR_TREE is the default, so removing it
@@ -122,10 +97,10 @@ struct whatif_applied {
                 flags_text = v;
                 r.fairshare = true;
                 for (const auto& u : config::unknown_priority_flags(v))
-                    r.warnings.push_back("PriorityFlags: " + u.describe() + did_you_mean(u.word, config::priority_flag_words));
+                    r.warnings.push_back("PriorityFlags: " + u.describe() + text::did_you_mean(u.word, config::priority_flag_words));
             }
             if (config::iequals(key, "FairShareDampeningFactor")) r.fairshare = true;
-            conf_text += std::string(*conf_key) + "=" + v + "\n";
+            conf_text += std::string(conf_key->name) + "=" + v + "\n";
             conf_changed = true;
             continue;
         }
@@ -136,7 +111,7 @@ struct whatif_applied {
         const bool structured = first != std::string_view::npos && last != first &&
                                 (kind == "partition" || kind == "qos" || kind == "assoc");
         if (!structured) {
-            r.error = "unknown key '" + key + "'" + detail::close_matches(key, known);
+            r.error = "unknown key '" + key + "'" + text::did_you_mean(key, known, whatif_suggestions);
             return r;
         }
         later.emplace_back(key, value);
@@ -158,7 +133,7 @@ struct whatif_applied {
         const std::size_t first = k.find('.'), last = k.rfind('.');
         const std::string_view kind = k.substr(0, first), name = k.substr(first + 1, last - first - 1),
                                field = k.substr(last + 1);
-        const auto bad_key = [&] { r.error = "unknown key '" + key + "'" + detail::close_matches(key, known); };
+        const auto bad_key = [&] { r.error = "unknown key '" + key + "'" + text::did_you_mean(key, known, whatif_suggestions); };
         if (kind == "partition") {
             const auto p = pc.conf.find_partition(name);
             const bool factor = config::iequals(field, "PriorityJobFactor"), tier = config::iequals(field, "PriorityTier");

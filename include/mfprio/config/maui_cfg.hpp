@@ -506,18 +506,9 @@ private:
         std::string near;
         if (suggestions_ < max_suggestions) {
             ++suggestions_;
-            std::size_t best = 3;
-            for (const std::string_view k : maui33_parameter_names) {
-                const std::size_t d = edit_distance(upper, k, best - 1);
-                if (d < best) {
-                    best = d;
-                    near = std::string(k);
-                }
-            }
+            near = did_you_mean(upper, maui33_parameter_names, {2, 0, false, 1});
         }
-        warn(line, name.column, name.text,
-             "unknown parameter " + quote(name.text) + ": Maui 3.3 ignores it" +
-                 (near.empty() ? std::string() : " (did you mean " + near + "?)"));
+        warn(line, name.column, name.text, "unknown parameter " + quote(name.text) + ": Maui 3.3 ignores it" + near);
     }
 
     /// A weight or cap, read as Maui 3.3 reads it (see the file comment).

@@ -108,6 +108,64 @@ struct partition_def {
 };
 
 /// What mfprio uses of slurm.conf, with Slurm's defaults.
+/// A slurm.conf key mfprio knows, and what it does with it: the one list of them, which the
+/// slurm.conf reader, the `scontrol show config` reader, `mfprio lint` and `whatif --set` use.
+struct slurm_conf_key {
+    std::string_view name;
+    bool read = false;     ///< the reader takes it (other keys are skipped, as unrelated settings)
+    bool record = false;   ///< a record's key (NodeName, PartitionName), not a line of `scontrol show config`
+    bool settable = false; ///< `whatif --set` changes it
+    bool printed = false;  ///< a PriorityWeight line `scontrol show config` always prints under priority/multifactor
+};
+
+/// The keys of slurm.conf's priority settings (each key Slurm 22.05 knows whose name starts
+/// with "Priority" or "FairShare", PriorityJobFactor and PriorityTier being partition options)
+/// and the other keys mfprio reads. `lint` warns about a Priority or FairShare key not listed.
+inline constexpr slurm_conf_key slurm_conf_keys[] = {
+    // name                          read   record settable printed
+    {"PriorityCalcPeriod",           true,  false, true,  false},
+    {"PriorityDecayHalfLife",        true,  false, true,  false},
+    {"PriorityFavorSmall",           true,  false, true,  false},
+    {"PriorityFlags",                true,  false, true,  false},
+    {"PriorityMaxAge",               true,  false, true,  false},
+    {"PriorityParameters",           false, false, false, false},
+    {"PrioritySiteFactorParameters", false, false, false, false},
+    {"PrioritySiteFactorPlugin",     false, false, false, false},
+    {"PriorityType",                 true,  false, false, false},
+    {"PriorityUsageResetPeriod",     true,  false, true,  false},
+    {"PriorityWeightAge",            true,  false, true,  true},
+    {"PriorityWeightAssoc",          true,  false, true,  true},
+    {"PriorityWeightFairshare",      true,  false, true,  true},
+    {"PriorityWeightJobSize",        true,  false, true,  true},
+    {"PriorityWeightPartition",      true,  false, true,  true},
+    {"PriorityWeightQOS",            true,  false, true,  true},
+    {"PriorityWeightTRES",           true,  false, true,  false},
+    {"PriorityJobFactor",            false, false, false, false},
+    {"PriorityTier",                 false, false, false, false},
+    {"FairShareDampeningFactor",     true,  false, true,  false},
+    {"AccountingStorageType",        true,  false, false, false},
+    {"AccountingStorageEnforce",     true,  false, false, false},
+    {"ClusterName",                  true,  false, false, false},
+    {"NodeName",                     true,  true,  false, false},
+    {"PartitionName",                true,  true,  false, false},
+};
+
+/// The entry of `key` (any case), or null.
+[[nodiscard]] constexpr const slurm_conf_key* find_slurm_conf_key(std::string_view key) noexcept {
+    for (const auto& k : slurm_conf_keys)
+        if (iequals(k.name, key)) return &k;
+    return nullptr;
+}
+
+/// The names of the entries `keep` accepts, in the table's order.
+template <class Keep>
+[[nodiscard]] std::vector<std::string_view> slurm_conf_key_names(Keep keep) {
+    std::vector<std::string_view> out;
+    for (const auto& k : slurm_conf_keys)
+        if (keep(k)) out.push_back(k.name);
+    return out;
+}
+
 struct slurm_conf {
     std::string priority_type = "priority/multifactor"; ///< PriorityType
     std::int64_t decay_half_life = 604800;  ///< PriorityDecayHalfLife, seconds (0 = no decay)
@@ -736,17 +794,8 @@ private:
     }
 
     [[nodiscard]] static bool is_used_key(std::string_view key) noexcept {
-        static constexpr std::string_view keys[] = {
-            "PriorityType",           "PriorityDecayHalfLife",   "PriorityCalcPeriod",
-            "PriorityMaxAge",         "PriorityUsageResetPeriod", "PriorityFavorSmall",
-            "PriorityWeightAge",      "PriorityWeightAssoc",     "PriorityWeightFairshare",
-            "PriorityWeightJobSize",  "PriorityWeightPartition", "PriorityWeightQOS",
-            "PriorityWeightTRES",     "PriorityFlags",           "FairShareDampeningFactor",
-            "AccountingStorageType",  "AccountingStorageEnforce", "ClusterName",
-            "NodeName",               "PartitionName"};
-        for (const auto k : keys)
-            if (iequals(k, key)) return true;
-        return false;
+        const slurm_conf_key* k = find_slurm_conf_key(key);
+        return k != nullptr && k->read;
     }
 
     [[nodiscard]] expected<bool> simple_key(const conf_line& line, const conf_pair& p,

@@ -253,15 +253,6 @@ void for_each_scontrol_record(std::string_view text, Keep&& keep, F&& f) {
 
 namespace detail {
 
-/// The slurm.conf keys mfprio takes from `scontrol show config`.
-inline constexpr std::string_view config_keys[] = {
-    "PriorityType",           "PriorityDecayHalfLife",   "PriorityCalcPeriod",
-    "PriorityMaxAge",         "PriorityUsageResetPeriod", "PriorityFavorSmall",
-    "PriorityWeightAge",      "PriorityWeightAssoc",     "PriorityWeightFairshare",
-    "PriorityWeightJobSize",  "PriorityWeightPartition", "PriorityWeightQOS",
-    "PriorityWeightTRES",     "PriorityFlags",           "FairShareDampeningFactor",
-    "AccountingStorageType",  "AccountingStorageEnforce", "ClusterName"};
-
 /// The NodeName and PartitionName options mfprio reads (see slurm_conf.hpp).
 inline constexpr std::string_view record_keys[] = {
     "NodeName", "PartitionName", "CPUTot", "Boards", "Sockets", "CoresPerSocket", "ThreadsPerCore",
@@ -295,8 +286,8 @@ inline void blank(std::string& text, std::size_t from, std::size_t to) {
         const std::string_view key = eq == std::string_view::npos ? std::string_view{} : trim(line.substr(0, eq));
         const std::string_view value = eq == std::string_view::npos ? std::string_view{} : trim(line.substr(eq + 1));
         if (version != nullptr && key == "SLURM_VERSION") *version = std::string(value);
-        const bool used = std::any_of(std::begin(detail::config_keys), std::end(detail::config_keys),
-                                      [&](std::string_view k) { return iequals(k, key); });
+        const slurm_conf_key* k = find_slurm_conf_key(key);
+        const bool used = k != nullptr && k->read && !k->record;
         if (!used || value.empty() || value == "(null)" || line.starts_with(" ") || line.starts_with("\t"))
             detail::blank(out, start, start + line.size());
         return true;
@@ -535,10 +526,7 @@ namespace detail {
 /// not the whole output. An error naming it, rather than priorities computed from defaults.
 [[nodiscard]] inline std::optional<input_error> incomplete_config(const conf_input& in) {
     std::optional<std::string> type;
-    static constexpr std::string_view weights[] = {"PriorityWeightAge",       "PriorityWeightAssoc",
-                                                   "PriorityWeightFairshare", "PriorityWeightJobSize",
-                                                   "PriorityWeightPartition", "PriorityWeightQOS"};
-    bool seen[std::size(weights)] = {};
+    bool weight_seen = false;
     std::size_t last = 0;
     for_each_line(in.text, [&](const text_line& l) {
         last = l.number;
@@ -546,13 +534,14 @@ namespace detail {
         if (eq == std::string_view::npos) return true;
         const std::string_view k = trim(l.text.substr(0, eq));
         if (k == "PriorityType") type = std::string(trim(l.text.substr(eq + 1)));
-        for (std::size_t i = 0; i < std::size(weights); ++i) seen[i] = seen[i] || iequals(k, weights[i]);
+        const slurm_conf_key* key = find_slurm_conf_key(k);
+        weight_seen = weight_seen || (key != nullptr && key->printed);
         return true;
     });
     if (!type)
         return make_error(in.name, last, 1, "PriorityType",
                           "no PriorityType: not a whole `scontrol show config` output (cut short?)");
-    if (*type == "priority/multifactor" && std::none_of(std::begin(seen), std::end(seen), [](bool b) { return b; }))
+    if (*type == "priority/multifactor" && !weight_seen)
         return make_error(in.name, last, 1, "PriorityWeightAge",
                           "no PriorityWeight settings: not a whole `scontrol show config` output (cut short?)");
     return std::nullopt;

@@ -128,6 +128,37 @@ namespace mfprio::text {
     return std::min(row[b.size()], over);
 }
 
+/// Which names `did_you_mean` suggests and how many it shows.
+struct suggestion_rule {
+    std::size_t edits = 2;            ///< names within this many edits (case-insensitive)...
+    std::size_t letters_per_edit = 4; ///< ...or within one edit per this many letters of the word, if more (0: none)
+    bool prefixes = true;             ///< also a longer name the word (3 letters or more) starts
+    std::size_t shown = 2;            ///< how many, nearest first (ties in the order of `names`)
+};
+
+/// " (did you mean A, B or C?)": the names close to `word` by `rule`, or "" when none is.
+/// `names` is any range of things a `std::string_view` can be made from.
+template <class Names>
+[[nodiscard]] std::string did_you_mean(std::string_view word, const Names& names, suggestion_rule rule = {}) {
+    const std::size_t limit = std::max(rule.edits, rule.letters_per_edit == 0 ? 0 : word.size() / rule.letters_per_edit);
+    std::vector<std::pair<std::size_t, std::string_view>> near;
+    for (const auto& n : names) {
+        const std::string_view name(n);
+        const std::size_t d = edit_distance(word, name, limit);
+        if (d <= limit || (rule.prefixes && word.size() >= 3 && name.size() > word.size() && name.starts_with(word)))
+            near.emplace_back(d, name);
+    }
+    std::stable_sort(near.begin(), near.end(), [](const auto& x, const auto& y) { return x.first < y.first; });
+    const std::size_t shown = std::min(near.size(), rule.shown);
+    if (shown == 0) return {};
+    std::string out = " (did you mean ";
+    for (std::size_t i = 0; i < shown; ++i) {
+        if (i != 0) out += i + 1 == shown ? " or " : ", ";
+        out.append(near[i].second);
+    }
+    return out + "?)";
+}
+
 /// ASCII case-insensitive prefix test.
 [[nodiscard]] constexpr bool istarts_with(std::string_view s, std::string_view prefix) noexcept {
     return s.size() >= prefix.size() && iequals(s.substr(0, prefix.size()), prefix);
