@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <mfprio/config/hostlist.hpp>
+#include <mfprio/config/table.hpp>
 
 #include <string>
 #include <vector>
@@ -86,4 +87,26 @@ TEST_CASE("config: hostlist refuses absurd sizes") {
     REQUIRE_FALSE(big);
     CHECK(big.error().message == "hostlist expands to more than 64 MiB of host names");
     CHECK(expand_hostlist("n[1-200000]")->size() == 200000);
+}
+
+TEST_CASE("config: error kinds say what code may act on, whatever the message says") {
+    using mfprio::error_kind;
+    // Past the host bound: a limit (slurm.conf's reader turns it into "more than N nodes").
+    const auto big = expand_hostlist("n[1-100]", 10);
+    REQUIRE_FALSE(big);
+    CHECK(big.error().kind == error_kind::limit);
+    const auto bad = expand_hostlist("n[3-1]");
+    REQUIRE_FALSE(bad);
+    CHECK(bad.error().kind == error_kind::syntax);
+    // A row of three cells under a header of two: its shape.
+    const auto t = mfprio::config::parse_table("A|B\n1|2|3\n", "t");
+    REQUIRE_FALSE(t);
+    CHECK(t.error().kind == error_kind::shape);
+    // A missing file cannot be opened; a directory opens but is no text.
+    const auto missing = mfprio::config::read_text_file("/nonexistent/mfprio/file");
+    REQUIRE_FALSE(missing);
+    CHECK(missing.error().kind == error_kind::cannot_open);
+    const auto dir = mfprio::config::read_text_file("/");
+    REQUIRE_FALSE(dir);
+    CHECK(dir.error().kind == error_kind::io);
 }

@@ -532,7 +532,7 @@ struct cluster_inputs {
     auto manifest = config::read_text_file(manifest_path);
     if (!manifest)
         return input_error{manifest_path, 0, 0, {},
-                           manifest.error().message == "cannot open file"
+                           manifest.error().kind == error_kind::cannot_open
                                ? "missing: not a whole bundle (--save writes one with its manifest)"
                                : manifest.error().message};
     // The files the manifest lists, each read and checked.
@@ -555,7 +555,7 @@ struct cluster_inputs {
         const std::string name(f[1]), p = path(name);
         auto text = config::read_text_file(p);
         if (!text) {
-            if (text.error().message == "cannot open file")
+            if (text.error().kind == error_kind::cannot_open)
                 return input_error{p, 0, 0, {}, "missing from the bundle (its manifest lists it)"};
             return text.error();
         }

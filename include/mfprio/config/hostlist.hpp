@@ -78,7 +78,7 @@ struct host_number {
         if (hi - lo >= max_hosts || out.size() + (hi - lo + 1) > max_hosts)
             return make_error({}, 0, column, {},
                               "hostlist expands to more than " + std::to_string(max_hosts) +
-                                  " hosts");
+                                  " hosts", error_kind::limit);
         for (std::uint64_t v = lo; v <= hi; ++v) out.push_back({v, lo_s.size()});
     }
     return out;
@@ -120,7 +120,7 @@ struct host_number {
         if (prefixes.size() * numbers->size() + out.size() > max_hosts)
             return make_error({}, 0, offset + open + 1, {},
                               "hostlist expands to more than " + std::to_string(max_hosts) +
-                                  " hosts");
+                                  " hosts", error_kind::limit);
         // Characters of the names so far: the longest prefix and number, for every product.
         std::size_t longest = 0;
         for (const auto& p : prefixes) longest = std::max(longest, p.size());
@@ -128,7 +128,7 @@ struct host_number {
         if (prefixes.size() * numbers->size() * (longest + 20 + item.size()) > hostlist_max_bytes - out_bytes)
             return make_error({}, 0, offset + open + 1, {},
                               "hostlist expands to more than " + std::to_string(hostlist_max_bytes >> 20) +
-                                  " MiB of host names");
+                                  " MiB of host names", error_kind::limit);
         std::vector<std::string> next;
         next.reserve(prefixes.size() * numbers->size());
         for (const auto& p : prefixes)
@@ -138,7 +138,7 @@ struct host_number {
     }
     if (out.size() + prefixes.size() > max_hosts) // a name without brackets counts too
         return make_error({}, 0, offset + 1, {},
-                          "hostlist expands to more than " + std::to_string(max_hosts) + " hosts");
+                          "hostlist expands to more than " + std::to_string(max_hosts) + " hosts", error_kind::limit);
     for (auto& p : prefixes) {
         out_bytes += p.size();
         out.push_back(std::move(p));

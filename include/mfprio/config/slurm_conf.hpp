@@ -960,7 +960,7 @@ private:
         const std::size_t room = slurm_conf_max_nodes - conf_.nodes.size();
         auto hosts = expand_hostlist(first.value, room);
         if (!hosts) {
-            if (hosts.error().message.starts_with("hostlist expands to more than"))
+            if (hosts.error().kind == error_kind::limit)
                 return at(file, line.pos[first.value_at], "NodeName",
                           "the NodeName lines define more than " + std::to_string(slurm_conf_max_nodes) +
                               " nodes, the most mfprio reads");
@@ -1073,7 +1073,7 @@ private:
                 for (std::uint32_t i = 0; i < conf_.nodes.size(); ++i) nodes.push_back(i);
             } else {
                 auto hosts = expand_hostlist(*o.nodes, slurm_conf_max_partition_nodes - members);
-                if (!hosts && hosts.error().message.starts_with("hostlist expands to more than"))
+                if (!hosts && hosts.error().kind == error_kind::limit)
                     return at(o.nodes_file, o.nodes_at, "Nodes", too_many);
                 if (!hosts) {
                     conf_pos p = o.nodes_at;

@@ -470,10 +470,16 @@ namespace detail {
     if (!t) {
         input_error e = t.error();
         if (e.line > 0) --e.line;
-        if (e.message.starts_with("row has"))
-            e.message = e.message.substr(0, e.message.find(" but")) + ": squeue -h -O \"" +
+        if (e.kind == error_kind::shape) {
+            std::size_t cells = 1; // the fields of the line at fault
+            for_each_line(text, [&](const text_line& l) {
+                if (l.number == e.line) cells += static_cast<std::size_t>(std::count(l.text.begin(), l.text.end(), '|'));
+                return l.number < e.line;
+            });
+            e.message = "row has " + std::to_string(cells) + " cells: squeue -h -O \"" +
                         std::string(tasks ? squeue_format : squeue_format_without_tasks) + "\" prints " +
                         (tasks ? "16" : "15");
+        }
         return e;
     }
     t->header_line = 0;

@@ -139,7 +139,8 @@ inline void split_cells(std::string_view line, std::vector<std::string>& cells,
             return make_error(file_name, number, 0, {},
                               "row has " + std::to_string(row.cells.size()) +
                                   " cells but the header has " +
-                                  std::to_string(t.header.size()) + " columns");
+                                  std::to_string(t.header.size()) + " columns",
+                              error_kind::shape);
         t.rows.push_back(std::move(row));
     }
     if (!have_header) return make_error(file_name, 0, 0, {}, "empty table: no header row");

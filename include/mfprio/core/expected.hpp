@@ -13,6 +13,18 @@
 
 namespace mfprio {
 
+/// What kind of fault an `input_error` is, for code that treats some differently (the message
+/// is for people; code reads this).
+enum class error_kind : unsigned char {
+    syntax,      ///< text that is not what the format allows
+    range,       ///< a well-formed value outside what the system takes
+    shape,       ///< a table row whose cells do not match its header row
+    limit,       ///< more than mfprio reads (bytes, hosts, nodes): not wrong, too much
+    reference,   ///< a name that names nothing (an unknown QOS, partition or account)
+    io,          ///< a file that opened but cannot be read as text (a directory, a device, a NUL byte)
+    cannot_open, ///< a file that cannot be opened (missing, or not permitted)
+};
+
 /// What is wrong with a piece of input text, and where. `line` and `column` are 1-based;
 /// 0 means "not applicable" (e.g. a missing column in a table has no column position).
 struct input_error {
@@ -21,6 +33,7 @@ struct input_error {
     std::size_t column = 0;
     std::string key;      ///< the configuration key or table column involved, if any
     std::string message;  ///< a sentence a person understands
+    error_kind kind = error_kind::syntax;
 
     /// "file:line:column: key: message", leaving out the parts that are empty or 0.
     [[nodiscard]] std::string to_string() const {

@@ -270,8 +270,9 @@ inline constexpr double two_pow_64 = 18446744073709551616.0;
 /// Builds an `input_error` (the readers' one way of reporting bad input).
 [[nodiscard]] inline input_error make_error(std::string_view file, std::size_t line,
                                             std::size_t column, std::string_view key,
-                                            std::string message) {
+                                            std::string message, error_kind kind = error_kind::syntax) {
     input_error e;
+    e.kind = kind;
     e.file = std::string(file);
     e.line = line;
     e.column = column;
@@ -296,12 +297,12 @@ inline constexpr std::size_t max_input_bytes = std::size_t{1} << 30;
             start = i + end;
         }
     const std::size_t bom = (line == 1 && text.starts_with("\xEF\xBB\xBF")) ? 3 : 0;
-    return make_error(name, line, nul - start - bom + 1, {}, "a NUL byte: not a text file");
+    return make_error(name, line, nul - start - bom + 1, {}, "a NUL byte: not a text file", error_kind::io);
 }
 
 /// The error of an input past `limit` bytes.
 [[nodiscard]] inline input_error too_large_error(const std::string& path, std::size_t limit = max_input_bytes) {
-    return make_error(path, 0, 0, {}, "larger than " + std::to_string(limit) + " bytes, the most mfprio reads from one input");
+    return make_error(path, 0, 0, {}, "larger than " + std::to_string(limit) + " bytes, the most mfprio reads from one input", error_kind::limit);
 }
 
 /// Why the open file `f` is not an input mfprio reads, or nullptr: a directory, or a device
@@ -326,12 +327,12 @@ inline constexpr std::size_t max_input_bytes = std::size_t{1} << 30;
                                                           std::size_t limit = max_input_bytes) {
     const bool stdin_path = path == "-";
     std::FILE* f = stdin_path ? stdin : std::fopen(path.c_str(), "rb");
-    if (f == nullptr) return make_error(path, 0, 0, {}, "cannot open file");
+    if (f == nullptr) return make_error(path, 0, 0, {}, "cannot open file", error_kind::cannot_open);
     const auto too_large = [&] { return too_large_error(path, limit); };
     std::string out;
     if (const char* why = unreadable_kind(f)) {
         if (!stdin_path) std::fclose(f);
-        return make_error(path, 0, 0, {}, why);
+        return make_error(path, 0, 0, {}, why, error_kind::io);
     }
 #ifdef MFPRIO_POSIX_FILES
     if (struct stat st {}; fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode)) {
@@ -358,7 +359,7 @@ inline constexpr std::size_t max_input_bytes = std::size_t{1} << 30;
     const int error = errno;
     if (!stdin_path) std::fclose(f);
     if (over) return too_large();
-    if (failed) return make_error(path, 0, 0, {}, error == EISDIR ? "cannot read file: a directory" : "cannot read file");
+    if (failed) return make_error(path, 0, 0, {}, error == EISDIR ? "cannot read file: a directory" : "cannot read file", error_kind::io);
     if (auto e = nul_byte_error(out, path)) return *e;
     return out;
 }
