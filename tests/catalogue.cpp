@@ -600,3 +600,74 @@ TEST_CASE("catalogue: lint warns of a PriorityFlags word that is no flag, at its
                      "names inside it") != std::string::npos);
     std::remove(conf.c_str());
 }
+
+TEST_CASE("catalogue: every command refuses a NUL byte (at its line and column) and an oversized file the same way") {
+    namespace fs = std::filesystem;
+    const std::string data = MFPRIO_TEST_DATA;
+    const std::string dir = (fs::temp_directory_path() / ("mfprio-catalogue-nul-" + std::to_string(::getpid()))).string();
+    fs::create_directories(dir);
+    // One invocation per command family, with the option whose file is spoiled: each
+    // argument "@name" is a copy of tests/data/<family>/name in `dir`.
+    struct family {
+        std::vector<std::string> args;
+    };
+    const std::vector<family> families = {
+        {{"sprio", "--conf", "@sprio/slurm.conf", "--qos", "@sprio/qos.txt", "--assoc", "@sprio/assoc.txt",
+          "--jobs", "@sprio/jobs.txt"}},
+        {{"sshare", "--conf", "@sshare/seed000.conf", "--assoc", "@sshare/seed000_assoc.txt"}},
+        {{"usage", "--conf", "@usage/slurm.conf", "--qos", "@usage/qos.txt", "--assoc", "@usage/assoc.txt", "--jobs",
+          "@usage/jobs.txt", "--elapsed", "10"}},
+        {{"whatif", "--conf", "@whatif/slurm.conf", "--qos", "@whatif/qos.txt", "--assoc", "@whatif/assoc.txt",
+          "--jobs", "@whatif/jobs.txt", "--set", "PriorityWeightAge=1"}},
+        {{"diagnose", "--maui-cfg", "@diagnose/maui.cfg", "--jobs", "@diagnose/jobs.txt", "--nodes",
+          "@diagnose/nodes.txt"}},
+        {{"queue", "--policy", "@queue/seed003.policy", "--jobs", "@queue/jobs.txt", "--assoc", "@queue/assoc.txt"}},
+        {{"lint", "--conf", "@lint/fine.conf", "--assoc", "@lint/assoc3.txt"}},
+        {{"lint", "--maui-cfg", "@diagnose/maui.cfg"}},
+    };
+    const auto place = [&](const std::string& a) {
+        const std::string target = dir + "/" + fs::path(a.substr(1)).filename().string();
+        fs::copy_file(data + "/" + a.substr(1), target, fs::copy_options::overwrite_existing);
+        return target;
+    };
+    for (const auto& f : families) {
+        std::vector<std::string> files;
+        std::vector<std::string> args;
+        for (const auto& a : f.args) {
+            args.push_back(a.starts_with('@') ? place(a) : a);
+            if (a.starts_with('@')) files.push_back(args.back());
+        }
+        const auto run = [&] {
+            std::vector<std::string_view> v(args.begin(), args.end());
+            return mfprio::cli::run_main(v);
+        };
+        REQUIRE(run().status == 0); // the clean inputs are read
+        for (const auto& file : files) {
+            CAPTURE(f.args.front());
+            CAPTURE(file);
+            // A NUL byte as the third byte of line 2.
+            std::string text;
+            {
+                std::ifstream in(file, std::ios::binary);
+                text.assign(std::istreambuf_iterator<char>(in), {});
+            }
+            const std::size_t line2 = text.find('\n') + 1;
+            REQUIRE(line2 + 3 < text.size());
+            std::string spoiled = text;
+            spoiled[line2 + 2] = '\0';
+            std::ofstream(file, std::ios::binary | std::ios::trunc) << spoiled;
+            const auto nul = run();
+            CHECK(nul.status == 65);
+            CHECK(nul.err.find(file + ":2:3: a NUL byte: not a text file") != std::string::npos);
+            // Past the bound of one input (a sparse file: no disk is written).
+            fs::resize_file(file, mfprio::text::max_input_bytes + 1);
+            const auto big = run();
+            CHECK(big.status == 65);
+            CHECK(big.err.find(file + ": larger than 1073741824 bytes, the most mfprio reads from one input") !=
+                  std::string::npos);
+            std::ofstream(file, std::ios::binary | std::ios::trunc) << text;
+        }
+        CHECK(run().status == 0);
+    }
+    fs::remove_all(dir);
+}
