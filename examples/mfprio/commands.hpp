@@ -27,6 +27,7 @@
 #include <mfprio/config/slurm_stored.hpp>
 #include <mfprio/text/text.hpp>
 #include <mfprio/config/slurm_native.hpp>
+#include <mfprio/report/lint.hpp>
 #include <mfprio/report/sprio.hpp>
 
 #include "slurm_inputs.hpp"
@@ -761,82 +762,13 @@ inline outcome run_lint(std::span<const std::string_view> args) {
         o.err = "mfprio: " + conf.error().to_string() + "\n";
         return o;
     }
-    int warnings = 0;
-    char buf[512];
-    // Priority keys Slurm does not know (a misspelled one is silently ignored by slurmctld's
-    // reader too, with its default in force): a warning with the closest known key.
-    if (auto text = config::read_text_file(conf_path)) {
-        // Every key the table lists is known (a Priority or FairShare key or another one).
-        static const std::vector<std::string_view> known =
-            config::slurm_conf_key_names([](const config::slurm_conf_key& k) {
-                return text::istarts_with(k.name, "Priority") || text::istarts_with(k.name, "FairShare");
-            });
-        for (const auto& l : config::split_lines(*text)) {
-            std::string_view rest = l.text.substr(0, l.text.find('#'));
-            std::size_t col = 0;
-            while (col < rest.size()) {
-                while (col < rest.size() && config::is_space(rest[col])) ++col;
-                const std::size_t begin = col;
-                while (col < rest.size() && !config::is_space(rest[col])) ++col;
-                const std::string_view token = rest.substr(begin, col - begin);
-                const std::string_view key = token.substr(0, token.find('='));
-                if (key.size() == token.size()) continue;
-                if (!config::istarts_with(key, "Priority") && !config::istarts_with(key, "FairShare")) continue;
-                if (config::iequals(key, "PriorityFlags")) {
-                    const std::string_view value = token.substr(key.size() + 1);
-                    for (const auto& u : config::unknown_priority_flags(value)) {
-                        const auto at = begin + key.size() + 1 + static_cast<std::size_t>(u.word.data() - value.data());
-                        o.out += "warning: " + conf_path + ":" + std::to_string(l.number) + ":" + std::to_string(at + 1) +
-                                 ": PriorityFlags word " + u.describe() + text::did_you_mean(u.word, config::priority_flag_words) + "\n";
-                        ++warnings;
-                    }
-                }
-                bool ok = false;
-                for (const auto k : known) ok = ok || config::iequals(k, key);
-                if (ok) continue;
-                std::snprintf(buf, sizeof buf, "warning: %s:%zu:%zu: unknown slurm.conf parameter '%.*s'%s\n",
-                              conf_path.c_str(), l.number, begin + 1, static_cast<int>(key.size()), key.data(),
-                              text::did_you_mean(key, known).c_str());
-                o.out += buf;
-                ++warnings;
-            }
-        }
-    }
-    const slurm::weights w{conf->weight_age, conf->weight_assoc, conf->weight_fairshare, conf->weight_job_size,
-                           conf->weight_partition, conf->weight_qos};
-    if (w.overflows()) {
-        std::snprintf(buf, sizeof buf,
-                      "warning: PriorityWeight values too high: the six weights add up to %llu, more than "
-                      "4294967295; priorities can overflow and be clamped to 4294967295\n",
-                      static_cast<unsigned long long>(w.sum()));
-        o.out += buf;
-        ++warnings;
-    } else {
-        std::snprintf(buf, sizeof buf, "ok: the six weights add up to %llu (at most 4294967295)\n",
-                      static_cast<unsigned long long>(w.sum()));
-        o.out += buf;
-    }
-    const struct { const char* key; std::uint32_t value; } keys[] = {
-        {"PriorityWeightAge", w.age},         {"PriorityWeightAssoc", w.assoc},
-        {"PriorityWeightFairshare", w.fairshare}, {"PriorityWeightJobSize", w.job_size},
-        {"PriorityWeightPartition", w.partition}, {"PriorityWeightQOS", w.qos}};
-    for (const auto& k : keys) {
-        if (k.value == 0) continue;
-        const double step = 1.0 / static_cast<double>(k.value);
-        const auto a = static_cast<long long>(0.59534 * k.value);
-        const auto b = static_cast<long long>(0.50002 * k.value);
-        std::snprintf(buf, sizeof buf,
-                      "%s=%u: resolves factor differences of %.3g and more; factors .59534 and .50002 give %lld and %lld%s\n",
-                      k.key, k.value, step, a, b, a == b ? " (indistinguishable: raise the weight, Slurm suggests 1000 or more)" : "");
-        o.out += buf;
-        if (a == b) ++warnings;
-    }
-    const bool slurmdbd = conf->accounting_storage_type == "accounting_storage/slurmdbd";
-    if (!slurmdbd && (w.age != 0 || w.fairshare != 0)) {
-        o.out += "warning: AccountingStorageType is not accounting_storage/slurmdbd: slurmctld forces "
-                 "PriorityWeightAge and PriorityWeightFairshare to 0\n";
-        ++warnings;
-    }
+    auto text = config::read_text_file(conf_path);
+    auto r = report::lint_slurm_conf(*conf, text ? std::string_view(*text) : std::string_view(), conf_path);
+    const auto print = [&] {
+        for (const auto& line : r.lines) o.out += line + "\n";
+        r.lines.clear();
+    };
+    print();
     if (!assoc_path.empty()) {
         auto assoc = config::read_assoc_table(assoc_path);
         if (!assoc) {
@@ -844,21 +776,10 @@ inline outcome run_lint(std::span<const std::string_view> args) {
             o.err = "mfprio: " + assoc.error().to_string() + "\n";
             return o;
         }
-        std::size_t users = 0;
-        for (const auto& r : assoc->rows) users += r.user.empty() ? 0 : 1;
-        if (conf->flags.has(slurm::priority_flag::fair_tree) && w.fairshare != 0) {
-            std::snprintf(buf, sizeof buf,
-                          "%s: Fair Tree ranks %zu user associations, so the fair-share factor moves in steps of "
-                          "1/%zu; PriorityWeightFairshare=%u %s\n",
-                          w.fairshare < users ? "warning" : "ok", users, users, w.fairshare,
-                          w.fairshare < users ? "cannot separate every rank: use at least the number of user "
-                                                "associations (1 to 2 times it is enough)"
-                                              : "separates every rank");
-            o.out += buf;
-            if (w.fairshare < users) ++warnings;
-        }
+        report::lint_fair_tree_steps(*conf, *assoc, r);
+        print();
     }
-    if (warnings != 0) o.status = 1;
+    if (r.warnings != 0) o.status = 1;
     return o;
 }
 

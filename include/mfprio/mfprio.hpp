@@ -12,6 +12,7 @@
 #include <mfprio/flux.hpp>
 #include <mfprio/queue.hpp>
 #include <mfprio/config/config.hpp>
+#include <mfprio/report/lint.hpp>
 #include <mfprio/report/sprio.hpp>
 #include <mfprio/report/sshare.hpp>
 #include <mfprio/report/diagnose.hpp>
