@@ -6,6 +6,7 @@
 #include <string>
 
 #include <mfprio/config/slurm_fairshare.hpp>
+#include <mfprio/config/jobs_table.hpp>
 
 namespace {
 // Seed 000's tree with usages 0.2, 0.25, 0, 0.25, 0 of a 1000-unit machine (a 0-share user
@@ -84,4 +85,32 @@ TEST_CASE("config: fair-share options follow PriorityFlags") {
     auto depth = mfprio::config::parse_slurm_conf("PriorityFlags=DEPTH_OBLIVIOUS\n", "slurm.conf");
     REQUIRE(depth);
     CHECK(mfprio::config::fairshare_options_of(*depth).algo == algorithm::depth_oblivious);
+}
+
+TEST_CASE("config: charge_running_jobs charges running jobs with Slurm's decay, billing weights and UsageFactor") {
+    // tests/data/usage: half-life 1 day, PriorityCalcPeriod 5 min; 600 s = two passes of 300 s.
+    // D = 1 - 0.693/86400, D^300 = 0.9975966330719699 (reference 2.1 table).
+    // u1: 4 CPUs, no billing weights -> billable 4: 1200*D^600 + 1200*D^300 = 2391.35
+    // u3: partition `billed` CPU=1.0,Mem=0.25G, 1 CPU and 60 GB -> 1 + 15 = 16 (seed 000's
+    //     Job1), QOS UsageFactor 2: 9600*D^600 + 9600*D^300 = 19130.84
+    // u2: pending, its 1000 decayed twice: 1000*D^600 = 995.20
+    const std::string dir = std::string(MFPRIO_TEST_DATA) + "/usage/";
+    auto conf = mfprio::config::read_slurm_conf(dir + "slurm.conf");
+    auto qos = mfprio::config::read_qos_table(dir + "qos.txt");
+    auto assoc = mfprio::config::read_assoc_table(dir + "assoc.txt");
+    REQUIRE(conf);
+    REQUIRE(qos);
+    REQUIRE(assoc);
+    auto jobs = mfprio::config::read_jobs_table(dir + "jobs.txt", *conf, *qos, *assoc);
+    auto ft = mfprio::config::fairshare_tree_from(*assoc, "assoc.txt");
+    REQUIRE(jobs);
+    REQUIRE(ft);
+    mfprio::config::charge_running_jobs(*ft, *conf, *qos, *jobs, 1767225600, 600);
+    const auto usage = [&](std::size_t row) { return static_cast<double>(ft->tree.usage_raw[ft->tree_index_of_row[row]]); };
+    // Rows: root, a, a/u1, a/u2, b, b/u3.
+    CHECK(usage(2) == doctest::Approx(2391.35).epsilon(1e-5));
+    CHECK(usage(3) == doctest::Approx(995.20).epsilon(1e-5));
+    CHECK(usage(5) == doctest::Approx(19130.84).epsilon(1e-5));
+    CHECK(usage(1) == doctest::Approx(2391.35 + 995.20).epsilon(1e-5));
+    CHECK(usage(0) == doctest::Approx(2391.35 + 995.20 + 19130.84).epsilon(1e-5));
 }

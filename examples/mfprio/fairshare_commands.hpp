@@ -194,52 +194,6 @@ inline outcome run_sshare(std::span<const std::string_view> args) {
     return o;
 }
 
-/// PriorityUsageResetPeriod as the ledger takes it.
-[[nodiscard]] constexpr fairshare::reset_period reset_period_of(config::usage_reset_period p) noexcept {
-    using in = config::usage_reset_period;
-    using out = fairshare::reset_period;
-    switch (p) {
-    case in::none: return out::none;
-    case in::now: return out::now;
-    case in::daily: return out::daily;
-    case in::weekly: return out::weekly;
-    case in::monthly: return out::monthly;
-    case in::quarterly: return out::quarterly;
-    case in::yearly: return out::yearly;
-    }
-    return out::none;
-}
-
-/// Charges the RUNNING jobs of `jobs` for `elapsed` seconds from `start` into the usage of
-/// `ft`'s tree, with Slurm's decay every PriorityCalcPeriod, PriorityUsageResetPeriod, the
-/// partition's TRESBillingWeights (MAX_TRES / MAX_TRES_GRES) and the QOS UsageFactor.
-inline void charge_running_jobs(config::fairshare_tree& ft, const config::slurm_conf& conf, const config::qos_table& qos,
-                                const config::jobs_table& jobs, std::int64_t start, std::int64_t elapsed) {
-    fairshare::usage_ledger ledger(ft.tree, fairshare::decay_rate(conf.decay_half_life));
-    ledger.set_reset_period(reset_period_of(conf.usage_reset));
-    for (const auto& q : qos.qos) ledger.add_qos(q.usage_factor);
-    const auto mode = conf.flags.has(slurm::priority_flag::max_tres_gres) ? fairshare::billing_mode::max_tres_gres
-                    : conf.flags.has(slurm::priority_flag::max_tres)    ? fairshare::billing_mode::max_tres
-                                                                        : fairshare::billing_mode::sum;
-    std::vector<fairshare::ledger_job> running;
-    for (const auto& j : jobs.jobs) {
-        if (j.state != job_state::running) continue;
-        const auto& part = conf.partitions[j.partitions.front()];
-        fairshare::billing_weights w;
-        for (const auto& bw : part.billing_weights) w.set(bw.name, bw.weight);
-        std::vector<fairshare::tres_count> counts;
-        for (const auto& t : j.tres) counts.push_back({t.first, static_cast<std::uint64_t>(t.second)});
-        fairshare::ledger_job lj;
-        lj.assoc = ft.tree_index_of_row[j.association];
-        lj.start = start;
-        lj.billable = fairshare::billable_tres(counts, w, mode);
-        lj.qos.job = j.qos.front();
-        running.push_back(lj);
-    }
-    ledger.set_last_ran(start);
-    ledger.run(start, start + elapsed, conf.calc_period, running);
-}
-
 inline constexpr std::string_view usage_help =
     "usage: mfprio usage --conf FILE --qos FILE --assoc FILE --jobs FILE --elapsed DURATION [options]\n"
     "\n"
@@ -344,7 +298,7 @@ inline outcome run_usage(std::span<const std::string_view> args) {
                          std::to_string(max_usage_steps) +
                          " steps; charge it in shorter periods, each output the next --assoc");
     }
-    charge_running_jobs(*ft, *conf, *qos, *jobs, start, *elapsed);
+    config::charge_running_jobs(*ft, *conf, *qos, *jobs, start, *elapsed);
     // sshare prints RawUsage as an unsigned 64-bit integer: a charge past it (huge TRES
     // counts, billing weights and usage factors together) has no printed form.
     // Users first: the message names an association whose own jobs did it.

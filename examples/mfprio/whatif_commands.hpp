@@ -580,7 +580,7 @@ inline outcome run_whatif(std::span<const std::string_view> args) {
                 o.err += "mfprio: " + ft.error().to_string() + "\n";
                 return o;
             }
-            charge_running_jobs(*ft, side->conf, side->qos, *side->jobs, t, *after_s);
+            config::charge_running_jobs(*ft, side->conf, side->qos, *side->jobs, t, *after_s);
             for (std::size_t row = 0; row < side->assoc.rows.size(); ++row)
                 side->assoc.rows[row].raw_usage = static_cast<double>(ft->tree.usage_raw[ft->tree_index_of_row[row]]);
         }

@@ -55,6 +55,7 @@
 #include <mfprio/core/job.hpp>
 #include <mfprio/config/hostlist.hpp>
 #include <mfprio/config/common.hpp>
+#include <mfprio/fairshare/reset.hpp>
 #include <mfprio/slurm/flags.hpp>
 
 namespace mfprio::config {
@@ -68,8 +69,8 @@ inline constexpr std::size_t slurm_conf_max_partition_nodes = 2'000'000;
 /// The most partitions one configuration defines (a job keeps 16-bit partition indices).
 inline constexpr std::size_t slurm_conf_max_partitions = 65536;
 
-/// PriorityUsageResetPeriod: when accumulated usage is cleared.
-enum class usage_reset_period : std::uint8_t { none, now, daily, weekly, monthly, quarterly, yearly };
+/// PriorityUsageResetPeriod: when accumulated usage is cleared (the ledger's own enum).
+using usage_reset_period = fairshare::reset_period;
 
 /// One TRES weight of PriorityWeightTRES or TRESBillingWeights. `name` is canonical: the
 /// type in lower case, then `/name` as written for typed TRES ("cpu", "mem", "gres/gpu",

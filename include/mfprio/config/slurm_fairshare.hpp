@@ -7,13 +7,19 @@
 
 #include <cstdint>
 #include <optional>
+#include <vector>
 #include <string_view>
 
 #include <mfprio/core/expected.hpp>
 #include <mfprio/config/assoc_table.hpp>
 #include <mfprio/config/fairshare_tree.hpp>
+#include <mfprio/config/jobs_table.hpp>
+#include <mfprio/config/qos_table.hpp>
 #include <mfprio/config/slurm_conf.hpp>
+#include <mfprio/fairshare/billing.hpp>
 #include <mfprio/fairshare/compute.hpp>
+#include <mfprio/fairshare/decay.hpp>
+#include <mfprio/fairshare/usage.hpp>
 #include <mfprio/slurm/cluster.hpp>
 
 namespace mfprio::config {
@@ -45,6 +51,36 @@ namespace mfprio::config {
     for (std::uint32_t r = 0; r < assoc.rows.size(); ++r)
         cl.set_fairshare(r, assoc.rows[r].is_user() ? cols.fs_factor[ft->tree_index_of_row[r]] : 0.0);
     return true;
+}
+
+/// Charges the RUNNING jobs of `jobs` for `elapsed` seconds from `start` into the usage of
+/// `ft`'s tree, with Slurm's decay every PriorityCalcPeriod, PriorityUsageResetPeriod, the
+/// partition's TRESBillingWeights (MAX_TRES / MAX_TRES_GRES) and the QOS UsageFactor.
+inline void charge_running_jobs(fairshare_tree& ft, const slurm_conf& conf, const qos_table& qos,
+                                const jobs_table& jobs, std::int64_t start, std::int64_t elapsed) {
+    fairshare::usage_ledger ledger(ft.tree, fairshare::decay_rate(conf.decay_half_life));
+    ledger.set_reset_period(conf.usage_reset);
+    for (const auto& q : qos.qos) ledger.add_qos(q.usage_factor);
+    const auto mode = conf.flags.has(slurm::priority_flag::max_tres_gres) ? fairshare::billing_mode::max_tres_gres
+                    : conf.flags.has(slurm::priority_flag::max_tres)    ? fairshare::billing_mode::max_tres
+                                                                        : fairshare::billing_mode::sum;
+    std::vector<fairshare::ledger_job> running;
+    for (const auto& j : jobs.jobs) {
+        if (j.state != job_state::running) continue;
+        const auto& part = conf.partitions[j.partitions.front()];
+        fairshare::billing_weights w;
+        for (const auto& bw : part.billing_weights) w.set(bw.name, bw.weight);
+        std::vector<fairshare::tres_count> counts;
+        for (const auto& t : j.tres) counts.push_back({t.first, static_cast<std::uint64_t>(t.second)});
+        fairshare::ledger_job lj;
+        lj.assoc = ft.tree_index_of_row[j.association];
+        lj.start = start;
+        lj.billable = fairshare::billable_tres(counts, w, mode);
+        lj.qos.job = j.qos.front();
+        running.push_back(lj);
+    }
+    ledger.set_last_ran(start);
+    ledger.run(start, start + elapsed, conf.calc_period, running);
 }
 
 } // namespace mfprio::config
