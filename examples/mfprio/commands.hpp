@@ -153,16 +153,7 @@ enum class fairshare_source {
     computed,  ///< recomputed from RawShares and RawUsage with the algorithm slurm.conf selects
 };
 
-/// A cluster's inputs, read and resolved: what a model is built from.
-struct parsed_cluster {
-    config::slurm_conf conf;
-    config::qos_table qos;
-    config::assoc_table assoc;
-    std::shared_ptr<const config::jobs_table> jobs; ///< shared by copies (what-if changes no job)
-    std::string slurm_version; ///< as the inputs print it ("22.05.8"), empty if unknown
-    std::string conf_name;     ///< the first configuration input's name, for errors
-    std::string assoc_name;    ///< the first association input's name, for errors
-};
+using config::parsed_cluster;
 
 /// A loaded cluster: the model and what the inputs said about the cluster.
 struct loaded_cluster {

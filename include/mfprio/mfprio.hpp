@@ -15,4 +15,5 @@
 #include <mfprio/report/lint.hpp>
 #include <mfprio/report/sprio.hpp>
 #include <mfprio/report/sshare.hpp>
+#include <mfprio/report/whatif.hpp>
 #include <mfprio/report/diagnose.hpp>

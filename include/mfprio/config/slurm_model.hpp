@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -212,5 +213,16 @@ inline std::string tres_key(std::string_view name) {
     }
     return m;
 }
+
+/// A cluster's inputs, read and resolved: what a model is built from.
+struct parsed_cluster {
+    slurm_conf conf;
+    qos_table qos;
+    assoc_table assoc;
+    std::shared_ptr<const jobs_table> jobs; ///< shared by copies (what-if changes no job)
+    std::string slurm_version; ///< as the inputs print it ("22.05.8"), empty if unknown
+    std::string conf_name;     ///< the first configuration input's name, for errors
+    std::string assoc_name;    ///< the first association input's name, for errors
+};
 
 } // namespace mfprio::config
