@@ -81,7 +81,7 @@ namespace {
 
 namespace mm = mfprio::maui;
 using K = mm::cred_kind;
-using C = mm::component;
+using C = mm::component_id;
 using S = mm::subcomponent;
 
 constexpr std::size_t full_jobs = 1'000'000;

@@ -16,7 +16,7 @@
 
 using namespace mfprio::config;
 namespace maui = mfprio::maui;
-using maui::component;
+using maui::component_id;
 using maui::cred_kind;
 using maui::fs_target;
 using maui::fs_target_mode;
@@ -103,7 +103,7 @@ TEST_CASE("config: maui.cfg the seed's credential priority example (seed 002, CR
                           "USERCFG[john] PRIORITY=2000\n"
                           "USERCFG[paul] PRIORITY=-1000\n"
                           "GROUPCFG[staff] PRIORITY=10000\n");
-    CHECK(c.weights[component::cred] == 1);
+    CHECK(c.weights[component_id::cred] == 1);
     CHECK(c.weights[subcomponent::user] == 1);
     CHECK(c.weights[subcomponent::group] == 1);
     CHECK(c.weights[subcomponent::account] == 0); // not given: code default
@@ -131,13 +131,13 @@ TEST_CASE("config: maui.cfg the seed's fair-share weights example (seed 002, FS)
                           "FSACCOUNTWEIGHT 30\n"
                           "FSQOSWEIGHT 40\n"
                           "FSCLASSWEIGHT 0\n");
-    CHECK(c.weights[component::fs] == 100);
+    CHECK(c.weights[component_id::fs] == 100);
     CHECK(c.weights[subcomponent::fsuser] == 10);
     CHECK(c.weights[subcomponent::fsgroup] == 20);
     CHECK(c.weights[subcomponent::fsaccount] == 30);
     CHECK(c.weights[subcomponent::fsqos] == 40);
     CHECK(c.weights[subcomponent::fsclass] == 0);
-    CHECK(c.weights[component::serv] == 1); // untouched
+    CHECK(c.weights[component_id::serv] == 1); // untouched
 }
 
 TEST_CASE("config: maui.cfg QOSCFG QTWEIGHT and XFWEIGHT (seed 002, SERV) merge into one QOS") {
@@ -178,12 +178,12 @@ TEST_CASE("config: maui.cfg every weight and cap Maui 3.3 reads (reference B1, s
             text += cap + " " + std::to_string(1000 + i) + "\n";
     }
     const maui_cfg c = ok(text);
-    const auto attr = [](std::size_t sub) { return maui::subcomponents[sub].parent == component::attr; };
+    const auto attr = [](std::size_t sub) { return maui::subcomponents[sub].parent == component_id::attr; };
     for (std::size_t i = 0; i < maui::component_count; ++i) {
         CAPTURE(maui::components[i].weight_key);
         CHECK(c.weights.component_weight[i] == static_cast<std::int64_t>(100 + i));
         // ATTRCAP is read as a string and stored from an integer never set: always 0.
-        CHECK(c.weights.component_cap[i] == (i == maui::index(component::attr) ? 0.0 : static_cast<double>(i + 1)));
+        CHECK(c.weights.component_cap[i] == (i == maui::index(component_id::attr) ? 0.0 : static_cast<double>(i + 1)));
     }
     for (std::size_t i = 0; i < maui::subcomponent_count; ++i) {
         CAPTURE(maui::subcomponents[i].weight_key);
@@ -199,7 +199,7 @@ TEST_CASE("config: maui.cfg every weight and cap Maui 3.3 reads (reference B1, s
 
     const maui_cfg w = ok("WALLTIMEWEIGHT -1\nRESWEIGHT +5\nXFACTORCAP -3\n");
     CHECK(w.weights[subcomponent::walltime] == -1);
-    CHECK(w.weights[component::res] == 5);
+    CHECK(w.weights[component_id::res] == 5);
     CHECK(w.weights.sub_cap[maui::index(subcomponent::xfactor)] == -3); // <= 0: no cap
 }
 
@@ -230,7 +230,7 @@ TEST_CASE("config: maui.cfg weights and caps read as Maui 3.3 reads them, with w
     CHECK(c.weights[subcomponent::swap] == -1);
     CHECK(c.weights[subcomponent::ps] == -1);
     CHECK(c.weights[subcomponent::pe] == 0);
-    CHECK(c.weights.component_cap[maui::index(component::res)] == 0.0);
+    CHECK(c.weights.component_cap[maui::index(component_id::res)] == 0.0);
     CHECK(c.weights.sub_cap[maui::index(subcomponent::xfactor)] == 2.0);
     CHECK(c.weights[subcomponent::user] == 5);
     warned(c, 1, 17, "QUEUETIMEWEIGHT", "Maui 3.3 reads '1.5' as 1");
@@ -247,10 +247,10 @@ TEST_CASE("config: maui.cfg weights and caps read as Maui 3.3 reads them, with w
 
     // Component weights (mdfString): strtol(value, &tail, 0) as a long; 'N%' is 10.
     const maui_cfg k = ok("FSWEIGHT 50%\nRESWEIGHT 9223372036854775807\nCREDWEIGHT lots\nSERVICEWEIGHT 2.9\n");
-    CHECK(k.weights[component::fs] == 10);
-    CHECK(k.weights[component::res] == INT64_MAX);
-    CHECK(k.weights[component::cred] == 0);
-    CHECK(k.weights[component::serv] == 2);
+    CHECK(k.weights[component_id::fs] == 10);
+    CHECK(k.weights[component_id::res] == INT64_MAX);
+    CHECK(k.weights[component_id::cred] == 0);
+    CHECK(k.weights[component_id::serv] == 2);
     warned(k, 1, 10, "FSWEIGHT", "reads a percentage weight '50%' as 10");
     warned(k, 3, 12, "CREDWEIGHT", "cannot read 'lots' as an integer and uses 0");
     CHECK(k.warnings.size() == 3);
@@ -263,15 +263,15 @@ TEST_CASE("config: maui.cfg names: Maui 3.3's own and back-level names; the docu
     // GFSWEIGHT, AFSWEIGHT, SERVICETARGETWEIGHT, DIRECTSPECWEIGHT.
     const maui_cfg c = ok("SERVICEWCAP 4\nUFSWEIGHT 11\nGFSWEIGHT 12\nAFSWEIGHT 13\n"
                           "USAGEEXECUTIONTIMEWEIGHT 24\nSERVICETARGETWEIGHT 2\nDIRECTSPECWEIGHT 6\n");
-    CHECK(c.weights.component_cap[maui::index(component::serv)] == 4);
+    CHECK(c.weights.component_cap[maui::index(component_id::serv)] == 4);
     CHECK(c.weights[subcomponent::fsuser] == 11);
     CHECK(c.weights[subcomponent::fsgroup] == 12);
     CHECK(c.weights[subcomponent::fsaccount] == 13);
     CHECK(c.weights[subcomponent::executiontime] == 24);
-    CHECK(c.weights[component::serv] == 2);
-    CHECK(c.weights[component::cred] == 6);
+    CHECK(c.weights[component_id::serv] == 2);
+    CHECK(c.weights[component_id::cred] == 6);
     CHECK(c.warnings.empty());
-    CHECK(ok("servicetargetweight 8\nServiceWeight 7\n").weights[component::serv] == 7);
+    CHECK(ok("servicetargetweight 8\nServiceWeight 7\n").weights[component_id::serv] == 7);
     CHECK(ok("UFSWEIGHT 8\nFSUSERWEIGHT 9\n").weights[subcomponent::fsuser] == 9);
 
     // The documentation's (and Moab's) names that Maui 3.3 has no entry for: ignored, with a
@@ -469,7 +469,7 @@ TEST_CASE("config: maui.cfg names and keywords are case-insensitive, credential 
                           "UserCfg[alice] Priority=8\n"
                           "qoscfg[hi] qtweight=1 XfWeight=2 qttarget=60 xftarget=3.5\n"
                           "groupcfg[g] classweight=4\n");
-    CHECK(c.weights[component::fs] == 5);
+    CHECK(c.weights[component_id::fs] == 5);
     CHECK(c.weights[subcomponent::queuetime] == 3);
     CHECK(c.weights.sub_cap[maui::index(subcomponent::xfactor)] == 2); // an int, as Maui reads caps
     CHECK(c.opts.fs_policy == maui::fs_metric::dedicated_ps);
@@ -506,10 +506,10 @@ TEST_CASE("config: maui.cfg comments, white space, CRLF and unknown parameters")
                           "#FSDEPTH 99\r\n"
                           "USERCFG[bob] PRIORITY=5 # MAXJOB=3\r\n"
                           "CREDWEIGHT 2"); // no final end of line
-    CHECK(c.weights[component::fs] == 42);
+    CHECK(c.weights[component_id::fs] == 42);
     CHECK(c.weights[subcomponent::xfactor] == 3);
     CHECK(c.weights[subcomponent::queuetime] == 1);
-    CHECK(c.weights[component::cred] == 2);
+    CHECK(c.weights[component_id::cred] == 2);
     CHECK(c.fs.depth == 8);
     CHECK(cred(c, cred_kind::user, "bob").cred.priority == 5);
     CHECK(cred(c, cred_kind::user, "bob").line == 13);
@@ -561,7 +561,7 @@ TEST_CASE("config: maui.cfg credentials: kinds, attributes, merges, DEFAULT") {
 TEST_CASE("config: maui.cfg the same parameter twice: the last one wins") {
     const maui_cfg c = ok("FSWEIGHT 1\nFSDEPTH 3\nXFMINWCLIMIT 60\nFSWEIGHT 2\nfsdepth 4\n"
                           "XFMINWCLIMIT -1\nFSDECAY 0.5\nFSDECAY 0.8\n");
-    CHECK(c.weights[component::fs] == 2);
+    CHECK(c.weights[component_id::fs] == 2);
     CHECK(c.fs.depth == 4);
     CHECK(c.opts.xf_min_wclimit == 0);
     CHECK(c.fs.decay == 0.8);

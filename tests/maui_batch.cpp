@@ -237,28 +237,28 @@ template <class J>
 void check_all_hooks(const weights& wt, const options& o, std::span<const J> jobs, const context& c, int round) {
     const cap_style s = o.caps;
     std::size_t checked = 0;
-    checked += check_hook(detail::build_component<serv_component>(wt, s, component::serv), jobs, c, round);
-    checked += check_hook(detail::build_component<targ_component>(wt, s, component::targ), jobs, c, round);
-    checked += check_hook(detail::build_component<cred_component>(wt, s, component::cred), jobs, c, round);
-    checked += check_hook(detail::build_component<attr_component>(wt, s, component::attr), jobs, c, round);
-    checked += check_hook(detail::build_component<fs_component>(wt, s, component::fs), jobs, c, round);
-    checked += check_hook(detail::build_component<res_component>(wt, s, component::res), jobs, c, round);
+    checked += check_hook(detail::build_component<serv_component>(wt, s, component_id::serv), jobs, c, round);
+    checked += check_hook(detail::build_component<targ_component>(wt, s, component_id::targ), jobs, c, round);
+    checked += check_hook(detail::build_component<cred_component>(wt, s, component_id::cred), jobs, c, round);
+    checked += check_hook(detail::build_component<attr_component>(wt, s, component_id::attr), jobs, c, round);
+    checked += check_hook(detail::build_component<fs_component>(wt, s, component_id::fs), jobs, c, round);
+    checked += check_hook(detail::build_component<res_component>(wt, s, component_id::res), jobs, c, round);
     CHECK(checked == 6 * (jobs.size() / mfprio::block_size) * mfprio::block_size);
     // Blocks of another size than the engine's: TARG's hook takes its jobs 64 at a time (a
     // bit mask each), so a block of 100 is a full 64 and a part of 36.
     constexpr std::size_t odd_size = 100;
-    CHECK(check_hook<odd_size>(detail::build_component<targ_component>(wt, s, component::targ), jobs, c, round) ==
+    CHECK(check_hook<odd_size>(detail::build_component<targ_component>(wt, s, component_id::targ), jobs, c, round) ==
           jobs.size() / odd_size * odd_size);
-    CHECK(check_hook<odd_size>(detail::build_component<res_component>(wt, s, component::res), jobs, c, round) ==
+    CHECK(check_hook<odd_size>(detail::build_component<res_component>(wt, s, component_id::res), jobs, c, round) ==
           jobs.size() / odd_size * odd_size);
     // An odd block: the RES, SERV and TARG hooks take their jobs two at a time, and the last
     // one alone.
     constexpr std::size_t odder_size = 37;
-    CHECK(check_hook<odder_size>(detail::build_component<targ_component>(wt, s, component::targ), jobs, c, round) ==
+    CHECK(check_hook<odder_size>(detail::build_component<targ_component>(wt, s, component_id::targ), jobs, c, round) ==
           jobs.size() / odder_size * odder_size);
-    CHECK(check_hook<odder_size>(detail::build_component<res_component>(wt, s, component::res), jobs, c, round) ==
+    CHECK(check_hook<odder_size>(detail::build_component<res_component>(wt, s, component_id::res), jobs, c, round) ==
           jobs.size() / odder_size * odder_size);
-    CHECK(check_hook<odder_size>(detail::build_component<serv_component>(wt, s, component::serv), jobs, c, round) ==
+    CHECK(check_hook<odder_size>(detail::build_component<serv_component>(wt, s, component_id::serv), jobs, c, round) ==
           jobs.size() / odder_size * odder_size);
 }
 
@@ -313,9 +313,9 @@ TEST_CASE("Maui batch: zero weights skip infinite and NaN factors") {
         for (auto& j : w.jobs) j.wclimit = 0;
         check_all_hooks<job>(wt, o, std::span<const job>(w.jobs), w.c, percent ? 1 : 0);
         // The values are finite where only zero-weighted factors are not.
-        const auto fs = detail::build_component<fs_component>(wt, o.caps, component::fs);
-        const auto res = detail::build_component<res_component>(wt, o.caps, component::res);
-        const auto serv = detail::build_component<serv_component>(wt, o.caps, component::serv);
+        const auto fs = detail::build_component<fs_component>(wt, o.caps, component_id::fs);
+        const auto res = detail::build_component<res_component>(wt, o.caps, component_id::res);
+        const auto serv = detail::build_component<serv_component>(wt, o.caps, component_id::serv);
         for (const auto& j : w.jobs) {
             CHECK(std::isfinite(res(j, w.c)));
             if (w.c.find(cred_kind::qos, j.qos) != nullptr) CHECK(std::isfinite(serv(j, w.c)));
@@ -370,7 +370,7 @@ TEST_CASE("Maui batch: TARG's powers at their thresholds, and Maui 3.3's form ne
             o.target_queuetime = form;
             o.xfactor = xform;
             w.c.opts = o;
-            const auto targ = detail::build_component<targ_component>(wt, o.caps, component::targ);
+            const auto targ = detail::build_component<targ_component>(wt, o.caps, component_id::targ);
             checked += check_hook(targ, std::span<const job>(w.jobs), w.c, static_cast<int>(form));
             checked += check_hook<100>(targ, std::span<const job>(w.jobs), w.c, static_cast<int>(form));
         }
@@ -424,10 +424,10 @@ TEST_CASE("Maui batch: terms that are all -0.0 add up to +0.0, as a sum from 0.0
     options o;
     o.xf_min_wclimit = 0.0;
     w.c.opts = o;
-    for (const auto comp : {component::serv, component::res}) {
+    for (const auto comp : {component_id::serv, component_id::res}) {
         double out[mfprio::block_size];
         const std::span<const job, mfprio::block_size> block(w.jobs.data(), mfprio::block_size);
-        if (comp == component::serv) {
+        if (comp == component_id::serv) {
             const auto serv = detail::build_component<serv_component>(wt, o.caps, comp);
             serv.block(serv.prepare(w.c), block, w.c, std::span<double, mfprio::block_size>(out));
             CHECK(std::signbit(serv(w.jobs[0], w.c)) == false);
@@ -457,11 +457,11 @@ TEST_CASE("Maui batch: fair-share off, DEFAULT targets and every target mode") {
                 options o;
                 o.fs_percent_based = percent;
                 w.c.opts = o;
-                check_hook(detail::build_component<fs_component>(wt, o.caps, component::fs),
+                check_hook(detail::build_component<fs_component>(wt, o.caps, component_id::fs),
                            std::span<const job>(w.jobs), w.c, static_cast<int>(mode));
                 o.caps = mfprio::cap_style::symmetric;
                 w.c.opts = o;
-                check_hook(detail::build_component<fs_component>(wt, o.caps, component::fs),
+                check_hook(detail::build_component<fs_component>(wt, o.caps, component_id::fs),
                            std::span<const job>(w.jobs), w.c, static_cast<int>(mode));
             }
         }
@@ -539,12 +539,12 @@ TEST_CASE("Maui batch: an idle component is 0 for every job, and the engine skip
     for (auto& g : groups) g.class_weight = 0;
     const weights defaults{};
     const cap_style s = cap_style::upper;
-    const auto serv = detail::build_component<serv_component>(defaults, s, component::serv);
-    const auto targ = detail::build_component<targ_component>(defaults, s, component::targ);
-    const auto cred = detail::build_component<cred_component>(defaults, s, component::cred);
-    const auto attr = detail::build_component<attr_component>(defaults, s, component::attr);
-    const auto fs = detail::build_component<fs_component>(defaults, s, component::fs);
-    const auto res = detail::build_component<res_component>(defaults, s, component::res);
+    const auto serv = detail::build_component<serv_component>(defaults, s, component_id::serv);
+    const auto targ = detail::build_component<targ_component>(defaults, s, component_id::targ);
+    const auto cred = detail::build_component<cred_component>(defaults, s, component_id::cred);
+    const auto attr = detail::build_component<attr_component>(defaults, s, component_id::attr);
+    const auto fs = detail::build_component<fs_component>(defaults, s, component_id::fs);
+    const auto res = detail::build_component<res_component>(defaults, s, component_id::res);
     CHECK_FALSE(serv.idle(w.c));
     CHECK(targ.idle(w.c));
     CHECK(cred.idle(w.c));
@@ -569,7 +569,7 @@ TEST_CASE("Maui batch: an idle component is 0 for every job, and the engine skip
     // QUEUETIME's weight 0 but a QOS with a QTWEIGHT: SERV is not idle, and it is not 0.
     weights no_qt = defaults;
     no_qt[subcomponent::queuetime] = 0;
-    const auto serv0 = detail::build_component<serv_component>(no_qt, s, component::serv);
+    const auto serv0 = detail::build_component<serv_component>(no_qt, s, component_id::serv);
     idle_and_zero(serv0);
     live_with(serv0, qos[1].qt_weight, std::int64_t{3});
     live_with(serv0, qos[2].xf_weight, std::int64_t{-2});
@@ -585,7 +585,7 @@ TEST_CASE("Maui batch: an idle component is 0 for every job, and the engine skip
     weights targets = defaults;
     targets[subcomponent::targetqueuetime] = 10;
     targets[subcomponent::targetxfactor] = -3;
-    const auto targ_on = detail::build_component<targ_component>(targets, s, component::targ);
+    const auto targ_on = detail::build_component<targ_component>(targets, s, component_id::targ);
     idle_and_zero(targ_on);
     live_with(targ_on, qos[0].qt_target, 3600.0);
     live_with(targ_on, qos[0].xf_target, 2.0);
@@ -594,7 +594,7 @@ TEST_CASE("Maui batch: an idle component is 0 for every job, and the engine skip
     weights fair = defaults;
     fair[subcomponent::fsuser] = 100;
     for (auto& u : w.tables[index(cred_kind::user)]) u.target = {50.0, fs_target_mode::target}, u.fs_usage = 10.0;
-    const auto fs_on = detail::build_component<fs_component>(fair, s, component::fs);
+    const auto fs_on = detail::build_component<fs_component>(fair, s, component_id::fs);
     w.c.fs_active = false;
     idle_and_zero(fs_on);
     live_with(fs_on, w.c.fs_active, true);
@@ -603,7 +603,7 @@ TEST_CASE("Maui batch: an idle component is 0 for every job, and the engine skip
     weights attrs = defaults;
     attrs[subcomponent::attrattr] = 50;
     attrs[subcomponent::attrstate] = -50;
-    const auto attr_on = detail::build_component<attr_component>(attrs, s, component::attr);
+    const auto attr_on = detail::build_component<attr_component>(attrs, s, component_id::attr);
     idle_and_zero(attr_on);
 
     // The engine skips what is idle and still gives its one-job path's priority, bit for bit:
@@ -612,8 +612,8 @@ TEST_CASE("Maui batch: an idle component is 0 for every job, and the engine skip
     weights mixed = targets;
     mixed[subcomponent::fsuser] = 100;
     mixed[subcomponent::attrattr] = 50;
-    mixed[component::targ] = -7;
-    mixed[component::attr] = -1;
+    mixed[component_id::targ] = -7;
+    mixed[component_id::attr] = -1;
     w.c.fs_active = false;
     for (const weights& wt : {defaults, mixed}) {
         const auto e = make_maui_engine(wt, w.c.opts);
@@ -655,12 +655,12 @@ TEST_CASE("Maui batch: idle is never claimed for a component that is not 0 (rand
                 ++busy_seen;
             }
         };
-        check(detail::build_component<serv_component>(wt, s, component::serv));
-        check(detail::build_component<targ_component>(wt, s, component::targ));
-        check(detail::build_component<cred_component>(wt, s, component::cred));
-        check(detail::build_component<fs_component>(wt, s, component::fs));
-        check(detail::build_component<res_component>(wt, s, component::res));
-        check(detail::build_component<usage_component>(wt, s, component::usage));
+        check(detail::build_component<serv_component>(wt, s, component_id::serv));
+        check(detail::build_component<targ_component>(wt, s, component_id::targ));
+        check(detail::build_component<cred_component>(wt, s, component_id::cred));
+        check(detail::build_component<fs_component>(wt, s, component_id::fs));
+        check(detail::build_component<res_component>(wt, s, component_id::res));
+        check(detail::build_component<usage_component>(wt, s, component_id::usage));
     }
     CHECK(idle_seen > 20);
     CHECK(busy_seen > 20);

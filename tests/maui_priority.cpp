@@ -34,7 +34,7 @@ mfprio::maui::job queued_for(std::int64_t seconds) {
     return j;
 }
 
-weights only(component keep) {
+weights only(component_id keep) {
     weights w;
     w.component_weight = {0, 0, 0, 0, 0, 0, 0};
     w.sub_weight = {};
@@ -95,8 +95,8 @@ TEST_CASE("maui: seed 002's fair-share example") {
     k.qos = {credential{.target = {10, fs_target_mode::floor}, .fs_usage = 25}};
     k.classes = {credential{.fs_usage = 20}};
     k.c.fs_active = true;
-    weights w = only(component::fs);
-    w[component::fs] = 100;
+    weights w = only(component_id::fs);
+    w[component_id::fs] = 100;
     w[subcomponent::fsuser] = 10;
     w[subcomponent::fsgroup] = 20;
     w[subcomponent::fsaccount] = 30;
@@ -127,7 +127,7 @@ TEST_CASE("maui: seed 002's fair-share example") {
 
     // FSCAP caps the pre-weighted sum (reference B1): min(FSCAP, sum). One-sided in Maui, so
     // -250 stays; symmetric in Moab: clamp(-250, -100, 100) = -100 -> -10000.
-    w.component_cap[index(component::fs)] = 100;
+    w.component_cap[index(component_id::fs)] = 100;
     CHECK(make_maui_engine(w, neg).score(x, k.ctx()) == -25000.0);
     options moab = neg;
     moab.caps = cap_style::symmetric;
@@ -147,7 +147,7 @@ TEST_CASE("maui: subcomponent caps, one-sided and symmetric") {
     // XFACTORCAP 3 on a 1-hour job queued 4 hours (XFACTOR 5, seed table): 3 x XFACTORWEIGHT 10.
     cluster k;
     k.qos = {credential{}};
-    weights w = only(component::serv);
+    weights w = only(component_id::serv);
     w[subcomponent::xfactor] = 10;
     w.sub_cap[index(subcomponent::xfactor)] = 3;
     mfprio::maui::job j = queued_for(4 * 3600);
@@ -155,7 +155,7 @@ TEST_CASE("maui: subcomponent caps, one-sided and symmetric") {
     CHECK(make_maui_engine(w).score(j, k.ctx()) == 30.0);
     // A negative subfactor under a symmetric cap: WALLTIMEWEIGHT -1 favours short jobs
     // (reference B1); WALLTIMECAP 1000 bounds the 3600 s limit to -1000 only in Moab style.
-    weights r = only(component::res);
+    weights r = only(component_id::res);
     r[subcomponent::walltime] = -1;
     r.sub_cap[index(subcomponent::walltime)] = 1000;
     options neg;
@@ -167,9 +167,9 @@ TEST_CASE("maui: subcomponent caps, one-sided and symmetric") {
     // weight -1 with CREDCAP on a negative priority.
     k.users = {credential{.priority = -5000}};
     j.user = 0;
-    weights c = only(component::cred);
+    weights c = only(component_id::cred);
     c[subcomponent::user] = 1;
-    c.component_cap[index(component::cred)] = 2000;
+    c.component_cap[index(component_id::cred)] = 2000;
     CHECK(make_maui_engine(c, neg).score(j, k.ctx()) == -5000.0);
     options moab = neg;
     moab.caps = cap_style::symmetric;
@@ -253,7 +253,7 @@ TEST_CASE("maui: explain and batch agree with priority") {
     k.c.cluster = resources{64, 0, 0, 0};
     weights w;
     w[subcomponent::user] = 3;
-    w[component::res] = 2;
+    w[component_id::res] = 2;
     w[subcomponent::proc] = 5;
     w[subcomponent::xfactor] = 1;
     const auto e = make_maui_engine(w);
@@ -285,9 +285,9 @@ TEST_CASE("maui: the run priority in MJobGetRunPriority's integer arithmetic, wi
     w[subcomponent::remaining] = -1;
     w[subcomponent::percent] = 5;
     w[subcomponent::executiontime] = 7; // commented out of MJobGetRunPriority: no effect
-    w[component::usage] = 4;
+    w[component_id::usage] = 4;
     w.sub_cap[index(subcomponent::percent)] = 10; // MJobGetRunPriority applies no cap
-    w.component_cap[index(component::usage)] = 1;
+    w.component_cap[index(component_id::usage)] = 1;
     options opts;
     opts.preempt_prio_margin = 25;
     mfprio::maui::job j = queued_for(7200);
@@ -314,7 +314,7 @@ TEST_CASE("maui: USAGE counts in the run priority, and in the start priority onl
     weights w;
     w[subcomponent::consumed] = 1;
     w[subcomponent::remaining] = 2;
-    w[component::usage] = 3;
+    w[component_id::usage] = 3;
     options opts;
     opts.preempt_prio_margin = 100;
     mfprio::maui::job j = queued_for(7200);

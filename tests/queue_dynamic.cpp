@@ -457,7 +457,7 @@ TEST_CASE("queue: a Maui registry: the same machinery for Maui's jobs, context a
             for (std::size_t k = 0; k < component_count; ++k) {
                 const std::string name = mfprio::text::to_lower(components[k].name);
                 const std::int64_t cw =
-                    k == index(component::usage) && !o.usage_in_start_priority ? 0 : wt.component_weight[k];
+                    k == index(component_id::usage) && !o.usage_in_start_priority ? 0 : wt.component_weight[k];
                 text += name + " = " + std::to_string(cw) + "\n";
                 text += name + ".cap = " + std::to_string(static_cast<std::int64_t>(wt.component_cap[k])) + "\n";
                 text += name + ".cap_style = " + (o.caps == cap_style::upper ? "upper" : "symmetric") + "\n";

@@ -517,10 +517,10 @@ private:
         maui::weights& w = cfg_.weights;
         const std::string_view key = name.text;
         const bool attr_sub = !slot.is_component && !slot.is_cap &&
-                              maui::subcomponents[slot.index].parent == maui::component::attr;
-        const bool attr_cap = slot.is_cap && (slot.is_component ? slot.index == maui::index(maui::component::attr)
+                              maui::subcomponents[slot.index].parent == maui::component_id::attr;
+        const bool attr_cap = slot.is_cap && (slot.is_component ? slot.index == maui::index(maui::component_id::attr)
                                                                 : maui::subcomponents[slot.index].parent ==
-                                                                      maui::component::attr);
+                                                                      maui::component_id::attr);
         const bool component_weight = slot.is_component && !slot.is_cap;
         if (tokens.size() > 2)
             warn(line, tokens[2].column, key,

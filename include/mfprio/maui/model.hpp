@@ -17,8 +17,9 @@
 
 namespace mfprio::maui {
 
-/// The seven components, in Maui's order (`mpcServ` ... `mpcUsage`).
-enum class component : std::uint8_t { serv, targ, cred, attr, fs, res, usage };
+/// Which of the seven components, in Maui's order (`mpcServ` ... `mpcUsage`); the component
+/// types themselves are in maui/components.hpp.
+enum class component_id : std::uint8_t { serv, targ, cred, attr, fs, res, usage };
 inline constexpr std::size_t component_count = 7;
 
 /// Every subcomponent, grouped by component in Maui's order.
@@ -64,45 +65,45 @@ struct subcomponent_info {
     std::string_view name;       ///< upper-case name as in Maui's docs: QUEUETIME...
     std::string_view weight_key; ///< maui.cfg weight parameter: QUEUETIMEWEIGHT...
     std::string_view cap_key;    ///< maui.cfg cap parameter: QUEUETIMECAP...
-    component parent;            ///< the component it belongs to
+    component_id parent;         ///< the component it belongs to
 };
 
 inline constexpr std::array<subcomponent_info, subcomponent_count> subcomponents{{
-    {"QUEUETIME", "QUEUETIMEWEIGHT", "QUEUETIMECAP", component::serv},
-    {"XFACTOR", "XFACTORWEIGHT", "XFACTORCAP", component::serv},
-    {"SPVIOLATION", "SPVIOLATIONWEIGHT", "SPVIOLATIONCAP", component::serv},
-    {"BYPASS", "BYPASSWEIGHT", "BYPASSCAP", component::serv},
-    {"TARGETQUEUETIME", "TARGETQUEUETIMEWEIGHT", "TARGETQUEUETIMECAP", component::targ},
-    {"TARGETXFACTOR", "TARGETXFACTORWEIGHT", "TARGETXFACTORCAP", component::targ},
-    {"USER", "USERWEIGHT", "USERCAP", component::cred},
-    {"GROUP", "GROUPWEIGHT", "GROUPCAP", component::cred},
-    {"ACCOUNT", "ACCOUNTWEIGHT", "ACCOUNTCAP", component::cred},
-    {"QOS", "QOSWEIGHT", "QOSCAP", component::cred},
-    {"CLASS", "CLASSWEIGHT", "CLASSCAP", component::cred},
-    {"ATTRATTR", "ATTRATTRWEIGHT", "ATTRATTRCAP", component::attr},
-    {"ATTRSTATE", "ATTRSTATEWEIGHT", "ATTRSTATECAP", component::attr},
-    {"FSUSER", "FSUSERWEIGHT", "FSUSERCAP", component::fs},
-    {"FSGROUP", "FSGROUPWEIGHT", "FSGROUPCAP", component::fs},
-    {"FSACCOUNT", "FSACCOUNTWEIGHT", "FSACCOUNTCAP", component::fs},
-    {"FSQOS", "FSQOSWEIGHT", "FSQOSCAP", component::fs},
-    {"FSCLASS", "FSCLASSWEIGHT", "FSCLASSCAP", component::fs},
-    {"NODE", "NODEWEIGHT", "NODECAP", component::res},
-    {"PROC", "PROCWEIGHT", "PROCCAP", component::res},
-    {"MEM", "MEMWEIGHT", "MEMCAP", component::res},
-    {"SWAP", "SWAPWEIGHT", "SWAPCAP", component::res},
-    {"DISK", "DISKWEIGHT", "DISKCAP", component::res},
-    {"PS", "PSWEIGHT", "PSCAP", component::res},
-    {"PE", "PEWEIGHT", "PECAP", component::res},
-    {"WALLTIME", "WALLTIMEWEIGHT", "WALLTIMECAP", component::res},
-    {"UPROC", "UPROCWEIGHT", "UPROCCAP", component::res},
-    {"UJOB", "UJOBWEIGHT", "UJOBCAP", component::res},
-    {"CONSUMED", "CONSUMEDWEIGHT", "CONSUMEDCAP", component::usage},
-    {"EXECUTIONTIME", "EXECUTIONTIMEWEIGHT", "EXECUTIONTIMECAP", component::usage},
-    {"REMAINING", "REMAININGWEIGHT", "REMAININGCAP", component::usage},
-    {"PERCENT", "PERCENTWEIGHT", "PERCENTCAP", component::usage},
+    {"QUEUETIME", "QUEUETIMEWEIGHT", "QUEUETIMECAP", component_id::serv},
+    {"XFACTOR", "XFACTORWEIGHT", "XFACTORCAP", component_id::serv},
+    {"SPVIOLATION", "SPVIOLATIONWEIGHT", "SPVIOLATIONCAP", component_id::serv},
+    {"BYPASS", "BYPASSWEIGHT", "BYPASSCAP", component_id::serv},
+    {"TARGETQUEUETIME", "TARGETQUEUETIMEWEIGHT", "TARGETQUEUETIMECAP", component_id::targ},
+    {"TARGETXFACTOR", "TARGETXFACTORWEIGHT", "TARGETXFACTORCAP", component_id::targ},
+    {"USER", "USERWEIGHT", "USERCAP", component_id::cred},
+    {"GROUP", "GROUPWEIGHT", "GROUPCAP", component_id::cred},
+    {"ACCOUNT", "ACCOUNTWEIGHT", "ACCOUNTCAP", component_id::cred},
+    {"QOS", "QOSWEIGHT", "QOSCAP", component_id::cred},
+    {"CLASS", "CLASSWEIGHT", "CLASSCAP", component_id::cred},
+    {"ATTRATTR", "ATTRATTRWEIGHT", "ATTRATTRCAP", component_id::attr},
+    {"ATTRSTATE", "ATTRSTATEWEIGHT", "ATTRSTATECAP", component_id::attr},
+    {"FSUSER", "FSUSERWEIGHT", "FSUSERCAP", component_id::fs},
+    {"FSGROUP", "FSGROUPWEIGHT", "FSGROUPCAP", component_id::fs},
+    {"FSACCOUNT", "FSACCOUNTWEIGHT", "FSACCOUNTCAP", component_id::fs},
+    {"FSQOS", "FSQOSWEIGHT", "FSQOSCAP", component_id::fs},
+    {"FSCLASS", "FSCLASSWEIGHT", "FSCLASSCAP", component_id::fs},
+    {"NODE", "NODEWEIGHT", "NODECAP", component_id::res},
+    {"PROC", "PROCWEIGHT", "PROCCAP", component_id::res},
+    {"MEM", "MEMWEIGHT", "MEMCAP", component_id::res},
+    {"SWAP", "SWAPWEIGHT", "SWAPCAP", component_id::res},
+    {"DISK", "DISKWEIGHT", "DISKCAP", component_id::res},
+    {"PS", "PSWEIGHT", "PSCAP", component_id::res},
+    {"PE", "PEWEIGHT", "PECAP", component_id::res},
+    {"WALLTIME", "WALLTIMEWEIGHT", "WALLTIMECAP", component_id::res},
+    {"UPROC", "UPROCWEIGHT", "UPROCCAP", component_id::res},
+    {"UJOB", "UJOBWEIGHT", "UJOBCAP", component_id::res},
+    {"CONSUMED", "CONSUMEDWEIGHT", "CONSUMEDCAP", component_id::usage},
+    {"EXECUTIONTIME", "EXECUTIONTIMEWEIGHT", "EXECUTIONTIMECAP", component_id::usage},
+    {"REMAINING", "REMAININGWEIGHT", "REMAININGCAP", component_id::usage},
+    {"PERCENT", "PERCENTWEIGHT", "PERCENTCAP", component_id::usage},
 }};
 
-[[nodiscard]] constexpr std::size_t index(component c) noexcept { return static_cast<std::size_t>(c); }
+[[nodiscard]] constexpr std::size_t index(component_id c) noexcept { return static_cast<std::size_t>(c); }
 [[nodiscard]] constexpr std::size_t index(subcomponent s) noexcept { return static_cast<std::size_t>(s); }
 
 /// Component and subcomponent weights (signed, like Maui's `long`) and caps (a cap <= 0 means
@@ -114,8 +115,8 @@ struct weights {
     std::array<double, component_count> component_cap{};
     std::array<double, subcomponent_count> sub_cap{};
 
-    [[nodiscard]] constexpr std::int64_t& operator[](component c) noexcept { return component_weight[index(c)]; }
-    [[nodiscard]] constexpr std::int64_t operator[](component c) const noexcept { return component_weight[index(c)]; }
+    [[nodiscard]] constexpr std::int64_t& operator[](component_id c) noexcept { return component_weight[index(c)]; }
+    [[nodiscard]] constexpr std::int64_t operator[](component_id c) const noexcept { return component_weight[index(c)]; }
     [[nodiscard]] constexpr std::int64_t& operator[](subcomponent s) noexcept { return sub_weight[index(s)]; }
     [[nodiscard]] constexpr std::int64_t operator[](subcomponent s) const noexcept { return sub_weight[index(s)]; }
 };

@@ -30,7 +30,6 @@
 
 namespace mfprio::maui {
 
-/// (`::mfprio::component` is the core template; `maui::component` names the seven of them.)
 /// Maui's engine: seven component terms in Maui's order with runtime signed weights.
 using maui_engine =
     engine<maui_result, term<serv_component, signed_weight>, term<targ_component, signed_weight>,
@@ -40,7 +39,7 @@ using maui_engine =
 
 namespace detail {
 template <class Component, std::size_t... I>
-constexpr Component build_component(const weights& w, cap_style style, component c, std::index_sequence<I...>) {
+constexpr Component build_component(const weights& w, cap_style style, component_id c, std::index_sequence<I...>) {
     const std::size_t first = index(components[index(c)].first);
     Component out{};
     out.subterms = {typename std::tuple_element_t<I, decltype(Component{}.subterms)>{
@@ -49,11 +48,11 @@ constexpr Component build_component(const weights& w, cap_style style, component
     return out;
 }
 template <class Component>
-constexpr Component build_component(const weights& w, cap_style style, component c) {
+constexpr Component build_component(const weights& w, cap_style style, component_id c) {
     return build_component<Component>(w, style, c, std::make_index_sequence<Component::size>{});
 }
 template <class Component>
-constexpr term<Component, signed_weight> build_term(const weights& w, cap_style style, component c,
+constexpr term<Component, signed_weight> build_term(const weights& w, cap_style style, component_id c,
                                                     std::int64_t weight) {
     return term<Component, signed_weight>{build_component<Component>(w, style, c), signed_weight{weight}};
 }
@@ -68,15 +67,15 @@ constexpr term<Component, signed_weight> build_term(const weights& w, cap_style 
         w[subcomponent::uproc] = 0;
         w[subcomponent::ujob] = 0;
     }
-    const std::int64_t usage_weight = opts.usage_in_start_priority ? w[component::usage] : 0;
+    const std::int64_t usage_weight = opts.usage_in_start_priority ? w[component_id::usage] : 0;
     return maui_engine(maui_result::from(opts),
-                       detail::build_term<serv_component>(w, s, component::serv, w[component::serv]),
-                       detail::build_term<targ_component>(w, s, component::targ, w[component::targ]),
-                       detail::build_term<cred_component>(w, s, component::cred, w[component::cred]),
-                       detail::build_term<attr_component>(w, s, component::attr, w[component::attr]),
-                       detail::build_term<fs_component>(w, s, component::fs, w[component::fs]),
-                       detail::build_term<res_component>(w, s, component::res, w[component::res]),
-                       detail::build_term<usage_component>(w, s, component::usage, usage_weight));
+                       detail::build_term<serv_component>(w, s, component_id::serv, w[component_id::serv]),
+                       detail::build_term<targ_component>(w, s, component_id::targ, w[component_id::targ]),
+                       detail::build_term<cred_component>(w, s, component_id::cred, w[component_id::cred]),
+                       detail::build_term<attr_component>(w, s, component_id::attr, w[component_id::attr]),
+                       detail::build_term<fs_component>(w, s, component_id::fs, w[component_id::fs]),
+                       detail::build_term<res_component>(w, s, component_id::res, w[component_id::res]),
+                       detail::build_term<usage_component>(w, s, component_id::usage, usage_weight));
 }
 
 /// A running job's run priority, as Maui 3.3's `MJobGetRunPriority` computes it (for
@@ -110,7 +109,7 @@ template <class J>
     const std::int64_t integral =
         add(mul(w[subcomponent::consumed], consumed), mul(w[subcomponent::remaining], remaining));
     const double inner = static_cast<double>(integral) + static_cast<double>(w[subcomponent::percent]) * percent;
-    double priority = static_cast<double>(w[component::usage]) * inner;
+    double priority = static_cast<double>(w[component_id::usage]) * inner;
     priority += static_cast<double>(start_priority);
     priority += static_cast<double>(opts.preempt_prio_margin);
     return priority;

@@ -213,7 +213,7 @@ namespace detail {
 /// The factory of Maui component `C` (one of `maui::serv_component` ...): subcomponent weights
 /// and caps from the options, over Maui 3.3's defaults (`maui::weights{}`).
 template <class Component>
-[[nodiscard]] expected<Component> make_maui_component(maui::component which, const factor_options& o) {
+[[nodiscard]] expected<Component> make_maui_component(maui::component_id which, const factor_options& o) {
     maui::weights w;
     const maui::component_info& info = maui::components[maui::index(which)];
     const std::size_t first = maui::index(info.first);
@@ -243,7 +243,7 @@ template <class Component>
 
 /// The options of Maui component `which`: its subcomponents' names (lower case) and their
 /// `_cap`s, `cap` and `cap_style`.
-[[nodiscard]] inline std::vector<std::string> maui_component_options(maui::component which) {
+[[nodiscard]] inline std::vector<std::string> maui_component_options(maui::component_id which) {
     const maui::component_info& info = maui::components[maui::index(which)];
     const std::size_t first = maui::index(info.first);
     std::vector<std::string> out;
@@ -256,7 +256,7 @@ template <class Component>
 }
 
 template <class Component, class J, class Ctx>
-[[nodiscard]] bool add_maui_component(registry<J, Ctx>& reg, maui::component which) {
+[[nodiscard]] bool add_maui_component(registry<J, Ctx>& reg, maui::component_id which) {
     return reg.template add_configured<Component>(maui::components[maui::index(which)].name,
                                                   maui_component_options(which),
                                                   [which](const factor_options& o) -> expected<Component> {
@@ -287,14 +287,14 @@ inline constexpr std::string_view maui_preset =
 /// policy's weights. Context options (XFMINWCLIMIT, accrual...) stay in `maui::context`.
 [[nodiscard]] inline maui_registry_type maui_registry() {
     maui_registry_type reg;
-    using maui::component;
-    bool ok = detail::add_maui_component<maui::serv_component>(reg, component::serv);
-    ok = detail::add_maui_component<maui::targ_component>(reg, component::targ) && ok;
-    ok = detail::add_maui_component<maui::cred_component>(reg, component::cred) && ok;
-    ok = detail::add_maui_component<maui::attr_component>(reg, component::attr) && ok;
-    ok = detail::add_maui_component<maui::fs_component>(reg, component::fs) && ok;
-    ok = detail::add_maui_component<maui::res_component>(reg, component::res) && ok;
-    ok = detail::add_maui_component<maui::usage_component>(reg, component::usage) && ok;
+    using maui::component_id;
+    bool ok = detail::add_maui_component<maui::serv_component>(reg, component_id::serv);
+    ok = detail::add_maui_component<maui::targ_component>(reg, component_id::targ) && ok;
+    ok = detail::add_maui_component<maui::cred_component>(reg, component_id::cred) && ok;
+    ok = detail::add_maui_component<maui::attr_component>(reg, component_id::attr) && ok;
+    ok = detail::add_maui_component<maui::fs_component>(reg, component_id::fs) && ok;
+    ok = detail::add_maui_component<maui::res_component>(reg, component_id::res) && ok;
+    ok = detail::add_maui_component<maui::usage_component>(reg, component_id::usage) && ok;
     ok = reg.add_preset("maui", std::string(maui_preset)) && ok;
     MFPRIO_ASSERT(ok);
     (void)ok;

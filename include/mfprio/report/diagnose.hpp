@@ -103,7 +103,7 @@ inline void diagnose_components(const maui::maui_engine& e, const maui::job& j, 
                                     std::make_index_sequence<maui::component_count>{});
         if (running) {
             r.run_priority = maui::run_priority(weights, opts, j, c, r.priority.value);
-            r.score = start.score(j, c) + r.contribution[maui::index(maui::component::usage)];
+            r.score = start.score(j, c) + r.contribution[maui::index(maui::component_id::usage)];
         } else {
             r.score = start.score(j, c);
         }
@@ -167,7 +167,7 @@ struct diagnose_columns {
         bool any = false;
         for (std::size_t s = 0; s < info.count; ++s) any = any || cols.sub[maui::index(info.first) + s];
         cols.component[k] = any && w.component_weight[k] != 0;
-        if (k == maui::index(maui::component::usage) && !running) cols.component[k] = false;
+        if (k == maui::index(maui::component_id::usage) && !running) cols.component[k] = false;
     }
     return cols;
 }
@@ -309,20 +309,20 @@ inline constexpr std::array<std::string_view, maui::subcomponent_count> maui_hea
     " Disk", "   PS", "   PE", "WTime", "UProc", " UJob", "Cons ", "",      "Rem  ", "PerC "};
 /// The components in the order `diagnose -p` prints them, with each one's header prefix.
 struct maui_column {
-    maui::component which;
+    maui::component_id which;
     std::string_view prefix; ///< "  Cred(" ...; empty: no header (ATTR)
     std::size_t first, last; ///< the subcomponents it lists (WALLTIME ends RES: UPROC and UJOB never show)
 };
 inline constexpr std::array<maui_column, maui::component_count> maui_columns{{
-    {maui::component::cred, "  Cred(", maui::index(maui::subcomponent::user), maui::index(maui::subcomponent::job_class)},
-    {maui::component::fs, "    FS(", maui::index(maui::subcomponent::fsuser), maui::index(maui::subcomponent::fsclass)},
-    {maui::component::attr, "", maui::index(maui::subcomponent::attrattr), maui::index(maui::subcomponent::attrstate)},
-    {maui::component::serv, "  Serv(", maui::index(maui::subcomponent::queuetime), maui::index(maui::subcomponent::bypass)},
-    {maui::component::targ, "  Targ(", maui::index(maui::subcomponent::targetqueuetime),
+    {maui::component_id::cred, "  Cred(", maui::index(maui::subcomponent::user), maui::index(maui::subcomponent::job_class)},
+    {maui::component_id::fs, "    FS(", maui::index(maui::subcomponent::fsuser), maui::index(maui::subcomponent::fsclass)},
+    {maui::component_id::attr, "", maui::index(maui::subcomponent::attrattr), maui::index(maui::subcomponent::attrstate)},
+    {maui::component_id::serv, "  Serv(", maui::index(maui::subcomponent::queuetime), maui::index(maui::subcomponent::bypass)},
+    {maui::component_id::targ, "  Targ(", maui::index(maui::subcomponent::targetqueuetime),
      maui::index(maui::subcomponent::targetxfactor)},
-    {maui::component::res, "   Res(", maui::index(maui::subcomponent::node), maui::index(maui::subcomponent::walltime)},
+    {maui::component_id::res, "   Res(", maui::index(maui::subcomponent::node), maui::index(maui::subcomponent::walltime)},
     // Maui 3.3 heads USAGE "Res" too.
-    {maui::component::usage, "   Res(", maui::index(maui::subcomponent::consumed), maui::index(maui::subcomponent::percent)},
+    {maui::component_id::usage, "   Res(", maui::index(maui::subcomponent::consumed), maui::index(maui::subcomponent::percent)},
 }};
 } // namespace detail
 
@@ -357,7 +357,7 @@ inline constexpr std::array<maui_column, maui::component_count> maui_columns{{
     for (std::size_t i = 0; i < idle.size(); ++i) prio[i] = e.priority(idle[i], c);
     const auto order = maui::start_order(std::span<const maui::job>(idle), std::span<const maui::priority_value>(prio));
 
-    const auto cw = [&](maui::component k) { return w.component_weight[maui::index(k)]; };
+    const auto cw = [&](maui::component_id k) { return w.component_weight[maui::index(k)]; };
     // QUEUETIME and XFACTOR show when some QOS (DEFAULT included) adds a weight.
     std::array<bool, subcomponent_count> display{};
     const auto qos_adds = [&](std::int64_t maui::credential::*field) {
@@ -377,7 +377,7 @@ inline constexpr std::array<maui_column, maui::component_count> maui_columns{{
     std::string header, weights_line;
     for (const auto& col : detail::maui_columns) {
         if (cw(col.which) == 0 || col.prefix.empty()) continue;
-        const bool serv = col.which == maui::component::serv;
+        const bool serv = col.which == maui::component_id::serv;
         std::string names, values;
         for (std::size_t s = col.first; s <= col.last; ++s) {
             if (w.sub_weight[s] == 0 && !(serv && display[s])) continue;
@@ -419,7 +419,7 @@ inline constexpr std::array<maui_column, maui::component_count> maui_columns{{
                 ...);
         }(std::make_index_sequence<component_count>{});
         // USAGE: not computed for an idle job (its call is commented out in Maui 3.3).
-        cf[maui::index(maui::component::usage)] = 0;
+        cf[maui::index(maui::component_id::usage)] = 0;
         for (std::size_t s = maui::index(maui::subcomponent::consumed); s < subcomponent_count; ++s) sf[s] = 0;
         double sum = 0, absolute = 0;
         for (std::size_t k = 0; k < component_count; ++k) {
@@ -443,8 +443,8 @@ inline constexpr std::array<maui_column, maui::component_count> maui_columns{{
                 if (sw[s] == 0 && !display[s]) continue;
                 if (!line.empty()) line += ':';
                 double v;
-                if (col.which == maui::component::cred) v = std::fabs(sf[s]);
-                else if (col.which == maui::component::targ) v = cp[k];
+                if (col.which == maui::component_id::cred) v = std::fabs(sf[s]);
+                else if (col.which == maui::component_id::targ) v = cp[k];
                 else v = static_cast<double>(w.component_weight[k]) * sw[s] * sf[s];
                 line += detail::maui_cell(v);
             }
