@@ -717,12 +717,21 @@ inline child_process start_child(const std::vector<std::string_view>& argv, comm
             if (got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return true;
             if (got <= 0) return false;
             std::string& to = k == 0 ? r[i].out : r[i].err;
-            if (to.size() + static_cast<std::size_t>(got) > (k == 0 ? max_command_output : max_command_errors)) {
+            const std::size_t bound = k == 0 ? max_command_output : max_command_errors;
+            const auto n = static_cast<std::size_t>(got);
+            if (to.size() + n > bound) {
                 c.over = true;
                 kill_group(c);
                 return false;
             }
-            to.append(buf.data(), static_cast<std::size_t>(got));
+            if (to.size() + n > to.capacity()) {
+                // Capacities are powers of two from 64 KiB up to the bound (itself one), so the
+                // largest buffer is the bound and the one it grew from half of it.
+                std::size_t cap = std::max<std::size_t>(to.capacity(), std::size_t{1} << 16);
+                while (cap < to.size() + n) cap *= 2;
+                to.reserve(std::min(cap, bound));
+            }
+            to.append(buf.data(), n);
         }
     };
     const auto reap = [&](detail::child_process& c, bool block) {

@@ -19,12 +19,12 @@ inline std::string_view text_of(const std::uint8_t* data, std::size_t size) {
     return {reinterpret_cast<const char*>(data), size};
 }
 
-/// Lines of `t` as the readers count them (config::line_end_at), at least 1: the line after
+/// Lines of `t` as the readers count them (text::line_end_at), at least 1: the line after
 /// the last line end counts, as an error at the end of the input names it.
 inline std::size_t line_count(std::string_view t) {
     std::size_t n = 1;
     for (std::size_t i = 0; i < t.size(); ++i)
-        if (mfprio::config::line_end_at(t, i) != 0) ++n;
+        if (mfprio::text::line_end_at(t, i) != 0) ++n;
     return n;
 }
 
