@@ -15,20 +15,6 @@ namespace cli = mfprio::cli;
 
 cli::outcome run(std::vector<std::string_view> args) { return cli::run_main(args); }
 
-/// The options of each command, as the parsers read them.
-std::span<const std::string_view> options_of(std::string_view cmd) {
-    if (cmd == "sprio") return cli::sprio_option_names;
-    if (cmd == "sshare") return cli::sshare_option_names;
-    if (cmd == "usage") return cli::usage_option_names;
-    if (cmd == "whatif") return cli::whatif_option_names;
-    if (cmd == "diagnose") return cli::diagnose_option_names;
-    if (cmd == "queue") return cli::queue_option_names;
-    if (cmd == "lint") return cli::lint_option_names;
-    if (cmd == "demo") return cli::demo_option_names;
-    FAIL("no option list for " << cmd);
-    return {};
-}
-
 /// Whether `text` has `word` with no letter, digit or '-' on either side.
 bool mentions(std::string_view text, std::string_view word) {
     const auto part = [](char c) {
@@ -66,7 +52,7 @@ TEST_CASE("cli help: each command's --help names every option it accepts, with a
         CHECK(help.out == dash.out);
         CHECK(help.out.rfind("usage: mfprio " + std::string(c.name), 0) == 0);
         CHECK(help.out.find("Example") != std::string::npos);
-        for (const std::string_view opt : options_of(c.name)) {
+        for (const std::string_view opt : c.options) {
             CAPTURE(opt);
             CHECK(mentions(help.out, opt));
             // The parser takes it: whatever else goes wrong, it is not an unknown option.

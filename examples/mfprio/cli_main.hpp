@@ -20,31 +20,33 @@ namespace mfprio::cli {
 
 using args_t = std::span<const std::string_view>;
 
-/// A command: its name, one line about it, how to run it and its help text.
+/// A command: its name, one line about it, how to run it, its help text and the options its
+/// parser takes (every spelling of its option rows).
 struct command {
     std::string_view name;
     std::string_view summary;
     outcome (*run)(args_t);
     std::string_view help;
+    std::span<const std::string_view> options;
 };
 
 inline const command commands[] = {
     {"sprio", "what Slurm's sprio prints, from files, a saved bundle or the live cluster",
-     [](args_t a) { return run_sprio(a); }, sprio_help},
+     [](args_t a) { return run_sprio(a); }, sprio_help, sprio_option_names},
     {"sshare", "what Slurm's sshare prints, fair-share taken or computed", [](args_t a) { return run_sshare(a); },
-     sshare_help},
+     sshare_help, sshare_option_names},
     {"usage", "charges running jobs for a while and prints the association table after",
-     [](args_t a) { return run_usage(a); }, usage_help},
+     [](args_t a) { return run_usage(a); }, usage_help, usage_option_names},
     {"whatif", "what a configuration change would do to the pending queue", [](args_t a) { return run_whatif(a); },
-     whatif_help},
+     whatif_help, whatif_option_names},
     {"diagnose", "what Maui 3.3's diagnose -p prints, from maui.cfg and a jobs table",
-     [](args_t a) { return run_diagnose(a); }, diagnose_help},
+     [](args_t a) { return run_diagnose(a); }, diagnose_help, diagnose_option_names},
     {"queue", "a runtime-configured engine (policy file or preset) over a jobs table",
-     [](args_t a) { return run_queue(a); }, queue_help},
+     [](args_t a) { return run_queue(a); }, queue_help, queue_option_names},
     {"lint", "checks slurm.conf's priority weights, or how Maui 3.3 reads a maui.cfg",
-     [](args_t a) { return run_lint(a); }, lint_help},
+     [](args_t a) { return run_lint(a); }, lint_help, lint_option_names},
     {"demo", "three clusters from the seeds (the default when no command is given)",
-     [](args_t a) { return run_demo(a); }, demo_help},
+     [](args_t a) { return run_demo(a); }, demo_help, demo_option_names},
 };
 
 inline constexpr std::string_view main_usage = "usage: mfprio [COMMAND] [OPTIONS]  (mfprio help COMMAND: its options)";

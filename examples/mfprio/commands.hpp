@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <initializer_list>
 #include <ctime>
 #include <memory>
 #include <optional>
@@ -66,32 +67,86 @@ inline std::vector<std::string> split_list(std::string_view s) {
     return out;
 }
 
-/// Every option each command accepts, in its help text's order. The parsers refuse anything
-/// else at an option's place (`unknown_option`), and each command's `--help` names every one
-/// (tests/cli_help.cpp checks both).
-inline constexpr std::string_view cluster_option_names[] = {
-    "--conf", "--qos", "--assoc", "--jobs", "--live", "--from", "--save", "--slurm-version", "--fairshare", "--timeout"};
-inline constexpr std::string_view sprio_option_names[] = {
-    "--conf", "--qos", "--assoc", "--jobs", "--live", "--from", "--save", "--slurm-version", "--fairshare",
-    "--timeout", "--now", "-l", "--long", "-n", "--norm", "-w", "--weights", "-h", "--noheader", "-o", "--format",
-    "-j", "--jobs-ids", "-u", "--user", "-p", "--partition", "-S", "--sort", "--explain", "--verify", "--help"};
-inline constexpr std::string_view sshare_option_names[] = {
-    "--conf", "--assoc", "--live", "--from", "--save", "--slurm-version", "--fairshare", "--timeout", "-l", "--long",
-    "-p", "--parsable", "-P", "--parsable2", "-a", "--all", "-U", "--Users", "-m", "--partition", "-n", "-h",
-    "--noheader", "-u", "--users", "-A", "--accounts", "-o", "--format", "--algorithm", "--damping", "--help"};
-inline constexpr std::string_view usage_option_names[] = {"--conf",  "--qos",       "--assoc", "--jobs",
-                                                          "--elapsed", "--start", "--algorithm", "--help"};
-inline constexpr std::string_view whatif_option_names[] = {
-    "--conf", "--qos", "--assoc", "--jobs", "--live", "--from", "--save", "--slurm-version", "--fairshare",
-    "--timeout", "--set", "--now", "--top", "--head", "--after", "--json", "--svg", "--help"};
-inline constexpr std::string_view diagnose_option_names[] = {
-    "--maui-cfg", "--jobs",     "--nodes", "--conf",     "--fs-dir",     "--now", "--running", "--explain",
-    "--xfactor",  "--caps",     "--qttarget", "--uproc-ujob", "--help"};
-inline constexpr std::string_view queue_option_names[] = {
-    "--policy", "--jobs", "--assoc", "--algorithm", "--queues", "--banks", "--default-bank", "--conf", "--qos",
-    "--now", "--explain", "--help"};
-inline constexpr std::string_view lint_option_names[] = {"--conf", "--assoc", "--maui-cfg", "--help"};
-inline constexpr std::string_view demo_option_names[] = {"--help"};
+/// One option row of a command's --help: `left` is what stands before the help column, the
+/// option's spellings (", "-separated; a short one before a long one is the same option)
+/// and its value's name ("-o, --format F"; a row may list several options, "--live, --save
+/// DIR"), `help` its lines. The rows are the one list of a command's options: its --help is
+/// rendered from them, its parser takes their spellings and refuses any other.
+struct option_row {
+    std::string_view left;
+    std::string_view help;
+};
+
+/// A command's --help: `head`, the rows of `groups` with their help at `column` (the further
+/// lines of a help there too), then `tail`.
+[[nodiscard]] inline std::string render_help(std::string_view head,
+                                             std::initializer_list<std::span<const option_row>> groups,
+                                             std::size_t column, std::string_view tail) {
+    std::string out(head);
+    for (const auto rows : groups)
+        for (const auto& r : rows) {
+            out += "  ";
+            out.append(r.left);
+            out.append(std::max<std::size_t>(1, column > r.left.size() + 2 ? column - 2 - r.left.size() : 0), ' ');
+            std::size_t start = 0;
+            for (;;) {
+                const std::size_t end = r.help.find('\n', start);
+                if (start != 0) out.append(column, ' ');
+                out.append(r.help.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start));
+                out += '\n';
+                if (end == std::string_view::npos) break;
+                start = end + 1;
+            }
+        }
+    out.append(tail);
+    return out;
+}
+
+/// An option's spelling and whether it takes a value.
+struct option_spelling {
+    std::string_view name;
+    bool takes_value = false;
+};
+
+/// The spellings of `rows`, in order: each word of a row's `left` that starts with '-' (a
+/// trailing ',' or ':' aside), each taking a value when a word not starting with '-' follows
+/// it or the long spelling it is a short form of.
+[[nodiscard]] inline std::vector<option_spelling> option_spellings(std::span<const option_row> rows) {
+    std::vector<option_spelling> out;
+    for (const auto& r : rows) {
+        std::size_t group = out.size(); // the first spelling of the current option
+        bool short_before = false;
+        std::size_t i = 0;
+        while (i < r.left.size()) {
+            while (i < r.left.size() && r.left[i] == ' ') ++i;
+            std::size_t j = i;
+            while (j < r.left.size() && r.left[j] != ' ') ++j;
+            std::string_view w = r.left.substr(i, j - i);
+            i = j;
+            while (!w.empty() && (w.back() == ',' || w.back() == ':')) w.remove_suffix(1);
+            if (w.empty()) continue;
+            if (w.front() == '-') {
+                if (!short_before) group = out.size();
+                out.push_back({w, false});
+                short_before = w.size() == 2;
+            } else {
+                for (std::size_t k = group; k < out.size(); ++k) out[k].takes_value = true;
+                group = out.size();
+                short_before = false;
+            }
+        }
+    }
+    return out;
+}
+
+/// The spellings of every row of `groups`, for the known-option check and "did you mean".
+[[nodiscard]] inline std::vector<std::string_view> option_names_of(
+    std::initializer_list<std::span<const option_row>> groups) {
+    std::vector<std::string_view> out;
+    for (const auto rows : groups)
+        for (const auto& s : option_spellings(rows)) out.push_back(s.name);
+    return out;
+}
 
 /// Whether `a` is one of `names` (`--format=X` counts as `--format` where that is one).
 [[nodiscard]] inline bool known_option(std::string_view a, std::span<const std::string_view> names) {
@@ -435,48 +490,78 @@ inline std::optional<cluster_inputs> gather_inputs(const cluster_options& c, boo
     return ci;
 }
 
-inline constexpr std::string_view sprio_help =
+/// The options that say where a cluster's inputs come from (sprio lists them in full,
+/// whatif and the bundle paths take them too).
+inline constexpr option_row input_option_rows[] = {
+    {"--conf FILE", "slurm.conf, or `scontrol show config`, `scontrol show partition` and\n"
+                    "`scontrol show node` outputs (give --conf once for each; merged)"},
+    {"--qos FILE", "`sacctmgr show qos -P` output (Name, Priority, UsageFactor columns)"},
+    {"--assoc FILE", "`sshare -a -l -P` output, plus `scontrol show assoc_mgr` (exact usage)\n"
+                     "and `sacctmgr show assoc -P` (association priority) outputs, merged"},
+    {"--jobs FILE", "`squeue --json`, `scontrol show job` (-o or not), squeue's text with\n"
+                    "the fields below, or a '|' jobs table\n"
+                    "(JobID|User|Account|Partition|QOS|SubmitTime|...); - reads stdin"},
+    {"--live", "run the Slurm commands on this host and use what they print"},
+    {"--save DIR", "with --live: keep the captured outputs as a bundle in DIR"},
+    {"--from DIR", "replay a bundle written by --save"},
+    {"--timeout S", "seconds the Slurm commands of --live may take together (default 60)"},
+    {"--slurm-version V ", "print as Slurm V does (default: the version the inputs print,\n"
+                           "else the newest); e.g. 22.05 has no ACCOUNT/QOSNAME in -l"},
+    {"--fairshare M", "taken: sshare's FairShare column as the cluster computed it;\n"
+                      "computed: from RawShares and RawUsage; auto (default): for a cluster's\n"
+                      "own outputs (--live, --from, assoc_mgr given) taken, or computed where\n"
+                      "that is exact (NO_FAIR_TREE without decay); else computed"},
+};
+
+/// "  the input options of mfprio sprio (--conf, ..., --fairshare)", wrapped as the other
+/// lines of a help are (for commands that take them without listing them again).
+[[nodiscard]] inline std::string input_options_summary() {
+    std::string out, line = "  the input options of mfprio sprio (";
+    const auto spellings = option_spellings(input_option_rows);
+    for (std::size_t k = 0; k < spellings.size(); ++k) {
+        const std::string word = std::string(spellings[k].name) + (k + 1 < spellings.size() ? "," : ")");
+        if (line.size() + 1 + word.size() > 90) {
+            out += line + "\n";
+            line = "  " + word;
+        } else {
+            line += (line.back() == '(' ? "" : " ") + word;
+        }
+    }
+    return out + line + "\n";
+}
+
+/// `mfprio sprio`'s options: its --help lists them, its parser takes them and no other.
+inline constexpr option_row sprio_option_rows[] = {
+    {"--verify", "compare each job's priority as slurmctld holds it (squeue/scontrol\n"
+                 "Priority) with mfprio's; lists every difference, exit 1 if any"},
+    {"--now T", "time of the calculation: epoch seconds or YYYY-MM-DDTHH:MM:SS\n"
+                "(TZ, else UTC); default: slurmctld's last recalculation for --live and\n"
+                "--from (sprio shows the factors of that moment), else the current time"},
+    {"-l, --long", "long format"},
+    {"-n, --norm", "normalized (unweighted) factors"},
+    {"-w, --weights", "print the weights only"},
+    {"-o, --format F", "output format, e.g. \"%.15i %9r %.10Y %.10F\""},
+    {"-S, --sort KEYS", "sort keys (default i); '-' before a key sorts it descending"},
+    {"-j, --jobs-ids L", "comma list of job ids (also -j L)"},
+    {"-u, --user L", "comma list of users"},
+    {"-p, --partition L", "comma list of partitions"},
+    {"-h, --noheader", "no header line"},
+    {"--explain JOBID", "a plain-language breakdown of one job's priority"},
+    {"--help", "this text"},
+};
+
+inline const std::vector<std::string_view> sprio_option_names = option_names_of({input_option_rows, sprio_option_rows});
+
+inline const std::string sprio_help = render_help(
     "usage: mfprio sprio --conf FILE... --qos FILE --assoc FILE... --jobs FILE [options]\n"
     "       mfprio sprio --live [--save DIR] [options]\n"
     "       mfprio sprio --from DIR [options]\n"
     "\n"
     "Prints what Slurm's sprio prints, computed by mfprio from the cluster's configuration,\n"
     "QOS, associations and jobs, in the formats Slurm prints them (told apart by content).\n"
-    "\n"
-    "  --conf FILE      slurm.conf, or `scontrol show config`, `scontrol show partition` and\n"
-    "                   `scontrol show node` outputs (give --conf once for each; merged)\n"
-    "  --qos FILE       `sacctmgr show qos -P` output (Name, Priority, UsageFactor columns)\n"
-    "  --assoc FILE     `sshare -a -l -P` output, plus `scontrol show assoc_mgr` (exact usage)\n"
-    "                   and `sacctmgr show assoc -P` (association priority) outputs, merged\n"
-    "  --jobs FILE      `squeue --json`, `scontrol show job` (-o or not), squeue's text with\n"
-    "                   the fields below, or a '|' jobs table\n"
-    "                   (JobID|User|Account|Partition|QOS|SubmitTime|...); - reads stdin\n"
-    "  --live           run the Slurm commands on this host and use what they print\n"
-    "  --save DIR       with --live: keep the captured outputs as a bundle in DIR\n"
-    "  --from DIR       replay a bundle written by --save\n"
-    "  --timeout S      seconds the Slurm commands of --live may take together (default 60)\n"
-    "  --slurm-version V  print as Slurm V does (default: the version the inputs print,\n"
-    "                   else the newest); e.g. 22.05 has no ACCOUNT/QOSNAME in -l\n"
-    "  --fairshare M    taken: sshare's FairShare column as the cluster computed it;\n"
-    "                   computed: from RawShares and RawUsage; auto (default): for a cluster's\n"
-    "                   own outputs (--live, --from, assoc_mgr given) taken, or computed where\n"
-    "                   that is exact (NO_FAIR_TREE without decay); else computed\n"
-    "  --verify         compare each job's priority as slurmctld holds it (squeue/scontrol\n"
-    "                   Priority) with mfprio's; lists every difference, exit 1 if any\n"
-    "  --now T          time of the calculation: epoch seconds or YYYY-MM-DDTHH:MM:SS\n"
-    "                   (TZ, else UTC); default: slurmctld's last recalculation for --live and\n"
-    "                   --from (sprio shows the factors of that moment), else the current time\n"
-    "  -l, --long       long format\n"
-    "  -n, --norm       normalized (unweighted) factors\n"
-    "  -w, --weights    print the weights only\n"
-    "  -o, --format F   output format, e.g. \"%.15i %9r %.10Y %.10F\"\n"
-    "  -S, --sort KEYS  sort keys (default i); '-' before a key sorts it descending\n"
-    "  -j, --jobs-ids L comma list of job ids (also -j L)\n"
-    "  -u, --user L     comma list of users\n"
-    "  -p, --partition L comma list of partitions\n"
-    "  -h, --noheader   no header line\n"
-    "  --explain JOBID  a plain-language breakdown of one job's priority\n"
-    "  --help           this text\n"
+    "\n",
+    {input_option_rows, sprio_option_rows}, 19,
+    
     "\n"
     "squeue's text: squeue -a -r -h -t all -O \"JobID:0|,JobArrayID:0|,UserName:0|,Account:0|,\n"
     "  Partition:0|,QOS:0|,SubmitTime:0|,EligibleTime:0|,AccrueTime:0|,NumNodes:0|,NumCPUs:0|,\n"
@@ -488,7 +573,7 @@ inline constexpr std::string_view sprio_help =
     "its stored priority points to, and a stored priority no computation gives is shown as an\n"
     "administrator-set one (that value, factors 0), as sprio shows it.\n"
     "\n"
-    "Example: mfprio sprio --live -l --save bundle; later: mfprio sprio --from bundle -l\n";
+    "Example: mfprio sprio --live -l --save bundle; later: mfprio sprio --from bundle -l\n");
 
 /// The time sprio's factors stand for (slurmctld's last recalculation for a cluster's own
 /// outputs, else the current time, unless --now says), and when sprio asked (the capture's
@@ -671,7 +756,17 @@ inline outcome run_sprio(std::span<const std::string_view> args, const slurm_sou
     return o;
 }
 
-inline constexpr std::string_view lint_help =
+/// `mfprio lint`'s options: its --help lists them, its parser takes them and no other.
+inline constexpr option_row lint_option_rows[] = {
+    {"--conf FILE", "slurm.conf"},
+    {"--assoc FILE", "association table (sshare -a -l -P), with --conf"},
+    {"--maui-cfg FILE", "maui.cfg"},
+    {"--help", "this text"},
+};
+
+inline const std::vector<std::string_view> lint_option_names = option_names_of({lint_option_rows});
+
+inline const std::string lint_help = render_help(
     "usage: mfprio lint --conf FILE [--assoc FILE]\n"
     "       mfprio lint --maui-cfg FILE\n"
     "\n"
@@ -691,14 +786,11 @@ inline constexpr std::string_view lint_help =
     "    and misspelled Priority keys, with the closest known name;\n"
     "  - with --assoc, under Fair Tree, the fair-share weight against the number of user\n"
     "    associations (the factor moves in steps of 1/N).\n"
-    "\n"
-    "  --conf FILE       slurm.conf\n"
-    "  --assoc FILE      association table (sshare -a -l -P), with --conf\n"
-    "  --maui-cfg FILE   maui.cfg\n"
-    "  --help            this text\n"
+    "\n",
+    {lint_option_rows}, 20,
     "Exit status 0 when nothing is wrong, 1 when a warning was printed.\n"
     "\n"
-    "Example: mfprio lint --conf /etc/slurm/slurm.conf; mfprio lint --maui-cfg maui.cfg\n";
+    "Example: mfprio lint --conf /etc/slurm/slurm.conf; mfprio lint --maui-cfg maui.cfg\n");
 
 /// `mfprio lint --maui-cfg FILE`: maui.cfg's warnings, one a line, exit 1 when there is one.
 inline outcome run_lint_maui(const std::string& path) {

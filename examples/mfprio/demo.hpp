@@ -224,15 +224,26 @@ inline outcome run_demo_diagnose(std::vector<std::string_view> extra) {
 }
 
 /// `mfprio demo`
-inline constexpr std::string_view demo_help =
+/// `mfprio demo`'s options: its --help lists them, its parser takes them and no other.
+inline constexpr option_row demo_option_rows[] = {
+    {"--help", "this text"},
+};
+
+inline const std::vector<std::string_view> demo_option_names = option_names_of({demo_option_rows});
+
+inline const std::string demo_help = render_help(
     "usage: mfprio demo\n"
     "\n"
     "Prints, for three Slurm clusters embedded from the seeds, the sprio table and one\n"
     "--explain breakdown, then Maui's diagnose -p for seed 002's examples, at the fixed time\n"
     "2026-11-21T12:00:00 UTC. Takes no other option than --help.\n"
     "\n"
+    "\n",
+    {demo_option_rows}, 20,
+    
+    "\n"
     "Example:\n"
-    "  mfprio demo\n";
+    "  mfprio demo\n");
 
 inline outcome run_demo(std::span<const std::string_view> args) {
     outcome o;

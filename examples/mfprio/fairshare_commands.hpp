@@ -38,36 +38,44 @@ namespace mfprio::cli {
     return names;
 }
 
-inline constexpr std::string_view sshare_help =
+/// `mfprio sshare`'s options: its --help lists them, its parser takes them and no other.
+inline constexpr option_row sshare_option_rows[] = {
+    {"--conf FILE", "slurm.conf, or `scontrol show config` / `show node` outputs (merged)"},
+    {"--assoc FILE", "`sshare -a -l -P` output or any subset of its columns with Account\n"
+                     "and User; with `scontrol show assoc_mgr` and `sacctmgr show assoc -P`\n"
+                     "outputs beside it (merged)"},
+    {"--live, --save DIR, --from DIR, --timeout S, --slurm-version V:", "as for mfprio sprio"},
+    {"--fairshare M", "taken (the cluster's columns), computed, or auto (as mfprio sprio)"},
+    {"-l, --long", "long format (NormUsage, LevelFS, TRES columns)"},
+    {"-p, --parsable", "'|'-delimited with a trailing '|'"},
+    {"-P, --parsable2", "'|'-delimited without a trailing '|'"},
+    {"-a, --all", "all users (default: the account rows and $USER's rows)"},
+    {"-u, --users L", "these users (comma list)"},
+    {"-A, --accounts L", "these accounts (comma list)"},
+    {"-U, --Users", "user rows only"},
+    {"-m, --partition", "add the Partition column"},
+    {"-n, -h, --noheader", "no header"},
+    {"-o, --format L", "fields, e.g. Account,User,FairShare%12"},
+    {"--algorithm A", "classic, fair-tree, fair-tree-merge, depth-oblivious, flux or linear\n"
+                      "(default: what slurm.conf's PriorityFlags select; implies computed)"},
+    {"--damping N", "FairShareDampeningFactor (overrides slurm.conf; implies computed)"},
+    {"--help", "this text"},
+};
+
+inline const std::vector<std::string_view> sshare_option_names = option_names_of({sshare_option_rows});
+
+inline const std::string sshare_help = render_help(
     "usage: mfprio sshare --conf FILE... --assoc FILE... [options]\n"
     "       mfprio sshare --live [--save DIR] [options]\n"
     "       mfprio sshare --from DIR [options]\n"
     "\n"
     "Prints what Slurm's sshare prints: fair-share computed from RawShares and RawUsage, or,\n"
     "for a cluster's own outputs, the cluster's values printed again.\n"
+    "\n",
+    {sshare_option_rows}, 21,
+    
     "\n"
-    "  --conf FILE        slurm.conf, or `scontrol show config` / `show node` outputs (merged)\n"
-    "  --assoc FILE       `sshare -a -l -P` output or any subset of its columns with Account\n"
-    "                     and User; with `scontrol show assoc_mgr` and `sacctmgr show assoc -P`\n"
-    "                     outputs beside it (merged)\n"
-    "  --live, --save DIR, --from DIR, --timeout S, --slurm-version V: as for mfprio sprio\n"
-    "  --fairshare M      taken (the cluster's columns), computed, or auto (as mfprio sprio)\n"
-    "  -l, --long         long format (NormUsage, LevelFS, TRES columns)\n"
-    "  -p, --parsable     '|'-delimited with a trailing '|'\n"
-    "  -P, --parsable2    '|'-delimited without a trailing '|'\n"
-    "  -a, --all          all users (default: the account rows and $USER's rows)\n"
-    "  -u, --users L      these users (comma list)\n"
-    "  -A, --accounts L   these accounts (comma list)\n"
-    "  -U, --Users        user rows only\n"
-    "  -m, --partition    add the Partition column\n"
-    "  -n, -h, --noheader no header\n"
-    "  -o, --format L     fields, e.g. Account,User,FairShare%12\n"
-    "  --algorithm A      classic, fair-tree, fair-tree-merge, depth-oblivious, flux or linear\n"
-    "                     (default: what slurm.conf's PriorityFlags select; implies computed)\n"
-    "  --damping N        FairShareDampeningFactor (overrides slurm.conf; implies computed)\n"
-    "  --help             this text\n"
-    "\n"
-    "Example: mfprio sshare --live -a -l\n";
+    "Example: mfprio sshare --live -a -l\n");
 
 /// What the association table says the cluster printed, by tree index (`all`: every column).
 [[nodiscard]] inline report::sshare_reported reported_of(const config::assoc_table& assoc,
@@ -194,7 +202,22 @@ inline outcome run_sshare(std::span<const std::string_view> args) {
     return o;
 }
 
-inline constexpr std::string_view usage_help =
+/// `mfprio usage`'s options: its --help lists them, its parser takes them and no other.
+inline constexpr option_row usage_option_rows[] = {
+    {"--conf FILE", "slurm.conf (decay, billing weights, usage reset)"},
+    {"--qos FILE", "QOS table (UsageFactor)"},
+    {"--assoc FILE", "association table (sshare -a -l -P) with RawUsage"},
+    {"--jobs FILE", "jobs table; its RUNNING jobs are charged"},
+    {"--elapsed D", "a Slurm time string: min, min:sec, hr:min:sec, days-hr[:min[:sec]]"},
+    {"--start T", "the time the period starts (epoch or YYYY-MM-DDTHH:MM:SS; default\n"
+                  "2026-01-01T00:00:00), for usage reset boundaries in local time"},
+    {"--algorithm A", "fair-share algorithm for the printed columns (default: slurm.conf's)"},
+    {"--help", "this text"},
+};
+
+inline const std::vector<std::string_view> usage_option_names = option_names_of({usage_option_rows});
+
+inline const std::string usage_help = render_help(
     "usage: mfprio usage --conf FILE --qos FILE --assoc FILE --jobs FILE --elapsed DURATION [options]\n"
     "\n"
     "Charges the RUNNING jobs of a jobs table for DURATION with Slurm's decay and billing\n"
@@ -202,18 +225,11 @@ inline constexpr std::string_view usage_help =
     "TRESBillingWeights with MAX_TRES / MAX_TRES_GRES, QOS UsageFactor) and prints the\n"
     "resulting association table as `sshare -a -l -P` (the format --assoc reads), so you\n"
     "can ask what fair-share will look like after a week of this workload.\n"
+    "\n",
+    {usage_option_rows}, 20,
+    
     "\n"
-    "  --conf FILE       slurm.conf (decay, billing weights, usage reset)\n"
-    "  --qos FILE        QOS table (UsageFactor)\n"
-    "  --assoc FILE      association table (sshare -a -l -P) with RawUsage\n"
-    "  --jobs FILE       jobs table; its RUNNING jobs are charged\n"
-    "  --elapsed D       a Slurm time string: min, min:sec, hr:min:sec, days-hr[:min[:sec]]\n"
-    "  --start T         the time the period starts (epoch or YYYY-MM-DDTHH:MM:SS; default\n"
-    "                    2026-01-01T00:00:00), for usage reset boundaries in local time\n"
-    "  --algorithm A     fair-share algorithm for the printed columns (default: slurm.conf's)\n"
-    "  --help            this text\n"
-    "\n"
-    "Example: mfprio usage --conf slurm.conf --qos qos.txt --assoc assoc.txt --jobs jobs.txt --elapsed 7-0\n";
+    "Example: mfprio usage --conf slurm.conf --qos qos.txt --assoc assoc.txt --jobs jobs.txt --elapsed 7-0\n");
 
 /// The most steps `mfprio usage` takes: passes of PriorityCalcPeriod x (associations decayed
 /// + the chains of the running jobs charged), about a second of CPU.

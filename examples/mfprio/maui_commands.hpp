@@ -21,36 +21,44 @@
 
 namespace mfprio::cli {
 
-inline constexpr std::string_view diagnose_help =
+/// `mfprio diagnose`'s options: its --help lists them, its parser takes them and no other.
+inline constexpr option_row diagnose_option_rows[] = {
+    {"--maui-cfg FILE", "maui.cfg (weights, caps, *CFG credentials, FS and accrual settings)"},
+    {"--jobs FILE", "jobs table (JobID|User|Group|Account|QOS|Class|SubmitTime|WCLimit|Procs|...)"},
+    {"--nodes FILE", "nodes table Name|Procs|Mem|Swap|Disk (resources for PE)"},
+    {"--conf FILE", "or a slurm.conf whose NodeName lines give Procs and Mem"},
+    {"--fs-dir DIR", "Maui's fair-share window files FS.<epoch>"},
+    {"--now T", "time of the calculation: epoch seconds or YYYY-MM-DDTHH:MM:SS\n"
+                "(TZ, else UTC); default: the current time"},
+    {"--running", "running jobs and their run priority (MJobGetRunPriority), in mfprio's\n"
+                  "own table (Maui's diagnose -p lists idle jobs only)"},
+    {"--explain JOBID", "every component and subcomponent of one job's priority, and the\n"
+                        "final priority"},
+    {"--xfactor F", "code (default: (queued + WCLimit) / max(XFMINWCLIMIT, WCLimit))\n"
+                    "or doc (1 + queued / max(XFMINWCLIMIT, WCLimit))"},
+    {"--caps S", "maui (default: one-sided) or moab (symmetric)"},
+    {"--qttarget F", "maui33 (default: Maui 3.3's max(0.0001, QTTARGET - EffQTime)^-2, which is\n"
+                     "1e8 whenever a QTTARGET is set) or moab (1000^min(1, queued/QTTARGET))"},
+    {"--uproc-ujob F", "maui33 (default: UPROC and UJOB are not weighted, as in Maui 3.3's code)\n"
+                       "or moab (UPROCWEIGHT and UJOBWEIGHT apply)"},
+    {"--help", "this text"},
+};
+
+inline const std::vector<std::string_view> diagnose_option_names = option_names_of({diagnose_option_rows});
+
+inline const std::string diagnose_help = render_help(
     "usage: mfprio diagnose --maui-cfg FILE --jobs FILE [options]\n"
     "\n"
     "Prints what Maui 3.3's `diagnose -p` prints, in its layout: each idle job's priority\n"
     "(the weighted sum, before the floor, ceiling and system priority; '*' marks a system\n"
     "priority) and each component's share, computed by mfprio from maui.cfg and a jobs table.\n"
-    "\n"
-    "  --maui-cfg FILE   maui.cfg (weights, caps, *CFG credentials, FS and accrual settings)\n"
-    "  --jobs FILE       jobs table (JobID|User|Group|Account|QOS|Class|SubmitTime|WCLimit|Procs|...)\n"
-    "  --nodes FILE      nodes table Name|Procs|Mem|Swap|Disk (resources for PE)\n"
-    "  --conf FILE       or a slurm.conf whose NodeName lines give Procs and Mem\n"
-    "  --fs-dir DIR      Maui's fair-share window files FS.<epoch>\n"
-    "  --now T           time of the calculation: epoch seconds or YYYY-MM-DDTHH:MM:SS\n"
-    "                    (TZ, else UTC); default: the current time\n"
-    "  --running         running jobs and their run priority (MJobGetRunPriority), in mfprio's\n"
-    "                    own table (Maui's diagnose -p lists idle jobs only)\n"
-    "  --explain JOBID   every component and subcomponent of one job's priority, and the\n"
-    "                    final priority\n"
-    "  --xfactor F       code (default: (queued + WCLimit) / max(XFMINWCLIMIT, WCLimit))\n"
-    "                    or doc (1 + queued / max(XFMINWCLIMIT, WCLimit))\n"
-    "  --caps S          maui (default: one-sided) or moab (symmetric)\n"
-    "  --qttarget F      maui33 (default: Maui 3.3's max(0.0001, QTTARGET - EffQTime)^-2, which is\n"
-    "                    1e8 whenever a QTTARGET is set) or moab (1000^min(1, queued/QTTARGET))\n"
-    "  --uproc-ujob F    maui33 (default: UPROC and UJOB are not weighted, as in Maui 3.3's code)\n"
-    "                    or moab (UPROCWEIGHT and UJOBWEIGHT apply)\n"
-    "  --help            this text\n"
+    "\n",
+    {diagnose_option_rows}, 20,
+    
     "\n"
     "Ties are broken by submission time, then job id (Maui itself has no tie-break).\n"
     "\n"
-    "Example: mfprio diagnose --maui-cfg maui.cfg --jobs jobs.txt --nodes nodes.txt --fs-dir stats\n";
+    "Example: mfprio diagnose --maui-cfg maui.cfg --jobs jobs.txt --nodes nodes.txt --fs-dir stats\n");
 
 /// Embedded Maui inputs (the demo's): maui.cfg, jobs and nodes texts, and a label.
 struct maui_sources {

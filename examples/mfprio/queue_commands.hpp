@@ -29,34 +29,42 @@
 
 namespace mfprio::cli {
 
-inline constexpr std::string_view queue_help =
+/// `mfprio queue`'s options: its --help lists them, its parser takes them and no other.
+inline constexpr option_row queue_option_rows[] = {
+    {"--policy P", "a policy file (`name = weight` lines, `name.option = value`,\n"
+                   "`preset = NAME` first), or a preset: fcfs, flux-core, flux-accounting"},
+    {"--jobs FILE", "jobs table: JobID|User|SubmitTime, and Bank (or Account), Queue,\n"
+                    "Urgency (0..31, default 16), EligibleTime, State, NumNodes, NumCPUs"},
+    {"--assoc FILE", "association table (sshare -a -P -l): FairShare by (bank, user)"},
+    {"--algorithm A", "compute fair-share from RawShares and RawUsage instead (flux, ...)"},
+    {"--queues FILE", "Name|Priority (integer) table of queues"},
+    {"--banks FILE", "Name|Priority table of banks"},
+    {"--default-bank U=B ", "user U's default bank B (repeatable): U's jobs without a Bank (or\n"
+                            "Account) cell are in bank B, as flux-accounting submits them"},
+    {"--conf FILE", "slurm.conf, with --qos: Slurm's jobs table and Slurm's factors' tables"},
+    {"--qos FILE", "QOS table (with --conf)"},
+    {"--now T", "time of the calculation: epoch seconds or YYYY-MM-DDTHH:MM:SS\n"
+                "(TZ, else UTC); default: the current time"},
+    {"--explain JOBID", "every term of one job's priority"},
+    {"--help", "this text"},
+};
+
+inline const std::vector<std::string_view> queue_option_names = option_names_of({queue_option_rows});
+
+inline const std::string queue_help = render_help(
     "usage: mfprio queue --policy P --jobs FILE [options]\n"
     "\n"
     "Runs a runtime-configured engine over a jobs table and prints, in queue order, each\n"
     "pending job's priority and every named factor's weighted value (seed 003's table).\n"
-    "\n"
-    "  --policy P        a policy file (`name = weight` lines, `name.option = value`,\n"
-    "                    `preset = NAME` first), or a preset: fcfs, flux-core, flux-accounting\n"
-    "  --jobs FILE       jobs table: JobID|User|SubmitTime, and Bank (or Account), Queue,\n"
-    "                    Urgency (0..31, default 16), EligibleTime, State, NumNodes, NumCPUs\n"
-    "  --assoc FILE      association table (sshare -a -P -l): FairShare by (bank, user)\n"
-    "  --algorithm A     compute fair-share from RawShares and RawUsage instead (flux, ...)\n"
-    "  --queues FILE     Name|Priority (integer) table of queues\n"
-    "  --banks FILE      Name|Priority table of banks\n"
-    "  --default-bank U=B  user U's default bank B (repeatable): U's jobs without a Bank (or\n"
-    "                    Account) cell are in bank B, as flux-accounting submits them\n"
-    "  --conf FILE       slurm.conf, with --qos: Slurm's jobs table and Slurm's factors' tables\n"
-    "  --qos FILE        QOS table (with --conf)\n"
-    "  --now T           time of the calculation: epoch seconds or YYYY-MM-DDTHH:MM:SS\n"
-    "                    (TZ, else UTC); default: the current time\n"
-    "  --explain JOBID   every term of one job's priority\n"
-    "  --help            this text\n"
+    "\n",
+    {queue_option_rows}, 20,
+    
     "\n"
     "Priorities follow flux-accounting: urgency 0 holds (0), 31 expedites (4294967295), the\n"
     "sum is rounded, a sum of 0 or less is 0 (a priority-hold in Flux) and the top is clamped\n"
     "at 4294967295. Order: priority, then job id.\n"
     "\n"
-    "Example: mfprio queue --policy flux-accounting --jobs jobs.txt --assoc assoc.txt --queues queues.txt\n";
+    "Example: mfprio queue --policy flux-accounting --jobs jobs.txt --assoc assoc.txt --queues queues.txt\n");
 
 namespace detail {
 inline std::string upper(std::string_view s) {

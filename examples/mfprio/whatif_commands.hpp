@@ -31,40 +31,46 @@
 namespace mfprio::cli {
 
 
-inline constexpr std::string_view whatif_help =
+/// `mfprio whatif`'s options: its --help lists them, its parser takes them and no other.
+inline constexpr option_row whatif_option_rows[] = {
+    {"--set KEY=VALUE", "a change (give --set once for each); KEY is one of\n"
+                        "PriorityWeightAge|Assoc|Fairshare|JobSize|Partition|QOS, PriorityWeightTRES,\n"
+                        "PriorityMaxAge, PriorityFavorSmall, FairShareDampeningFactor,\n"
+                        "PriorityFlags (the whole value, or +FLAG / -FLAG),\n"
+                        "partition.NAME.PriorityJobFactor, partition.NAME.PriorityTier,\n"
+                        "qos.NAME.Priority, qos.NAME.UsageFactor,\n"
+                        "assoc.ACCOUNT.Shares, assoc.ACCOUNT/USER.Shares (a number or parent);\n"
+                        "VALUE is one word on one line, checked as the setting's reader checks it"},
+    {"--top N", "the N entries that move most (default 10)"},
+    {"--head N", "the first N positions for the per-account and per-user shares\n"
+                 "(default: 10% of the queue, at least 1)"},
+    {"--now T", "as for mfprio sprio"},
+    {"--json", "the same as a JSON object (for scripts)"},
+    {"--svg FILE", "also draw the accounts' shares of the head of the queue, before and\n"
+                   "after, as an SVG chart"},
+    {"--after D", "compare a while later (a Slurm time string, e.g. 7-0): both sides'\n"
+                  "usage decayed and charged by the running jobs as `mfprio usage` does\n"
+                  "(each under its own configuration), fair-share recomputed, jobs aged;\n"
+                  "jobs keep their states"},
+    {"--help", "this text"},
+};
+
+inline const std::vector<std::string_view> whatif_option_names = option_names_of({whatif_option_rows, input_option_rows});
+
+inline const std::string whatif_help = render_help(
     "usage: mfprio whatif (--conf FILE... --qos FILE --assoc FILE... --jobs FILE | --live | --from DIR)\n"
     "                     --set KEY=VALUE... [options]\n"
     "\n"
     "What a configuration change would do to the pending queue: each (partition) queue in Slurm's\n"
     "order (PriorityTier, priority, submit time, job id) before and after the changes.\n"
-    "\n"
-    "  --set KEY=VALUE  a change (give --set once for each); KEY is one of\n"
-    "                   PriorityWeightAge|Assoc|Fairshare|JobSize|Partition|QOS, PriorityWeightTRES,\n"
-    "                   PriorityMaxAge, PriorityFavorSmall, FairShareDampeningFactor,\n"
-    "                   PriorityFlags (the whole value, or +FLAG / -FLAG),\n"
-    "                   partition.NAME.PriorityJobFactor, partition.NAME.PriorityTier,\n"
-    "                   qos.NAME.Priority, qos.NAME.UsageFactor,\n"
-    "                   assoc.ACCOUNT.Shares, assoc.ACCOUNT/USER.Shares (a number or parent);\n"
-    "                   VALUE is one word on one line, checked as the setting's reader checks it\n"
-    "  --top N          the N entries that move most (default 10)\n"
-    "  --head N         the first N positions for the per-account and per-user shares\n"
-    "                   (default: 10% of the queue, at least 1)\n"
-    "  --now T          as for mfprio sprio\n"
-    "  --json           the same as a JSON object (for scripts)\n"
-    "  --svg FILE       also draw the accounts' shares of the head of the queue, before and\n"
-    "                   after, as an SVG chart\n"
-    "  --after D        compare a while later (a Slurm time string, e.g. 7-0): both sides'\n"
-    "                   usage decayed and charged by the running jobs as `mfprio usage` does\n"
-    "                   (each under its own configuration), fair-share recomputed, jobs aged;\n"
-    "                   jobs keep their states\n"
-    "  --help           this text\n"
-    "  the input options of mfprio sprio (--conf, --qos, --assoc, --jobs, --live, --save,\n"
-    "  --from, --timeout, --slurm-version, --fairshare)\n"
-    "\n"
-    "A change to shares, PriorityFlags or FairShareDampeningFactor recomputes fair-share from\n"
-    "RawShares and RawUsage on both sides, so that only the change differs.\n"
-    "\n"
-    "Example: mfprio whatif --from bundle --set PriorityWeightFairshare=100000 --set PriorityFlags=+NO_FAIR_TREE\n";
+    "\n",
+    {whatif_option_rows}, 19,
+    input_options_summary() +
+        std::string("\n"
+                    "A change to shares, PriorityFlags or FairShareDampeningFactor recomputes fair-share from\n"
+                    "RawShares and RawUsage on both sides, so that only the change differs.\n"
+                    "\n"
+                    "Example: mfprio whatif --from bundle --set PriorityWeightFairshare=100000 --set PriorityFlags=+NO_FAIR_TREE\n"));
 
 /// `mfprio whatif ...`
 inline outcome run_whatif(std::span<const std::string_view> args) {
