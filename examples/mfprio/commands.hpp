@@ -24,6 +24,7 @@
 #include <mfprio/config/qos_table.hpp>
 #include <mfprio/config/slurm_conf.hpp>
 #include <mfprio/config/slurm_fairshare.hpp>
+#include <mfprio/config/slurm_cluster.hpp>
 #include <mfprio/config/slurm_model.hpp>
 #include <mfprio/config/slurm_stored.hpp>
 #include <mfprio/text/text.hpp>
@@ -201,12 +202,8 @@ inline bool common_value(std::string_view a, std::string_view v, std::optional<s
     return false;
 }
 
-/// How the users' fair-share factors are obtained.
-enum class fairshare_source {
-    automatic, ///< `taken` for a cluster's own outputs (assoc_mgr given, --from, --live), else `computed` when RawUsage is there
-    taken,     ///< sshare's FairShare column, as the cluster computed it (Fair Tree's rank/N restored exactly)
-    computed,  ///< recomputed from RawShares and RawUsage with the algorithm slurm.conf selects
-};
+using config::fairshare_source;
+
 
 using config::parsed_cluster;
 
@@ -218,41 +215,6 @@ struct loaded_cluster {
     std::string slurm_version; ///< as the inputs print it ("22.05.8"), empty if unknown
     bool fairshare_taken = false;
 };
-
-/// Under Fair Tree a user's factor is rank / (number of user associations) (Slurm's
-/// fair_tree.c); sshare prints it with six decimals. The exact quotient is restored where the
-/// printed value is within rounding of one.
-inline void restore_fair_tree_ranks(slurm::cluster& cl, const config::assoc_table& assoc) {
-    std::uint32_t users = 0;
-    for (const auto& r : assoc.rows) users += r.is_user() ? 1 : 0;
-    if (users == 0) return;
-    for (std::uint32_t i = 0; i < assoc.rows.size(); ++i) {
-        const auto& r = assoc.rows[i];
-        if (!r.is_user() || !r.fairshare) continue;
-        const double rank = std::nearbyint(*r.fairshare * users);
-        const double exact = rank / static_cast<double>(users);
-        if (std::fabs(exact - *r.fairshare) <= 5.000001e-7) cl.set_fairshare(i, exact);
-    }
-}
-
-/// Whether the users' fair-share factors are taken from sshare's FairShare column rather than
-/// computed. `automatic`: computed from files, as mfprio always did; for a cluster's own
-/// outputs (assoc_mgr among the inputs, --live, --from) taken, because Fair Tree's factors are
-/// rank / users (restored exactly from six decimals) and the classic and depth-oblivious ones
-/// depend on usage digits no command prints. One case is computed: usage that does not decay
-/// (PriorityDecayHalfLife=0) and does not grow (no running jobs' TRESRunMins) is whole
-/// CPU-seconds, which assoc_mgr prints exactly, and recomputing gives Slurm's factors to the
-/// bit. (With jobs running, slurmctld's classic columns trail its RawUsage.)
-[[nodiscard]] inline bool fairshare_taken(fairshare_source fs, bool cluster_output,
-                                          std::span<const config::conf_input> assoc_inputs, bool fair_tree,
-                                          const config::slurm_conf& conf, const config::assoc_table& assoc) {
-    if (fs != fairshare_source::automatic) return fs == fairshare_source::taken;
-    bool assoc_mgr = false;
-    for (const auto& a : assoc_inputs) assoc_mgr = assoc_mgr || config::detect_kind(a.text) == config::input_kind::assoc_mgr;
-    if (!cluster_output && !assoc_mgr) return false;
-    const bool exact_usage = assoc_mgr && conf.decay_half_life == 0 && !config::usage_accruing(assoc);
-    return fair_tree || !exact_usage;
-}
 
 /// Reads and resolves a cluster's inputs. On failure, `o` holds the message and status.
 inline std::optional<parsed_cluster> parse_cluster(const cluster_inputs& ci, outcome& o) {
@@ -296,28 +258,11 @@ inline std::optional<parsed_cluster> parse_cluster(const cluster_inputs& ci, out
 /// Builds the model of a parsed cluster, the users' fair-share factors taken from sshare's
 /// column (`taken`) or computed from RawShares and RawUsage.
 inline std::optional<config::slurm_model> build_model(const parsed_cluster& pc, bool taken, outcome& o) {
-    const auto fail = [&](const input_error& e) {
-        o.status = exit_data;
-        o.err += "mfprio: " + e.to_string() + "\n";
-        return std::nullopt;
-    };
-    auto model = config::build_slurm_model(pc.conf, pc.qos, pc.assoc, *pc.jobs, pc.conf_name);
-    if (!model) return fail(model.error());
-    if (taken) {
-        if (!pc.assoc.has_column("FairShare"))
-            return fail(input_error{pc.assoc_name, 0, 0, "FairShare",
-                                    "no FairShare column to take the factors from (sshare -a -l -P prints it)"});
-        if (pc.conf.flags.has(slurm::priority_flag::fair_tree) && !pc.conf.flags.has(slurm::priority_flag::depth_oblivious))
-            restore_fair_tree_ranks(model->cluster, pc.assoc);
-    } else {
-        // With RawUsage in the association table, fair-share is computed (the algorithm
-        // slurm.conf selects) instead of taken from its FairShare column.
-        auto computed = config::apply_computed_fairshare(model->cluster, pc.assoc, config::fairshare_options_of(pc.conf),
-                                                         pc.assoc_name);
-        if (!computed) return fail(computed.error());
-    }
-    model->settings.slurm_release = version_number(pc.slurm_version);
-    return std::move(*model);
+    auto model = config::build_cluster_model(pc, taken);
+    if (model) return std::move(*model);
+    o.status = exit_data;
+    o.err += "mfprio: " + model.error().to_string() + "\n";
+    return std::nullopt;
 }
 
 /// Loads a cluster's inputs into a model. On failure, `o` holds the message and status.
@@ -327,7 +272,7 @@ inline std::optional<loaded_cluster> load_cluster(const cluster_inputs& ci, fair
     if (!pc) return std::nullopt;
     const bool fair_tree = pc->conf.flags.has(slurm::priority_flag::fair_tree) &&
                            !pc->conf.flags.has(slurm::priority_flag::depth_oblivious);
-    const bool taken = fairshare_taken(fs, cluster_output, ci.assoc, fair_tree, pc->conf, pc->assoc);
+    const bool taken = config::fairshare_taken(fs, cluster_output, ci.assoc, fair_tree, pc->conf, pc->assoc);
     auto model = build_model(*pc, taken, o);
     if (!model) return std::nullopt;
     loaded_cluster lc;
@@ -422,7 +367,7 @@ inline bool cluster_option(std::span<const std::string_view> args, std::size_t& 
     else if (a == "--from") c.from = *v;
     else if (a == "--save") c.save = *v;
     else if (a == "--slurm-version") {
-        if (version_number(*v) == 0) error = "--slurm-version takes a release such as 22.05 or 24.11.3, not '" + std::string(*v) + "'";
+        if (config::slurm_version_number(*v) == 0) error = "--slurm-version takes a release such as 22.05 or 24.11.3, not '" + std::string(*v) + "'";
         c.version = *v;
     } else if (a == "--timeout") {
         const auto t = config::parse_unsigned<unsigned>(*v);
@@ -706,7 +651,7 @@ inline outcome run_sprio(std::span<const std::string_view> args, const slurm_sou
     if (!ci) return o;
     auto lc = load_cluster(*ci, copt.fs, o, copt.live || !copt.from.empty());
     if (!lc) return o;
-    opt.slurm_version = version_number(lc->slurm_version);
+    opt.slurm_version = config::slurm_version_number(lc->slurm_version);
     const sprio_times times = times_of(*ci, now);
     const auto placed = place_stored(*lc, times);
     const auto& model = lc->model;

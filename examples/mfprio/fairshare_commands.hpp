@@ -180,7 +180,7 @@ inline outcome run_sshare(std::span<const std::string_view> args) {
     // Taken or computed, as `mfprio sprio` decides; --algorithm and --damping ask for a
     // computation.
     const bool cluster_output = copt.live || !copt.from.empty();
-    bool taken = fairshare_taken(copt.fs, cluster_output, ci->assoc, fo.algo == fairshare::algorithm::fair_tree,
+    bool taken = config::fairshare_taken(copt.fs, cluster_output, ci->assoc, fo.algo == fairshare::algorithm::fair_tree,
                                  *conf, *assoc);
     if (algo || damping) taken = false;
     bool from_cluster = cluster_output;

@@ -38,6 +38,7 @@
 
 #include <simdjson.h>
 
+#include <mfprio/config/slurm_cluster.hpp>
 #include <mfprio/config/jobs_table.hpp>
 #include <mfprio/config/slurm_native.hpp>
 #include <mfprio/text/text.hpp>
@@ -465,16 +466,6 @@ struct cluster_inputs {
     return buf;
 }
 
-/// "22.05.8" -> 2205; 0 when unreadable.
-[[nodiscard]] inline int version_number(std::string_view v) {
-    const std::size_t dot = v.find('.');
-    if (dot == std::string_view::npos) return 0;
-    const auto major = config::parse_unsigned<unsigned>(v.substr(0, dot));
-    std::string_view rest = v.substr(dot + 1);
-    const auto minor = config::parse_unsigned<unsigned>(rest.substr(0, rest.find('.')));
-    if (!major || !minor || *major > 99 || *minor > 99) return 0;
-    return static_cast<int>(*major * 100 + *minor);
-}
 
 /// Reads `meta`'s key=value lines into `ci`. Each value is checked as the option it stands
 /// for: priority_calc_time and captured as --now (1970..9999), slurm_version as
@@ -493,7 +484,7 @@ struct cluster_inputs {
             return t;
         };
         if (k == "slurm_version") {
-            if (!v.empty() && version_number(v) == 0)
+            if (!v.empty() && config::slurm_version_number(v) == 0)
                 return config::make_error(name, l.number, eq + 2, "slurm_version",
                                           "'" + std::string(v) + "' is not a release such as 22.05 or 24.11.3");
             ci.slurm_version = std::string(v);

@@ -150,7 +150,7 @@ inline outcome run_whatif(std::span<const std::string_view> args) {
     const bool cluster_output = copt.live || !copt.from.empty();
     const bool fair_tree = pc->conf.flags.has(slurm::priority_flag::fair_tree) &&
                            !pc->conf.flags.has(slurm::priority_flag::depth_oblivious);
-    bool taken = fairshare_taken(copt.fs, cluster_output, ci->assoc, fair_tree, pc->conf, pc->assoc);
+    bool taken = config::fairshare_taken(copt.fs, cluster_output, ci->assoc, fair_tree, pc->conf, pc->assoc);
     if (applied.fairshare) taken = false;
     const sprio_times times = times_of(*ci, now);
     std::int64_t t = times.calc;

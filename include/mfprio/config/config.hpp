@@ -18,6 +18,7 @@
 #include <mfprio/config/maui_jobs.hpp>
 #include <mfprio/config/maui_model.hpp>
 #include <mfprio/config/qos_table.hpp>
+#include <mfprio/config/slurm_cluster.hpp>
 #include <mfprio/config/slurm_conf.hpp>
 #include <mfprio/config/slurm_fairshare.hpp>
 #include <mfprio/config/slurm_model.hpp>
