@@ -1,8 +1,9 @@
 #pragma once
 /// \file
-/// Small text helpers shared by the readers in `mfprio::config`: trimming, ASCII
-/// case-insensitive comparison, splitting, whole-string number parsing (std::from_chars,
-/// no locale, no exceptions), loading a file, and building an `input_error`.
+/// The text layer under every reader (`mfprio::text`): what ends a line and the lines of a
+/// text, trimming, ASCII case-insensitive comparison, splitting, whole-string number parsing
+/// (std::from_chars, no locale, no exceptions), "did you mean", the one file loader, and
+/// building an `input_error`. `config/common.hpp` brings these names into `mfprio::config`.
 
 #include <algorithm>
 #include <cerrno>
