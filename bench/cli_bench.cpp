@@ -187,13 +187,13 @@ void whatif_squeue_json(benchmark::State& state) {
 void sprio_scontrol(benchmark::State& state) { run_sprio(state, inputs().scontrol); }
 
 void read_squeue_json(benchmark::State& state) {
-    auto in = mfprio::cli::read_jobs_source(inputs().json);
+    auto in = mfprio::inputs::read_jobs_source(inputs().json);
     if (!in) {
         state.SkipWithError("cannot read the generated squeue.json");
         return;
     }
     for (auto _ : state) {
-        auto t = mfprio::cli::squeue_json_table(in->text(), in->readable_after(), in->name);
+        auto t = mfprio::inputs::squeue_json_table(in->text(), in->readable_after(), in->name);
         if (!t) {
             state.SkipWithError(t.error().to_string().c_str());
             return;

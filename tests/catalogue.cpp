@@ -24,7 +24,7 @@
 #include <mfprio/report/sprio.hpp>
 
 #include "cli_main.hpp"
-#include "slurm_inputs.hpp"
+#include "live.hpp"
 
 namespace {
 using namespace mfprio;

@@ -129,7 +129,7 @@ TEST_CASE("live: a busy cluster in the library: each stored priority placed, the
     // tests/live/populate.sh); jobs 22 to 25 were submitted after the recalculation
     // (priority_calc_time in meta), between it and the capture.
     const std::string dir = bundle("busy_fair_tree");
-    auto ci = mfprio::cli::read_bundle(dir);
+    auto ci = mfprio::inputs::read_bundle(dir);
     REQUIRE(ci);
     mfprio::cli::outcome o;
     auto lc = mfprio::cli::load_cluster(*ci, mfprio::cli::fairshare_source::automatic, o, true);
@@ -201,8 +201,8 @@ TEST_CASE("live: a bundle's manifest and meta lines that are not of their form n
     std::ofstream(tmp + "/manifest") << "mfprio-bundle 1\n";
     CHECK(err() == "mfprio: " + tmp + "/manifest: does not list scontrol_show_config.txt, which a bundle needs\n");
     fs::remove_all(tmp);
-    mfprio::cli::cluster_inputs ci;
-    const auto e = mfprio::cli::read_meta("captured=1795716797\nnonsense\n", "meta", ci);
+    mfprio::inputs::cluster_inputs ci;
+    const auto e = mfprio::inputs::read_meta("captured=1795716797\nnonsense\n", "meta", ci);
     REQUIRE(e);
     CHECK(e->to_string() == "meta:2:1: not a key=value line");
 }
@@ -431,10 +431,10 @@ TEST_CASE("live: squeue --json of the 23.11+ layout (number objects, state lists
     // tests/data/native/squeue_v0040.json, written from the data_parser v0.0.40 layout: the
     // same three jobs as config_slurm_native.cpp's `scontrol show job` text.
     const std::string path = std::string(MFPRIO_TEST_DATA) + "/native/squeue_v0040.json";
-    auto in = mfprio::cli::read_jobs_source(path);
+    auto in = mfprio::inputs::read_jobs_source(path);
     REQUIRE(in);
     std::string version;
-    auto t = mfprio::cli::squeue_json_table(in->text(), in->readable_after(), in->name, &version);
+    auto t = mfprio::inputs::squeue_json_table(in->text(), in->readable_after(), in->name, &version);
     REQUIRE(t);
     CHECK(version == "23.11.4");
     using namespace mfprio::config;
@@ -473,9 +473,9 @@ TEST_CASE("live: squeue --json errors name the file, the line and the column") {
     const std::string tmp = std::string(std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "/tmp") + "/mfprio_bad_squeue.json";
     const auto attempt = [&](const std::string& text) {
         std::ofstream(tmp, std::ios::binary) << text;
-        auto in = mfprio::cli::read_jobs_source(tmp);
+        auto in = mfprio::inputs::read_jobs_source(tmp);
         REQUIRE(in);
-        auto t = mfprio::cli::squeue_json_table(in->text(), in->readable_after(), in->name);
+        auto t = mfprio::inputs::squeue_json_table(in->text(), in->readable_after(), in->name);
         std::remove(tmp.c_str());
         REQUIRE(!t);
         return t.error();

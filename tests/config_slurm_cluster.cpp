@@ -63,3 +63,26 @@ TEST_CASE("config: a release number from what the inputs print") {
     CHECK(config::slurm_version_number("22") == 0);
     CHECK(config::slurm_version_number("x.y") == 0);
 }
+
+TEST_CASE("config: charge_cluster needs RawUsage and refuses by kind without it") {
+    // tests/data/whatif's association table has no RawUsage column.
+    auto conf = mfprio::config::read_slurm_conf(std::string(MFPRIO_TEST_DATA) + "/whatif/slurm.conf");
+    auto qos = mfprio::config::read_qos_table(std::string(MFPRIO_TEST_DATA) + "/whatif/qos.txt");
+    auto assoc = mfprio::config::read_assoc_table(std::string(MFPRIO_TEST_DATA) + "/whatif/assoc.txt");
+    REQUIRE(conf);
+    REQUIRE(qos);
+    REQUIRE(assoc);
+    auto jobs = mfprio::config::read_jobs_table(std::string(MFPRIO_TEST_DATA) + "/whatif/jobs.txt", *conf, *qos, *assoc);
+    REQUIRE(jobs);
+    mfprio::config::parsed_cluster pc;
+    pc.conf = std::move(*conf);
+    pc.qos = std::move(*qos);
+    pc.assoc = std::move(*assoc);
+    pc.assoc_name = "assoc.txt";
+    pc.jobs = std::make_shared<const mfprio::config::jobs_table>(std::move(*jobs));
+    const auto e = mfprio::config::charge_cluster(pc, 1000, 3600);
+    REQUIRE(e);
+    CHECK(e->kind == mfprio::error_kind::shape);
+    CHECK(e->file == "assoc.txt");
+    CHECK(e->key == "RawUsage");
+}

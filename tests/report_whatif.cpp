@@ -107,3 +107,43 @@ TEST_CASE("report whatif: changes that cannot be made change nothing and say why
     const changes shares{{"assoc.chem.Shares", "3"}};
     CHECK(report::apply_whatif(changed, c.conf_inputs, shares).fairshare);
 }
+
+TEST_CASE("report whatif: the summary's movers and head shares follow the orders worked out by hand") {
+    auto c = read_cluster();
+    const auto before = model_of(c.pc);
+    auto changed = c.pc;
+    const changes ch{{"PriorityWeightQOS", "0"}};
+    REQUIRE(report::apply_whatif(changed, c.conf_inputs, ch).error.empty());
+    const auto after = model_of(changed);
+    const auto r = report::compare_queues(before, after, 1000);
+    // Old order 3, 2, 4, 1; new positions 4, 1, 2, 3: job 3 moves 3 down, the others 1 up
+    // each, tied and kept in the old order.
+    const auto s = report::summarize_whatif(before, after, 1000, r, 2, 2);
+    REQUIRE(s.movers.size() == 2);
+    CHECK(r.entries[s.movers[0]].job_id == 3);
+    CHECK(r.entries[s.movers[1]].job_id == 2);
+    CHECK(s.terms == std::vector<std::string>{"qos", "-"});
+    CHECK(s.head == 2);
+    CHECK(s.entries == 4);
+    // The head (two positions): jobs 3 (carol, phys) and 2 (bob, chem) before; 2 and 4
+    // (dave, phys) after. Alice is in neither head.
+    REQUIRE(s.by_account.size() == 2);
+    REQUIRE(s.by_user.size() == 3);
+    CHECK(s.by_user[0].who == "bob");
+    CHECK(s.by_user[1].who == "dave");
+    CHECK(s.by_user[1].before == doctest::Approx(0.0));
+    CHECK(s.by_user[1].after == doctest::Approx(50.0));
+    CHECK(s.by_user[2].who == "carol");
+    CHECK(s.by_user[2].after == doctest::Approx(0.0));
+    for (const auto& a : s.by_account) {
+        CHECK(a.before == doctest::Approx(50.0));
+        CHECK(a.after == doctest::Approx(50.0));
+    }
+    // Without a head, a tenth of the queue, at least one position: job 3, then job 2.
+    const auto d = report::summarize_whatif(before, after, 1000, r, 10);
+    CHECK(d.head == 1);
+    CHECK(d.movers.size() == 4);
+    const std::string text = report::render_whatif(before, r, d, "PriorityWeightQOS=0");
+    CHECK(text.starts_with("whatif: PriorityWeightQOS=0\nqueue entries compared: 4   Kendall's tau: 0.0000\n"));
+    CHECK(text.find("\nhead of the queue (first 1 of 4 positions), by user:\n") != std::string::npos);
+}

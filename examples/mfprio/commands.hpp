@@ -32,7 +32,7 @@
 #include <mfprio/report/lint.hpp>
 #include <mfprio/report/sprio.hpp>
 
-#include "slurm_inputs.hpp"
+#include "live.hpp"
 
 namespace mfprio::cli {
 
@@ -203,91 +203,41 @@ inline bool common_value(std::string_view a, std::string_view v, std::optional<s
 }
 
 using config::fairshare_source;
-
-
 using config::parsed_cluster;
 
-/// A loaded cluster: the model and what the inputs said about the cluster.
-struct loaded_cluster {
-    config::slurm_model model;
-    config::assoc_table assoc;
-    config::slurm_conf conf;
-    std::string slurm_version; ///< as the inputs print it ("22.05.8"), empty if unknown
-    bool fairshare_taken = false;
-};
-
-/// Reads and resolves a cluster's inputs. On failure, `o` holds the message and status.
-inline std::optional<parsed_cluster> parse_cluster(const cluster_inputs& ci, outcome& o) {
-    const auto fail = [&](const input_error& e) {
-        o.status = exit_data;
-        o.err += "mfprio: " + e.to_string() + "\n";
-        return std::nullopt;
-    };
-    parsed_cluster pc;
-    pc.slurm_version = ci.slurm_version;
-    pc.conf_name = ci.conf.front().name;
-    pc.assoc_name = ci.assoc.front().name;
-    std::string version;
-    auto conf = config::read_slurm_conf_inputs(ci.conf, &version);
-    if (!conf) return fail(conf.error());
-    if (pc.slurm_version.empty()) pc.slurm_version = version;
-    // The QOS from sacctmgr where given, else from slurmctld's own assoc_mgr (no slurmdbd
-    // needed; it prints no UsageFactor, which only charging usage reads).
-    auto qos = [&]() -> expected<config::qos_table> {
-        if (ci.qos) return config::parse_qos_table(config::detail::without_bom(ci.qos->text), ci.qos->name);
-        for (const auto& a : ci.assoc)
-            if (config::detect_kind(a.text) == config::input_kind::assoc_mgr) return config::read_assoc_mgr_qos(a);
-        return input_error{ci.assoc.front().name, 0, 0, "QOS",
-                           "no QOS: give `sacctmgr show qos -P` output or `scontrol show assoc_mgr flags=assoc,qos`"};
-    }();
-    if (!qos) return fail(qos.error());
-    auto assoc = config::read_assoc_inputs(ci.assoc);
-    if (!assoc) return fail(assoc.error());
-    auto table = jobs_input_table(*ci.jobs, &version);
-    if (!table) return fail(table.error());
-    if (pc.slurm_version.empty()) pc.slurm_version = version;
-    auto jobs = config::jobs_table_from(*table, *conf, *qos, *assoc);
-    if (!jobs) return fail(jobs.error());
-    pc.conf = std::move(*conf);
-    pc.qos = std::move(*qos);
-    pc.assoc = std::move(*assoc);
-    pc.jobs = std::make_shared<const config::jobs_table>(std::move(*jobs));
-    return pc;
-}
-
-/// Builds the model of a parsed cluster, the users' fair-share factors taken from sshare's
-/// column (`taken`) or computed from RawShares and RawUsage.
-inline std::optional<config::slurm_model> build_model(const parsed_cluster& pc, bool taken, outcome& o) {
-    auto model = config::build_cluster_model(pc, taken);
-    if (model) return std::move(*model);
+/// The error `e` into `o` (status exit_data); returns nullopt for the caller to return.
+inline std::nullopt_t data_error(const input_error& e, outcome& o) {
     o.status = exit_data;
-    o.err += "mfprio: " + model.error().to_string() + "\n";
+    o.err += "mfprio: " + e.to_string() + "\n";
     return std::nullopt;
 }
 
-/// Loads a cluster's inputs into a model. On failure, `o` holds the message and status.
+/// inputs::parse_cluster, its error into `o`.
+inline std::optional<parsed_cluster> parse_cluster(const cluster_inputs& ci, outcome& o) {
+    auto pc = inputs::parse_cluster(ci);
+    if (!pc) return data_error(pc.error(), o);
+    return std::move(*pc);
+}
+
+/// config::build_cluster_model, its error into `o`.
+inline std::optional<config::slurm_model> build_model(const parsed_cluster& pc, bool taken, outcome& o) {
+    auto model = config::build_cluster_model(pc, taken);
+    if (!model) return data_error(model.error(), o);
+    return std::move(*model);
+}
+
+/// inputs::load_cluster, its error into `o`.
 inline std::optional<loaded_cluster> load_cluster(const cluster_inputs& ci, fairshare_source fs, outcome& o,
                                                   bool cluster_output = false) {
-    auto pc = parse_cluster(ci, o);
-    if (!pc) return std::nullopt;
-    const bool fair_tree = pc->conf.flags.has(slurm::priority_flag::fair_tree) &&
-                           !pc->conf.flags.has(slurm::priority_flag::depth_oblivious);
-    const bool taken = config::fairshare_taken(fs, cluster_output, ci.assoc, fair_tree, pc->conf, pc->assoc);
-    auto model = build_model(*pc, taken, o);
-    if (!model) return std::nullopt;
-    loaded_cluster lc;
-    lc.slurm_version = pc->slurm_version;
-    lc.fairshare_taken = taken;
-    lc.model = std::move(*model);
-    lc.assoc = std::move(pc->assoc);
-    lc.conf = std::move(pc->conf);
-    return lc;
+    auto lc = inputs::load_cluster(ci, fs, cluster_output);
+    if (!lc) return data_error(lc.error(), o);
+    return std::move(*lc);
 }
 
 /// The cluster inputs of `src`'s files or embedded texts.
 inline std::optional<cluster_inputs> inputs_of(const slurm_sources& src, outcome& o) {
-    cluster_inputs ci;
     if (src.texts != nullptr) {
+        cluster_inputs ci;
         const std::string n(src.name);
         ci.conf.push_back({std::string(src.texts[0]), n + "/slurm.conf"});
         ci.qos = config::conf_input{std::string(src.texts[1]), n + "/qos.txt"};
@@ -295,39 +245,9 @@ inline std::optional<cluster_inputs> inputs_of(const slurm_sources& src, outcome
         ci.jobs = jobs_source(std::string(src.texts[3]), n + "/jobs.txt");
         return ci;
     }
-    const auto get = [&](const std::string& path) -> std::optional<config::conf_input> {
-        auto in = read_input(path);
-        if (!in) {
-            o.status = exit_data;
-            o.err += "mfprio: " + in.error().to_string() + "\n";
-            return std::nullopt;
-        }
-        return std::move(*in);
-    };
-    for (const auto& p : src.confs) {
-        auto in = get(p);
-        if (!in) return std::nullopt;
-        ci.conf.push_back(std::move(*in));
-    }
-    for (const auto& p : src.assocs) {
-        auto in = get(p);
-        if (!in) return std::nullopt;
-        ci.assoc.push_back(std::move(*in));
-    }
-    if (!src.qos.empty()) {
-        ci.qos = get(src.qos);
-        if (!ci.qos) return std::nullopt;
-    }
-    if (!src.jobs.empty()) {
-        auto j = read_jobs_source(src.jobs);
-        if (!j) {
-            o.status = exit_data;
-            o.err += "mfprio: " + j.error().to_string() + "\n";
-            return std::nullopt;
-        }
-        ci.jobs = std::move(*j);
-    }
-    return ci;
+    auto ci = read_cluster_files({src.confs, src.assocs, src.qos, src.jobs});
+    if (!ci) return data_error(ci.error(), o);
+    return std::move(*ci);
 }
 
 /// The options `mfprio sprio` and `mfprio sshare` share for where a cluster comes from.

@@ -72,6 +72,55 @@ inline const std::string whatif_help = render_help(
                     "\n"
                     "Example: mfprio whatif --from bundle --set PriorityWeightFairshare=100000 --set PriorityFlags=+NO_FAIR_TREE\n"));
 
+/// `mfprio whatif --json`: the text report's content as one JSON object, every entry
+/// compared included.
+inline std::string whatif_json(const config::slurm_model& m, const report::whatif_result& r,
+                               const report::whatif_summary& sum,
+                               std::span<const std::pair<std::string, std::string>> changes, std::int64_t now) {
+    const auto names = [&](const report::whatif_entry& e) {
+        const auto& j = m.jobs[e.job_index];
+        return nlohmann::ordered_json{{"job_id", e.job_id},
+                                      {"partition", m.cluster.partition_names()[e.partition]},
+                                      {"qos", m.cluster.qos_names()[e.qos]},
+                                      {"user", m.user_names[j.user]},
+                                      {"account", m.cluster.assoc_accounts()[j.association]},
+                                      {"old_priority", e.old_priority},
+                                      {"new_priority", e.new_priority},
+                                      {"old_position", e.old_position},
+                                      {"new_position", e.new_position},
+                                      {"move", e.move()}};
+    };
+    const std::size_t n = sum.entries;
+    nlohmann::ordered_json j;
+    j["changes"] = nlohmann::ordered_json::array();
+    for (const auto& [k, v] : changes) j["changes"].push_back({{"key", k}, {"value", v}});
+    j["now"] = now;
+    j["entries_compared"] = n;
+    j["kendall_tau"] = r.tau;
+    j["moved_up"] = r.up;
+    j["moved_down"] = r.down;
+    j["unchanged"] = n - r.up - r.down;
+    j["median_move"] = r.median_move;
+    j["largest_move"] = r.largest_move;
+    j["largest_moves"] = nlohmann::ordered_json::array();
+    for (std::size_t i = 0; i < sum.movers.size(); ++i) {
+        auto e = names(r.entries[sum.movers[i]]);
+        e["term"] = sum.terms[i];
+        j["largest_moves"].push_back(std::move(e));
+    }
+    // Every entry compared, in the old queue's order, moved or not.
+    j["entries"] = nlohmann::ordered_json::array();
+    for (const auto& e : r.entries) j["entries"].push_back(names(e));
+    j["head"] = {{"positions", sum.head}, {"of", n}};
+    for (const bool by_account : {true, false}) {
+        auto& list = j["head"][by_account ? "by_account" : "by_user"] = nlohmann::ordered_json::array();
+        for (const auto& c : by_account ? sum.by_account : sum.by_user)
+            list.push_back({{"name", c.who}, {"before", c.before}, {"after", c.after}});
+    }
+    // Names are bytes as Slurm gives them: invalid UTF-8 is written as U+FFFD, not thrown.
+    return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+
 /// `mfprio whatif ...`
 inline outcome run_whatif(std::span<const std::string_view> args) {
     outcome o;
@@ -170,23 +219,13 @@ inline outcome run_whatif(std::span<const std::string_view> args) {
     if (after_s) {
         // Both sides a while later: usage decayed and charged by the running jobs under each
         // side's configuration, fair-share recomputed from it, every job aged.
-        for (parsed_cluster* side : {&*pc, &changed}) {
-            if (!side->assoc.has_column("RawUsage")) {
+        for (parsed_cluster* side : {&*pc, &changed})
+            if (auto e = config::charge_cluster(*side, t, *after_s)) {
+                if (e->kind == error_kind::shape) e->message = "whatif --after needs each association's RawUsage (sshare -a -l -P prints it)";
                 o.status = exit_data;
-                o.err += "mfprio: " + side->assoc_name + ": RawUsage: whatif --after needs each association's "
-                         "RawUsage (sshare -a -l -P prints it)\n";
+                o.err += "mfprio: " + e->to_string() + "\n";
                 return o;
             }
-            auto ft = config::fairshare_tree_from(side->assoc, side->assoc_name);
-            if (!ft) {
-                o.status = exit_data;
-                o.err += "mfprio: " + ft.error().to_string() + "\n";
-                return o;
-            }
-            config::charge_running_jobs(*ft, side->conf, side->qos, *side->jobs, t, *after_s);
-            for (std::size_t row = 0; row < side->assoc.rows.size(); ++row)
-                side->assoc.rows[row].raw_usage = static_cast<double>(ft->tree.usage_raw[ft->tree_index_of_row[row]]);
-        }
         taken = false;
         t += *after_s;
     }
@@ -202,55 +241,13 @@ inline outcome run_whatif(std::span<const std::string_view> args) {
     }
     const report::whatif_result r = report::compare_queues(*before, *after, t, std::max(t, times.listed));
 
-    // Names of an entry, from the model before the change (the same jobs on both sides).
-    const auto& m = *before;
-    const auto user_of = [&](const report::whatif_entry& e) -> const std::string& { return m.user_names[m.jobs[e.job_index].user]; };
-    const auto account_of = [&](const report::whatif_entry& e) -> const std::string& {
-        return m.cluster.assoc_accounts()[m.jobs[e.job_index].association];
-    };
-    const auto partition_of = [&](const report::whatif_entry& e) -> const std::string& { return m.cluster.partition_names()[e.partition]; };
-    const auto qos_of = [&](const report::whatif_entry& e) -> const std::string& { return m.cluster.qos_names()[e.qos]; };
-    // The largest moves, and the shares of the head of the queue.
-    std::vector<const report::whatif_entry*> movers;
-    for (const auto& e : r.entries)
-        if (e.move() != 0) movers.push_back(&e);
-    std::stable_sort(movers.begin(), movers.end(), [](const report::whatif_entry* x, const report::whatif_entry* y) {
-        const long a = std::labs(x->move()), b = std::labs(y->move());
-        return a != b ? a > b : x->old_position < y->old_position;
-    });
-    if (movers.size() > top) movers.resize(top);
-    std::vector<std::string> terms;
-    for (const auto* e : movers) terms.push_back(report::changed_term(*before, *after, t, *e));
-    const std::size_t n = r.entries.size();
-    const std::size_t h = std::min(n, head ? *head : std::max<std::size_t>(1, n / 10));
-    struct share {
-        std::string who;
-        std::size_t before = 0, after = 0;
-    };
-    std::vector<share> shares[2]; // by account, by user
-    for (const int by : {0, 1}) {
-        std::map<std::string, share> count;
-        for (const auto& e : r.entries) {
-            const std::string& who = by == 0 ? account_of(e) : user_of(e);
-            auto& c = count[who];
-            c.who = who;
-            c.before += e.old_position <= h ? 1 : 0;
-            c.after += e.new_position <= h ? 1 : 0;
-        }
-        for (auto& [who, c] : count)
-            if (c.before + c.after != 0) shares[by].push_back(c);
-        std::stable_sort(shares[by].begin(), shares[by].end(), [](const share& x, const share& y) {
-            return x.after != y.after ? x.after > y.after : x.before > y.before;
-        });
-    }
-    const auto percent = [&](std::size_t c) { return h == 0 ? 0.0 : 100.0 * static_cast<double>(c) / static_cast<double>(h); };
+    const report::whatif_summary sum = report::summarize_whatif(*before, *after, t, r, top, head);
+    std::string changes_text;
+    for (const auto& [k, v] : changes) changes_text += (changes_text.empty() ? "" : ", ") + k + "=" + v;
     if (!svg_path.empty()) {
-        std::vector<report::head_share> chart;
-        for (const auto& c : shares[0]) chart.push_back({c.who, percent(c.before), percent(c.after)});
-        std::string title;
-        for (const auto& [k, v] : changes) title += (title.empty() ? "" : ", ") + k + "=" + v;
+        std::string title = changes_text;
         if (after_s) title += " (after " + std::to_string(*after_s) + " s)";
-        const std::string svg = report::whatif_svg(chart, title, h, n);
+        const std::string svg = report::whatif_svg(sum.by_account, title, sum.head, sum.entries);
         std::ofstream f(svg_path, std::ios::binary);
         f.write(svg.data(), static_cast<std::streamsize>(svg.size()));
         if (!f) {
@@ -259,88 +256,7 @@ inline outcome run_whatif(std::span<const std::string_view> args) {
             return o;
         }
     }
-
-    if (json) {
-        nlohmann::ordered_json j;
-        j["changes"] = nlohmann::ordered_json::array();
-        for (const auto& [k, v] : changes) j["changes"].push_back({{"key", k}, {"value", v}});
-        j["now"] = t;
-        j["entries_compared"] = n;
-        j["kendall_tau"] = r.tau;
-        j["moved_up"] = r.up;
-        j["moved_down"] = r.down;
-        j["unchanged"] = n - r.up - r.down;
-        j["median_move"] = r.median_move;
-        j["largest_move"] = r.largest_move;
-        j["largest_moves"] = nlohmann::ordered_json::array();
-        for (std::size_t i = 0; i < movers.size(); ++i) {
-            const report::whatif_entry& e = *movers[i];
-            j["largest_moves"].push_back({{"job_id", e.job_id},           {"partition", partition_of(e)},
-                                          {"qos", qos_of(e)},             {"user", user_of(e)},
-                                          {"account", account_of(e)},     {"old_priority", e.old_priority},
-                                          {"new_priority", e.new_priority}, {"old_position", e.old_position},
-                                          {"new_position", e.new_position}, {"move", e.move()},
-                                          {"term", terms[i]}});
-        }
-        // Every entry compared, in the old queue's order, moved or not.
-        j["entries"] = nlohmann::ordered_json::array();
-        for (const auto& e : r.entries)
-            j["entries"].push_back({{"job_id", e.job_id},
-                                    {"partition", partition_of(e)},
-                                    {"qos", qos_of(e)},
-                                    {"user", user_of(e)},
-                                    {"account", account_of(e)},
-                                    {"old_priority", e.old_priority},
-                                    {"new_priority", e.new_priority},
-                                    {"old_position", e.old_position},
-                                    {"new_position", e.new_position},
-                                    {"move", e.move()}});
-        j["head"] = {{"positions", h}, {"of", n}};
-        for (const int by : {0, 1}) {
-            auto& list = j["head"][by == 0 ? "by_account" : "by_user"] = nlohmann::ordered_json::array();
-            for (const auto& c : shares[by])
-                list.push_back({{"name", c.who}, {"before", percent(c.before)}, {"after", percent(c.after)}});
-        }
-        // Names are bytes as Slurm gives them: invalid UTF-8 is written as U+FFFD, not thrown.
-        o.out = j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
-        return o;
-    }
-
-    char buf[512];
-    std::string changes_text;
-    for (const auto& [k, v] : changes) changes_text += (changes_text.empty() ? "" : ", ") + k + "=" + v;
-    o.out += "whatif: " + changes_text + "\n";
-    std::snprintf(buf, sizeof buf, "queue entries compared: %zu   Kendall's tau: %.4f\n", n, r.tau);
-    o.out += buf;
-    std::snprintf(buf, sizeof buf, "moved up: %zu   moved down: %zu   unchanged: %zu   median move: %g   largest move: %zu\n",
-                  r.up, r.down, n - r.up - r.down, r.median_move, r.largest_move);
-    o.out += buf;
-    if (!movers.empty()) {
-        o.out += "\nlargest moves:\n";
-        std::snprintf(buf, sizeof buf, "%10s %-10s %-10s %-10s %10s %10s %7s %7s %5s  %s\n", "JOBID", "PARTITION", "USER",
-                      "ACCOUNT", "OLD_PRIO", "NEW_PRIO", "OLD_POS", "NEW_POS", "MOVE", "TERM");
-        o.out += buf;
-        for (std::size_t i = 0; i < movers.size(); ++i) {
-            const report::whatif_entry& e = *movers[i];
-            std::snprintf(buf, sizeof buf, "%10u %-10.10s %-10.10s %-10.10s %10u %10u %7zu %7zu %+5ld  %s\n", e.job_id,
-                          partition_of(e).c_str(), user_of(e).c_str(), account_of(e).c_str(), e.old_priority,
-                          e.new_priority, e.old_position, e.new_position, e.move(), terms[i].c_str());
-            o.out += buf;
-        }
-    }
-    if (n != 0) {
-        for (const int by : {0, 1}) {
-            std::snprintf(buf, sizeof buf, "\nhead of the queue (first %zu of %zu positions), by %s:\n", h, n,
-                          by == 0 ? "account" : "user");
-            o.out += buf;
-            std::snprintf(buf, sizeof buf, "%-20s %8s %8s\n", by == 0 ? "ACCOUNT" : "USER", "BEFORE", "AFTER");
-            o.out += buf;
-            for (const auto& c : shares[by]) {
-                std::snprintf(buf, sizeof buf, "%-20.20s %7.1f%% %7.1f%%\n", c.who.c_str(), percent(c.before), percent(c.after));
-                o.out += buf;
-            }
-        }
-    }
+    o.out = json ? whatif_json(*before, r, sum, changes, t) : report::render_whatif(*before, r, sum, changes_text);
     return o;
 }
 

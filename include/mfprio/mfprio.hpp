@@ -1,6 +1,7 @@
 #pragma once
 /// \file
-/// mfprio: multifactor job priority, header-only. This umbrella includes every layer; include
+/// mfprio: multifactor job priority, header-only. This umbrella includes every layer but the
+/// opt-in mfprio/inputs.hpp (which needs simdjson); include
 /// the narrower headers (`mfprio/core.hpp`, `mfprio/slurm.hpp`, `mfprio/config/...`) to
 /// compile less.
 

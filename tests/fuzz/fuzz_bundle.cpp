@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "cli_main.hpp"
-#include "slurm_inputs.hpp"
+#include "live.hpp"
 
 #include "fuzz.hpp"
 
@@ -78,7 +78,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             std::erase_if(listed, [&](const auto& f) { return f.first == file.first; });
             listed.emplace_back(file.first, file.second);
         }
-        std::ofstream(dir + "/manifest", std::ios::binary) << mfprio::cli::manifest_text(listed);
+        std::ofstream(dir + "/manifest", std::ios::binary) << mfprio::inputs::manifest_text(listed);
     }
     using args = std::vector<std::string_view>;
     const args commands[] = {{"sprio", "--from", dir},

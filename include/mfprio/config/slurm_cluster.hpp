@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string_view>
 
@@ -93,6 +94,22 @@ inline void restore_fair_tree_ranks(slurm::cluster& cl, const assoc_table& assoc
     }
     model->settings.slurm_release = slurm_version_number(pc.slurm_version);
     return model;
+}
+
+/// The cluster `seconds` after `now`: the usage in `pc`'s association table (its RawUsage
+/// column) decayed and charged by the running jobs as config::charge_running_jobs does, so
+/// that fair-share computed from it is the cluster's then.
+[[nodiscard]] inline std::optional<input_error> charge_cluster(parsed_cluster& pc, std::int64_t now, std::int64_t seconds) {
+    if (!pc.assoc.has_column("RawUsage"))
+        return input_error{pc.assoc_name, 0, 0, "RawUsage",
+                           "each association's RawUsage is needed to charge usage (sshare -a -l -P prints it)",
+                           error_kind::shape};
+    auto ft = fairshare_tree_from(pc.assoc, pc.assoc_name);
+    if (!ft) return ft.error();
+    charge_running_jobs(*ft, pc.conf, pc.qos, *pc.jobs, now, seconds);
+    for (std::size_t row = 0; row < pc.assoc.rows.size(); ++row)
+        pc.assoc.rows[row].raw_usage = static_cast<double>(ft->tree.usage_raw[ft->tree_index_of_row[row]]);
+    return std::nullopt;
 }
 
 } // namespace mfprio::config

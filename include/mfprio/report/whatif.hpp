@@ -11,6 +11,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
+#include <map>
 #include <optional>
 #include <span>
 #include <string>
@@ -346,6 +348,104 @@ struct head_share {
     std::string who;
     double before = 0, after = 0;
 };
+
+/// What `mfprio whatif` reports of a comparison: the largest moves with the term that moved
+/// each, and each account's and user's share of the head of the queue on both sides.
+struct whatif_summary {
+    std::vector<std::size_t> movers; ///< indices into the result's entries, largest |move| first
+    std::vector<std::string> terms;  ///< changed_term of each mover
+    std::size_t head = 0;            ///< the positions counted as the head of the queue
+    std::size_t entries = 0;         ///< all positions
+    std::vector<head_share> by_account, by_user; ///< most of the head after first; nobody absent from both heads
+};
+
+/// Summarizes `r` (compare_queues of `before` and `after` at `now`): at most `top` movers,
+/// ties by the old position; the head is `head` positions, or a tenth of the queue (at least
+/// one) when not given.
+[[nodiscard]] inline whatif_summary summarize_whatif(const config::slurm_model& before, const config::slurm_model& after,
+                                                     std::int64_t now, const whatif_result& r, std::size_t top,
+                                                     std::optional<std::size_t> head = std::nullopt) {
+    whatif_summary s;
+    for (std::size_t i = 0; i < r.entries.size(); ++i)
+        if (r.entries[i].move() != 0) s.movers.push_back(i);
+    std::stable_sort(s.movers.begin(), s.movers.end(), [&](std::size_t x, std::size_t y) {
+        const long a = std::labs(r.entries[x].move()), b = std::labs(r.entries[y].move());
+        return a != b ? a > b : r.entries[x].old_position < r.entries[y].old_position;
+    });
+    if (s.movers.size() > top) s.movers.resize(top);
+    for (const std::size_t i : s.movers) s.terms.push_back(changed_term(before, after, now, r.entries[i]));
+    s.entries = r.entries.size();
+    s.head = std::min(s.entries, head ? *head : std::max<std::size_t>(1, s.entries / 10));
+    const auto percent = [&](std::size_t c) {
+        return s.head == 0 ? 0.0 : 100.0 * static_cast<double>(c) / static_cast<double>(s.head);
+    };
+    for (const bool by_account : {true, false}) {
+        // Names from the model before the change (the same jobs on both sides), counted in
+        // name order.
+        std::map<std::string_view, std::pair<std::size_t, std::size_t>> count;
+        for (const auto& e : r.entries) {
+            const auto& j = before.jobs[e.job_index];
+            const std::string_view who = by_account ? std::string_view(before.cluster.assoc_accounts()[j.association])
+                                                    : std::string_view(before.user_names[j.user]);
+            auto& c = count[who];
+            c.first += e.old_position <= s.head ? 1 : 0;
+            c.second += e.new_position <= s.head ? 1 : 0;
+        }
+        std::vector<std::pair<std::string_view, std::pair<std::size_t, std::size_t>>> listed;
+        for (const auto& [who, c] : count)
+            if (c.first + c.second != 0) listed.emplace_back(who, c);
+        std::stable_sort(listed.begin(), listed.end(), [](const auto& x, const auto& y) {
+            return x.second.second != y.second.second ? x.second.second > y.second.second
+                                                      : x.second.first > y.second.first;
+        });
+        auto& out = by_account ? s.by_account : s.by_user;
+        for (const auto& [who, c] : listed) out.push_back({std::string(who), percent(c.first), percent(c.second)});
+    }
+    return s;
+}
+
+/// `mfprio whatif`'s text report: the changes (`changes`, as "KEY=VALUE, ..."), the order's
+/// statistics, the largest moves and the head's shares by account and by user.
+[[nodiscard]] inline std::string render_whatif(const config::slurm_model& before, const whatif_result& r,
+                                               const whatif_summary& s, std::string_view changes) {
+    std::string out;
+    char buf[512];
+    out += "whatif: " + std::string(changes) + "\n";
+    const std::size_t n = s.entries;
+    std::snprintf(buf, sizeof buf, "queue entries compared: %zu   Kendall's tau: %.4f\n", n, r.tau);
+    out += buf;
+    std::snprintf(buf, sizeof buf, "moved up: %zu   moved down: %zu   unchanged: %zu   median move: %g   largest move: %zu\n",
+                  r.up, r.down, n - r.up - r.down, r.median_move, r.largest_move);
+    out += buf;
+    if (!s.movers.empty()) {
+        out += "\nlargest moves:\n";
+        std::snprintf(buf, sizeof buf, "%10s %-10s %-10s %-10s %10s %10s %7s %7s %5s  %s\n", "JOBID", "PARTITION", "USER",
+                      "ACCOUNT", "OLD_PRIO", "NEW_PRIO", "OLD_POS", "NEW_POS", "MOVE", "TERM");
+        out += buf;
+        for (std::size_t i = 0; i < s.movers.size(); ++i) {
+            const whatif_entry& e = r.entries[s.movers[i]];
+            const auto& j = before.jobs[e.job_index];
+            std::snprintf(buf, sizeof buf, "%10u %-10.10s %-10.10s %-10.10s %10u %10u %7zu %7zu %+5ld  %s\n", e.job_id,
+                          before.cluster.partition_names()[e.partition].c_str(), before.user_names[j.user].c_str(),
+                          before.cluster.assoc_accounts()[j.association].c_str(), e.old_priority, e.new_priority,
+                          e.old_position, e.new_position, e.move(), s.terms[i].c_str());
+            out += buf;
+        }
+    }
+    if (n != 0)
+        for (const bool by_account : {true, false}) {
+            std::snprintf(buf, sizeof buf, "\nhead of the queue (first %zu of %zu positions), by %s:\n", s.head, n,
+                          by_account ? "account" : "user");
+            out += buf;
+            std::snprintf(buf, sizeof buf, "%-20s %8s %8s\n", by_account ? "ACCOUNT" : "USER", "BEFORE", "AFTER");
+            out += buf;
+            for (const auto& c : by_account ? s.by_account : s.by_user) {
+                std::snprintf(buf, sizeof buf, "%-20.20s %7.1f%% %7.1f%%\n", c.who.c_str(), c.before, c.after);
+                out += buf;
+            }
+        }
+    return out;
+}
 
 namespace detail {
 

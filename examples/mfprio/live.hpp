@@ -1,0 +1,318 @@
+#pragma once
+// `--live`: the Slurm commands of a bundle (inputs::bundle_files) run on this host's cluster,
+// at once and within a time limit, their outputs taken as the cluster's inputs; the time of
+// slurmctld's last recalculation read from its state file.
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdint>
+#include <cstring>
+#include <ctime>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <fcntl.h>
+#include <sys/syscall.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <mfprio/inputs.hpp>
+
+namespace mfprio::cli {
+
+using namespace mfprio::inputs;
+
+/// The outcome of running a command.
+struct command_output {
+    int status = -1;   ///< exit status, or -1 when it could not run or was killed
+    std::string out;   ///< standard output
+    std::string err;   ///< standard error (or why it could not run)
+};
+
+/// The most a command's standard output may print (the readers' own bound), and its
+/// standard error.
+inline constexpr std::size_t max_command_output = config::max_input_bytes;
+inline constexpr std::size_t max_command_errors = std::size_t{1} << 20;
+
+namespace detail {
+
+/// One command of run_commands: its process (the leader of its own group), the read ends of
+/// its standard output and error, and a pidfd that becomes readable when it exits (-1 where
+/// the kernel has none: then its exit is looked for every 50 ms).
+struct child_process {
+    pid_t pid = -1;
+    int fd[2] = {-1, -1}; ///< standard output, standard error (non-blocking)
+    int pidfd = -1;
+    bool exited = false, killed = false, over = false;
+};
+
+inline void close_fd(int& fd) noexcept {
+    if (fd >= 0) close(fd);
+    fd = -1;
+}
+
+/// Starts `argv` in a process group of its own, standard input from /dev/null. On failure,
+/// `out.err` says why and the child counts as exited.
+inline child_process start_child(const std::vector<std::string_view>& argv, command_output& out) {
+    child_process c;
+    int out_pipe[2] = {-1, -1}, err_pipe[2] = {-1, -1};
+    if (pipe2(out_pipe, O_CLOEXEC) != 0 || pipe2(err_pipe, O_CLOEXEC) != 0) {
+        out.err = std::strerror(errno);
+        for (int& fd : {std::ref(out_pipe[0]), std::ref(out_pipe[1]), std::ref(err_pipe[0]), std::ref(err_pipe[1])})
+            close_fd(fd);
+        c.exited = true;
+        return c;
+    }
+    std::vector<std::string> args(argv.begin(), argv.end());
+    std::vector<char*> cargs;
+    for (auto& a : args) cargs.push_back(a.data());
+    cargs.push_back(nullptr);
+    const pid_t pid = fork();
+    if (pid < 0) {
+        out.err = std::strerror(errno);
+        for (int& fd : {std::ref(out_pipe[0]), std::ref(out_pipe[1]), std::ref(err_pipe[0]), std::ref(err_pipe[1])})
+            close_fd(fd);
+        c.exited = true;
+        return c;
+    }
+    if (pid == 0) {
+        setpgid(0, 0);
+        const int devnull = open("/dev/null", O_RDONLY);
+        if (devnull >= 0) dup2(devnull, 0);
+        dup2(out_pipe[1], 1);
+        dup2(err_pipe[1], 2);
+        execvp(cargs[0], cargs.data());
+        std::fprintf(stderr, "cannot run %s: %s\n", cargs[0], std::strerror(errno));
+        _exit(127);
+    }
+    setpgid(pid, pid); // also here, so that a kill cannot come before the child's own call
+    c.pid = pid;
+    close_fd(out_pipe[1]);
+    close_fd(err_pipe[1]);
+    c.fd[0] = out_pipe[0];
+    c.fd[1] = err_pipe[0];
+    for (const int fd : c.fd) fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+    c.pidfd = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
+    return c;
+}
+
+} // namespace detail
+
+/// Runs the commands `argvs` (each searched in PATH) at once, each with no input and in a
+/// process group of its own, collecting their outputs until every one has exited and its
+/// outputs are read, or until `timeout_s` seconds have passed for all of them together: then
+/// every group still running (the command and whatever it started) is killed. When a command
+/// exits, whatever it left running in its group is killed too (it holds no claim on the
+/// result, and its open output would otherwise hold the read). An output past its bound
+/// kills its group. Nothing is left running when this returns.
+[[nodiscard]] inline std::vector<command_output> run_commands(const std::vector<std::vector<std::string_view>>& argvs,
+                                                              int timeout_s = 60) {
+    const std::size_t n = argvs.size();
+    std::vector<command_output> r(n);
+    std::vector<detail::child_process> cs;
+    cs.reserve(n);
+    for (std::size_t i = 0; i < n; ++i) cs.push_back(detail::start_child(argvs[i], r[i]));
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_s);
+    std::vector<char> buf(1 << 16);
+    const auto kill_group = [&](detail::child_process& c) {
+        if (c.pid > 0 && !c.exited) {
+            kill(-c.pid, SIGKILL);
+            c.killed = true;
+        }
+    };
+    // Reads what `c`'s output `k` holds now; false at its end (or past its bound).
+    const auto read_some = [&](std::size_t i, int k) {
+        detail::child_process& c = cs[i];
+        for (;;) {
+            const ssize_t got = read(c.fd[k], buf.data(), buf.size());
+            if (got < 0 && errno == EINTR) continue;
+            if (got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return true;
+            if (got <= 0) return false;
+            std::string& to = k == 0 ? r[i].out : r[i].err;
+            const std::size_t bound = k == 0 ? max_command_output : max_command_errors;
+            const auto n = static_cast<std::size_t>(got);
+            if (to.size() + n > bound) {
+                c.over = true;
+                kill_group(c);
+                return false;
+            }
+            if (to.size() + n > to.capacity()) {
+                // Capacities are powers of two from 64 KiB up to the bound (itself one), so the
+                // largest buffer is the bound and the one it grew from half of it.
+                std::size_t cap = std::max<std::size_t>(to.capacity(), std::size_t{1} << 16);
+                while (cap < to.size() + n) cap *= 2;
+                to.reserve(std::min(cap, bound));
+            }
+            to.append(buf.data(), n);
+        }
+    };
+    const auto reap = [&](detail::child_process& c, bool block) {
+        int status = 0;
+        pid_t w;
+        while ((w = waitpid(c.pid, &status, block ? 0 : WNOHANG)) < 0 && errno == EINTR) {
+        }
+        if (w != c.pid) return;
+        c.exited = true;
+        if (WIFEXITED(status) && !c.killed) r[&c - cs.data()].status = WEXITSTATUS(status);
+        kill(-c.pid, SIGKILL);
+        detail::close_fd(c.pidfd);
+    };
+    std::vector<pollfd> p;
+    std::vector<std::pair<std::size_t, int>> which; // child, 0/1 output or 2 its pidfd
+    for (;;) {
+        bool polling_exit = false;
+        p.clear();
+        which.clear();
+        for (std::size_t i = 0; i < n; ++i) {
+            detail::child_process& c = cs[i];
+            if (c.pid > 0 && !c.exited && c.pidfd < 0) {
+                reap(c, false);
+                polling_exit = !c.exited;
+            }
+            for (int k = 0; k < 2; ++k) {
+                if (c.fd[k] < 0) continue;
+                // Once the command has exited, what it printed is read and the pipe closed.
+                if (c.exited) {
+                    (void)read_some(i, k);
+                    detail::close_fd(c.fd[k]);
+                    continue;
+                }
+                p.push_back({c.fd[k], POLLIN, 0});
+                which.emplace_back(i, k);
+            }
+            if (!c.exited && c.pidfd >= 0) {
+                p.push_back({c.pidfd, POLLIN, 0});
+                which.emplace_back(i, 2);
+            }
+        }
+        if (p.empty() && !polling_exit) break;
+        const auto left =
+            std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
+        if (left <= 0) {
+            for (auto& c : cs) {
+                if (c.pid <= 0 || c.exited) continue;
+                kill_group(c);
+                reap(c, true);
+                r[&c - cs.data()].status = -1;
+                r[&c - cs.data()].err += "(killed after " + std::to_string(timeout_s) + " s)";
+            }
+            break;
+        }
+        const int wait_ms = static_cast<int>(polling_exit ? std::min<long long>(left, 50) : left);
+        if (poll(p.data(), p.size(), wait_ms) < 0 && errno != EINTR) break;
+        for (std::size_t x = 0; x < p.size(); ++x) {
+            if (p[x].revents == 0) continue;
+            const auto [i, k] = which[x];
+            detail::child_process& c = cs[i];
+            if (k == 2) reap(c, false);
+            else if (c.fd[k] >= 0 && !read_some(i, k)) detail::close_fd(c.fd[k]);
+        }
+    }
+    for (std::size_t i = 0; i < n; ++i) {
+        detail::child_process& c = cs[i];
+        for (int& fd : c.fd) detail::close_fd(fd);
+        detail::close_fd(c.pidfd);
+        if (c.over) {
+            r[i].status = -1;
+            r[i].out.clear();
+            r[i].err = "printed more than " + std::to_string(max_command_output) + " bytes on its output (or " +
+                       std::to_string(max_command_errors) + " on its errors), the most mfprio reads";
+        }
+    }
+    return r;
+}
+
+/// Runs one command (see run_commands).
+[[nodiscard]] inline command_output run_command(const std::vector<std::string_view>& argv, int timeout_s = 60) {
+    return std::move(run_commands({argv}, timeout_s).front());
+}
+
+/// The time of slurmctld's last priority recalculation: the first 8 bytes (a big-endian
+/// 64-bit time) of StateSaveLocation/priority_last_decay_ran, when readable. The file is
+/// opened without blocking and read only when it is a regular file (a FIFO or a device there
+/// would hold the read).
+[[nodiscard]] inline std::optional<std::int64_t> last_decay_ran(std::string_view config_text) {
+    std::string state;
+    for (const auto& l : config::split_lines(config_text)) {
+        const std::size_t eq = l.text.find('=');
+        if (eq != std::string_view::npos && config::trim(l.text.substr(0, eq)) == "StateSaveLocation")
+            state = std::string(config::trim(l.text.substr(eq + 1)));
+    }
+    if (state.empty()) return std::nullopt;
+    const int fd = open((state + "/priority_last_decay_ran").c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) return std::nullopt;
+    struct stat st {};
+    unsigned char b[8];
+    const bool ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && read(fd, b, 8) == 8;
+    close(fd);
+    if (!ok) return std::nullopt;
+    std::uint64_t v = 0;
+    for (const unsigned char c : b) v = (v << 8) | c;
+    if (v == 0 || v > static_cast<std::uint64_t>(config::max_epoch)) return std::nullopt;
+    return static_cast<std::int64_t>(v);
+}
+
+/// Runs the bundle's commands on this host's cluster, all at once, within `timeout_s`
+/// seconds together. `err` gets the failing command, its status and its standard error.
+/// `with_sacctmgr`: also sacctmgr's QOS (for the UsageFactor only it prints), skipped with a
+/// note in `notes` when sacctmgr fails (slurmdbd down).
+[[nodiscard]] inline std::optional<cluster_inputs> capture_live(std::string& err, int timeout_s = 60,
+                                                                bool with_sacctmgr = false, std::string* notes = nullptr) {
+    cluster_inputs ci;
+    std::vector<std::vector<std::string_view>> commands;
+    for (const bundle_file& f : bundle_files()) commands.push_back(f.command);
+    static const std::vector<std::string_view> sacctmgr_qos = {"sacctmgr", "-P", "show", "qos"};
+    if (with_sacctmgr) commands.push_back(sacctmgr_qos);
+    auto outputs = run_commands(commands, timeout_s);
+    ci.captured = static_cast<std::int64_t>(std::time(nullptr));
+    const auto text_of = [](const std::vector<std::string_view>& command) {
+        std::string cmd;
+        for (const auto& a : command) {
+            if (!cmd.empty()) cmd += ' ';
+            cmd.append(a);
+        }
+        return cmd;
+    };
+    for (std::size_t i = 0; i < commands.size(); ++i) {
+        command_output& r = outputs[i];
+        const bool optional = i >= bundle_files().size();
+        const std::string name = optional ? "sacctmgr_show_qos.txt" : std::string(bundle_files()[i].name);
+        std::optional<input_error> nul;
+        if (r.status == 0) nul = config::nul_byte_error(r.out, "`" + text_of(commands[i]) + "` output");
+        if (r.status != 0 || nul) {
+            std::string why = nul ? nul->to_string()
+                                  : "`" + text_of(commands[i]) + "` " +
+                                        (r.status < 0 ? std::string("failed") : "exited with status " + std::to_string(r.status));
+            if (!nul && !r.err.empty()) why += ": " + std::string(config::trim(r.err));
+            if (optional) {
+                if (notes != nullptr) *notes += why + " (QOS UsageFactor taken as 1)\n";
+                continue;
+            }
+            err = why;
+            return std::nullopt;
+        }
+        config::conf_input in{std::move(r.out), "live:" + name};
+        if (name == "scontrol_show_config.txt") {
+            ci.calc_time = last_decay_ran(in.text);
+            ci.conf.insert(ci.conf.begin(), std::move(in));
+        } else if (name.starts_with("scontrol_show_") && name != "scontrol_show_assoc_mgr.txt") {
+            ci.conf.push_back(std::move(in));
+        } else if (name == "sacctmgr_show_qos.txt") {
+            ci.qos = std::move(in);
+        } else if (name == "squeue.txt") {
+            ci.jobs = jobs_source(std::move(in));
+        } else {
+            ci.assoc.push_back(std::move(in));
+        }
+    }
+    return ci;
+}
+
+} // namespace mfprio::cli
