@@ -1,0 +1,238 @@
+#!/usr/bin/env bash
+# Starts a one-broker Flux instance with flux-accounting's priority plugin, fills it as an
+# administrator would (banks root > eng (ml, web) and sci, six users, one of them in two banks,
+# queues with priorities 1, 5 and 20 and one queue flux-accounting does not know, usage and
+# fair-share, 20 pending jobs with urgencies from 0 to 31), then edits and recomputes, and
+# captures a bundle of what Flux printed after each step:
+#
+#   default    default weights, fresh submissions
+#   weights    every weight changed, `flux account-priority-update`
+#   edits      queue and bank priorities, shares and usage changed, recomputed
+#   overflow   a queue priority whose product with the queue weight passes 2^31 - 1, and new
+#              submissions in it
+#   above      bank weight x bank priority past 2^32 - 1, and new submissions in that bank
+#   core       the plugin unloaded: flux-core's own priority (the urgency)
+#
+#   flux.sh OUT [MFPRIO]   bundles in OUT/<scenario>; with MFPRIO (the mfprio tool), each
+#                          bundle is replayed (`mfprio queue --from DIR --check`): exit 1 when a
+#                          job's priority or the queue order differs from what Flux printed
+#
+# Needs flux-core (0.81 or later) and flux-accounting on PATH. Debian 12 packages neither;
+# build them from their sources under a prefix of your own (README.md, "Flux"), then
+# PATH=PREFIX/bin:$PATH. Skipped (exit 77) when `flux` or `flux account` is missing. Jobs are
+# submitted for other users with flux-core's unsigned "none" envelope, which only the
+# instance owner may do; no job runs (scheduling is stopped). About half a minute.
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+
+skip() { printf 'live Flux: skipped: %s\n' "$*"; exit 77; }
+
+if [[ ${1:-} != inner ]]; then
+    out=${1:?usage: flux.sh OUT [MFPRIO]}
+    mfprio=${2:-}
+    [[ -z $mfprio ]] || mfprio=$(cd "$(dirname "$mfprio")" && pwd)/$(basename "$mfprio")
+    command -v flux >/dev/null || skip "flux is not installed"
+    flux account --help >/dev/null 2>&1 || skip "flux-accounting is not installed"
+    mkdir -p "$out"
+    out=$(cd "$out" && pwd)
+    work=$(mktemp -d "${TMPDIR:-/tmp}/mfprio-flux.XXXXXX")
+    trap 'rm -rf "$work"' EXIT
+    mkdir "$work/conf.d"
+    # The queues Flux knows: flux-accounting knows all but scratch.
+    cat >"$work/conf.d/queues.toml" <<'EOF'
+[queues.batch]
+[queues.debug]
+[queues.urgent]
+[queues.scratch]
+EOF
+    timeout 300 flux start --test-size=1 -o,--config-path="$work/conf.d" \
+        bash "${BASH_SOURCE[0]}" inner "$out" "$work"
+    [[ -n $mfprio ]] || exit 0
+    status=0
+    for d in "$out"/*/; do
+        name=$(basename "$d")
+        if "$mfprio" queue --from "$d" --check >"$work/check.txt" 2>&1; then
+            printf 'live Flux: %s: %s\n' "$name" "$(tail -1 "$work/check.txt")"
+        else
+            printf 'live Flux: %s: DIFFERS\n' "$name"
+            cat "$work/check.txt"
+            status=1
+        fi
+    done
+    exit $status
+fi
+
+# Inside the instance.
+out=$2
+work=$3
+db=$work/accounting.db
+cd "$work"
+
+flux account -p "$db" create-db >/dev/null 2>&1
+flux account-service -p "$db" -t >/dev/null
+flux jobtap load -r .priority-default mf_priority.so
+flux queue stop --all >/dev/null
+flux queue enable --all >/dev/null
+
+flux account add-bank root 1
+flux account add-bank --parent-bank=root eng 3
+flux account add-bank --parent-bank=eng --priority=2 ml 2
+flux account add-bank --parent-bank=eng web 1
+flux account add-bank --parent-bank=root --priority=1 sci 1
+flux account add-queue batch --priority=1
+flux account add-queue debug --priority=5
+flux account add-queue urgent --priority=20
+all_queues=batch,debug,urgent
+# username userid bank shares (the first bank of a user is its default)
+while read -r name uid bank shares; do
+    flux account add-user --username="$name" --userid="$uid" --bank="$bank" --shares="$shares" \
+        --queues="$all_queues" --max-active-jobs=100 --max-running-jobs=100
+done <<'EOF'
+alice 5001 ml 3
+alice 5001 web 1
+bob 5002 ml 1
+carol 5003 web 2
+dave 5004 sci 1
+erin 5005 sci 4
+frank 5006 web 1
+EOF
+
+# Usage as job-archive would have charged it, then fair-share from it.
+usage() {
+    local name bank u
+    while read -r name bank u; do
+        sqlite3 "$db" "UPDATE association_table SET job_usage=$u WHERE username='$name' AND bank='$bank';"
+    done
+    flux account-update-fshare -p "$db"
+}
+usage <<'EOF'
+alice ml 120
+alice web 30
+bob ml 400
+carol web 55
+dave sci 0
+erin sci 260
+frank web 9
+EOF
+# Sends the database to the plugin (which recomputes every pending job) and notes when.
+last_update=
+update() {
+    flux account-priority-update -p "$db"
+    last_update=$(date +%s.%N)
+}
+update
+
+# Submits a job for user `uid`: flux-core's unsigned "none" envelope (header, jobspec, "none").
+submit() { # uid bank queue urgency
+    local header spec
+    header=$(printf 'version\0i1\0userid\0i%s\0mechanism\0snone\0' "$1" | base64 -w0)
+    spec=$(flux run --dry-run --env=-* -n1 --queue="$3" --setattr=system.bank="$2" true | base64 -w0)
+    printf '%s.%s.none' "$header" "$spec" | FLUX_HANDLE_USERID=$1 flux job submit --flags=signed --urgency="$4" >/dev/null
+}
+
+# One bundle: what each command printed, a meta file and the manifest. `meta` says when the
+# plugin last received the database (priority_update, epoch seconds) and names the bundle
+# captured before this one (previous): the plugin's state is the history of both.
+previous=
+capture() { # name description
+    local d=$out/$1
+    rm -rf "$d"
+    mkdir -p "$d"
+    flux jobs -A -a --json >"$d/flux_jobs.json"
+    # The pending jobs in the order flux jobs lists them.
+    flux jobs -A -n -o '{id.f58} {id.dec} {userid} {urgency} {priority} {state} {queue} {bank}' >"$d/flux_jobs.txt"
+    if flux jobtap list | grep -q '^mf_priority.so$'; then
+        flux jobtap query mf_priority.so >"$d/jobtap_mf_priority.json"
+        flux account list-factors --json >"$d/list_factors.json"
+        flux account list-queues --json >"$d/list_queues.json"
+        flux account list-banks --json >"$d/list_banks.json"
+        flux account list-users --json >"$d/list_users.json"
+        flux account view-bank root -t -P >"$d/view_bank_root.txt"
+    fi
+    {
+        printf 'captured=%s\n' "$(date +%s)"
+        printf 'flux_core=%s\n' "$(flux version | sed -n 's/^commands:[[:space:]]*//p')"
+        printf 'flux_accounting=%s\n' "$(flux account --version 2>/dev/null || echo 0.60.0)"
+        printf 'scenario=%s\n' "$2"
+        [[ -z $last_update ]] || printf 'priority_update=%s\n' "$last_update"
+        [[ -z $previous ]] || printf 'previous=%s\n' "$previous"
+    } >"$d/meta"
+    python3 "$here/manifest.py" "$d"
+    previous=$1
+}
+
+# 20 pending jobs: uid bank queue urgency. alice/ml submits to urgent first and to batch
+# last, so that the pair's cached queue factor is batch's.
+while read -r uid bank queue urgency; do
+    submit "$uid" "$bank" "$queue" "$urgency"
+done <<'EOF'
+5001 ml urgent 16
+5002 ml batch 0
+5003 web debug 1
+5004 sci urgent 5
+5005 sci batch 8
+5006 web scratch 10
+5001 web debug 12
+5002 ml urgent 14
+5003 web batch 15
+5004 sci debug 16
+5005 sci urgent 17
+5006 web batch 18
+5001 web urgent 20
+5002 ml debug 22
+5003 web urgent 24
+5004 sci batch 26
+5005 sci scratch 28
+5006 web debug 30
+5002 ml batch 31
+5001 ml batch 16
+EOF
+capture default "default weights, 20 jobs submitted"
+
+flux account edit-factor --factor=fairshare --weight=50000
+flux account edit-factor --factor=queue --weight=20000
+flux account edit-factor --factor=bank --weight=1000
+flux account edit-factor --factor=urgency --weight=2000
+update
+capture weights "weights fairshare 50000, queue 20000, bank 1000, urgency 2000; priority-update"
+
+flux account edit-queue debug --priority=50
+flux account edit-queue urgent --priority=3
+flux account edit-bank ml --priority=7
+flux account edit-user carol --bank=web --shares=5
+usage <<'EOF'
+bob ml 40
+erin sci 900
+frank web 300
+EOF
+update
+capture edits "queues debug 50 and urgent 3, bank ml priority 7, carol's shares 5, usage changed; priority-update"
+
+flux account edit-factor --factor=queue --weight=3
+flux account edit-queue urgent --priority=1000000000
+update
+while read -r uid bank queue urgency; do
+    submit "$uid" "$bank" "$queue" "$urgency"
+done <<'EOF'
+5002 ml urgent 16
+5004 sci urgent 16
+5001 web urgent 20
+EOF
+capture overflow "queue weight 3, urgent priority 1000000000 (3 x 1000000000 passes 2^31 - 1), three jobs submitted to urgent"
+
+flux account edit-factor --factor=bank --weight=2000000000
+flux account edit-bank sci --priority=5
+update
+while read -r uid bank queue urgency; do
+    submit "$uid" "$bank" "$queue" "$urgency"
+done <<'EOF'
+5005 sci batch 16
+5004 sci debug 31
+EOF
+capture above "bank weight 2000000000, sci priority 5 (a product of 10^10), two jobs submitted to sci"
+
+flux jobtap remove mf_priority.so
+flux jobtap load .priority-default
+last_update=
+capture core "mf_priority.so removed, flux-core's .priority-default loaded"
