@@ -327,6 +327,28 @@ live_checks() {
     fi
 }
 
+# flux_live_checks: tests/live/flux.sh with the gcc build's mfprio, where Flux is installed
+# (Debian packages none; README.md, "Flux", says how to build it): a real instance filled,
+# edited and recomputed, every scenario replayed through `mfprio queue --from --check`.
+# Skipped (not failed) where flux or flux-accounting is missing; CI replays the committed
+# bundles (tests/data/flux) in the unit tests instead.
+flux_live_checks() {
+    say "live Flux: tests/live/flux.sh"
+    local out=$repo/build-ci-gcc/live-flux status=0
+    rm -rf "$out"
+    bash "$repo/tests/live/flux.sh" "$out" "$repo/build-ci-gcc/examples/mfprio/mfprio" \
+        >"$logdir/live-flux.log" 2>&1 || status=$?
+    grep -E '^live Flux: ' "$logdir/live-flux.log" || true
+    if ((status == 0)); then
+        pass "live Flux: mfprio matches a real Flux instance"
+    elif ((status == 77)); then
+        echo "live Flux: skipped (see $logdir/live-flux.log)"
+    else
+        tail -n 60 "$logdir/live-flux.log"
+        fail "live Flux (see $logdir/live-flux.log)"
+    fi
+}
+
 cmd_test() {
     install_deps
     install_live_deps
@@ -364,6 +386,7 @@ cmd_test() {
     consumer_checks
     install_plan_checks
     live_checks
+    flux_live_checks
 
     say "summary ($((SECONDS - start)) s, logs in $logdir)"
     local f

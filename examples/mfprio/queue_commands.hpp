@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <ctime>
+#include <filesystem>
 #include <optional>
 #include <span>
 #include <string>
@@ -16,7 +17,9 @@
 
 #include <mfprio/config/assoc_table.hpp>
 #include <mfprio/config/flux_model.hpp>
+#include <mfprio/config/flux_plugin.hpp>
 #include <mfprio/config/flux_tables.hpp>
+#include <mfprio/inputs/flux.hpp>
 #include <mfprio/config/qos_table.hpp>
 #include <mfprio/config/slurm_conf.hpp>
 #include <mfprio/config/table.hpp>
@@ -43,6 +46,13 @@ inline constexpr option_row queue_option_rows[] = {
                             "Account) cell are in bank B, as flux-accounting submits them"},
     {"--conf FILE", "slurm.conf, with --qos: Slurm's jobs table and Slurm's factors' tables"},
     {"--qos FILE", "QOS table (with --conf)"},
+    {"--from DIR", "a Flux bundle (tests/live/flux.sh writes them): flux jobs --json and\n"
+                   "flux-accounting's tables, replayed through the plugin as it behaves\n"
+                   "(cached queue and bank factors per user-bank pair, int products,\n"
+                   "no upper clamp); the bundles named by its meta's previous= too"},
+    {"--check", "with --from: compare every pending job's priority and the queue\n"
+                "order with what Flux printed; exit 1 on a difference"},
+    {"--exact-products", "with --from: the plugin's int x int products computed exactly"},
     {"--now T", "time of the calculation: epoch seconds or YYYY-MM-DDTHH:MM:SS\n"
                 "(TZ, else UTC); default: the current time"},
     {"--explain JOBID", "every term of one job's priority"},
@@ -53,6 +63,7 @@ inline const std::vector<std::string_view> queue_option_names = option_names_of(
 
 inline const std::string queue_help = render_help(
     "usage: mfprio queue --policy P --jobs FILE [options]\n"
+    "       mfprio queue --from DIR [--check] [--exact-products]\n"
     "\n"
     "Runs a runtime-configured engine over a jobs table and prints, in queue order, each\n"
     "pending job's priority and every named factor's weighted value (seed 003's table).\n"
@@ -85,7 +96,12 @@ inline std::string fixed0(double v) {
 } // namespace detail
 
 /// `mfprio queue ...`
+inline outcome run_queue_from(std::span<const std::string_view> args);
+
 inline outcome run_queue(std::span<const std::string_view> args) {
+    if (std::find(args.begin(), args.end(), std::string_view("--from")) != args.end() &&
+        std::find(args.begin(), args.end(), std::string_view("--help")) == args.end())
+        return run_queue_from(args);
     outcome o;
     std::string policy, jobs_path, assoc_path, queues_path, banks_path, conf_path, qos_path;
     std::optional<std::int64_t> now;
@@ -104,6 +120,7 @@ inline outcome run_queue(std::span<const std::string_view> args) {
             return o;
         }
         if (!known_option(a, queue_option_names)) return unknown_option("queue", a, queue_option_names, queue_help);
+        if (a == "--check" || a == "--exact-products") return usage(std::string(a) + " goes with --from");
         if (a != "--policy" && a != "--jobs" && a != "--assoc" && a != "--queues" && a != "--banks" &&
             a != "--conf" && a != "--qos" && a != "--now" && a != "--explain" && a != "--algorithm" &&
             a != "--default-bank")
@@ -241,6 +258,114 @@ inline outcome run_queue(std::span<const std::string_view> args) {
         out += "\n";
     }
     o.out = out;
+    return o;
+}
+
+/// Flux's printed form of a job id: "ƒ" and the id in base 58 (FLUID f58).
+[[nodiscard]] inline std::string flux_f58(std::uint64_t id) {
+    static constexpr std::string_view digits = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz";
+    std::string s;
+    do {
+        s.insert(s.begin(), digits[id % 58]);
+        id /= 58;
+    } while (id != 0);
+    return "\xc6\x92" + s;
+}
+
+/// `mfprio queue --from DIR`: a Flux bundle replayed.
+inline outcome run_queue_from(std::span<const std::string_view> args) {
+    outcome o;
+    std::string dir;
+    bool check = false;
+    config::flux_plugin_options opt;
+    const auto usage = [&](std::string msg) {
+        o.status = exit_usage;
+        o.err += "mfprio queue: " + msg + "\nTry 'mfprio queue --help'.\n";
+        return o;
+    };
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        const std::string_view a = args[i];
+        if (!known_option(a, queue_option_names)) return unknown_option("queue", a, queue_option_names, queue_help);
+        if (a == "--check") check = true;
+        else if (a == "--exact-products") opt.exact_products = true;
+        else if (a == "--from") {
+            if (i + 1 >= args.size()) return usage("option --from needs a value");
+            dir = args[++i];
+        } else return usage("option " + std::string(a) + " does not go with --from");
+    }
+    const auto fail = [&](const input_error& e) {
+        o.status = exit_data;
+        o.err += "mfprio: " + e.to_string() + "\n";
+        return o;
+    };
+    auto h = inputs::read_flux_history(dir);
+    if (!h) return fail(h.error());
+    const inputs::flux_bundle* b = &h->latest;
+    const std::vector<config::flux_update>& updates = h->updates;
+    std::vector<std::optional<std::int64_t>> ours(b->jobs.size());
+    if (b->plugin) {
+        const auto r = config::replay_flux_plugin(updates, b->jobs, opt);
+        for (std::size_t k = 0; k < r.size(); ++k)
+            if (r[k]) ours[k] = r[k]->value.value;
+    } else {
+        const auto r = config::flux_core_priorities(b->jobs);
+        for (std::size_t k = 0; k < r.size(); ++k)
+            if (r[k]) ours[k] = r[k]->value;
+    }
+    const auto order = config::flux_queue_order(b->jobs, ours);
+    const auto user_of = [](const config::flux_job_row& j) { return j.username.empty() ? std::to_string(j.userid) : j.username; };
+    if (!check) {
+        char buf[256];
+        std::snprintf(buf, sizeof buf, "%12s %-8s %3s %20s %-10s %s\n", "JOBID", "USER", "URG", "PRI", "QUEUE", "BANK");
+        o.out += buf;
+        for (const std::size_t k : order) {
+            const auto& j = b->jobs[k];
+            const std::string id = flux_f58(j.id);
+            // The id's display width: "ƒ" is two bytes.
+            const std::string pad(id.size() - 1 < 12 ? 12 - (id.size() - 1) : 0, ' ');
+            std::snprintf(buf, sizeof buf, "%s%s %-8.8s %3u %20lld %-10.10s %s\n", pad.c_str(), id.c_str(),
+                          user_of(j).c_str(), static_cast<unsigned>(j.urgency), static_cast<long long>(*ours[k]),
+                          j.queue.empty() ? "-" : j.queue.c_str(), j.bank.empty() ? "-" : j.bank.c_str());
+            o.out += buf;
+        }
+        return o;
+    }
+    std::size_t compared = 0, differ = 0;
+    for (std::size_t k = 0; k < b->jobs.size(); ++k) {
+        const auto& j = b->jobs[k];
+        if (!j.pending()) continue;
+        ++compared;
+        if (ours[k] && j.priority && *ours[k] == *j.priority) continue;
+        ++differ;
+        o.out += "job " + flux_f58(j.id) + " (" + user_of(j) + ", " + (j.bank.empty() ? "-" : j.bank) + ", " +
+                 (j.queue.empty() ? "-" : j.queue) + ", urgency " + std::to_string(j.urgency) + "): flux " +
+                 (j.priority ? std::to_string(*j.priority) : std::string("none")) + ", mfprio " +
+                 (ours[k] ? std::to_string(*ours[k]) : std::string("none")) + "\n";
+    }
+    // The order Flux listed (flux_jobs.txt: the job id in f58 first on each line).
+    std::string order_note;
+    if (!b->expected_order_file.empty()) {
+        auto t = text::read_text_file(b->expected_order_file);
+        if (!t) return fail(t.error());
+        std::vector<std::string> theirs;
+        for (const auto& l : text::split_lines(*t)) {
+            const std::string_view line = text::trim(l.text);
+            if (!line.empty()) theirs.emplace_back(line.substr(0, line.find(' ')));
+        }
+        std::vector<std::string> mine;
+        for (const std::size_t k : order) mine.push_back(flux_f58(b->jobs[k].id));
+        order_note = mine == theirs ? ", queue order identical" : ", queue order differs";
+        if (mine != theirs) {
+            ++differ;
+            o.out += "order: flux";
+            for (const auto& id : theirs) o.out += " " + id;
+            o.out += "\norder: mfprio";
+            for (const auto& id : mine) o.out += " " + id;
+            o.out += "\n";
+        }
+    }
+    o.out += "check: " + std::to_string(compared) + " pending jobs compared, " + std::to_string(differ) + " differ" + order_note + "\n";
+    if (differ != 0) o.status = 1;
     return o;
 }
 

@@ -7,5 +7,6 @@
 #include <mfprio/mfprio.hpp>
 #include <mfprio/inputs/bundle.hpp>
 #include <mfprio/inputs/cluster.hpp>
+#include <mfprio/inputs/flux.hpp>
 #include <mfprio/inputs/jobs_input.hpp>
 #include <mfprio/inputs/squeue_json.hpp>

@@ -10,6 +10,7 @@
 #include <mfprio/config/common.hpp>
 #include <mfprio/config/fairshare_tree.hpp>
 #include <mfprio/config/flux_model.hpp>
+#include <mfprio/config/flux_plugin.hpp>
 #include <mfprio/config/flux_tables.hpp>
 #include <mfprio/config/hostlist.hpp>
 #include <mfprio/config/jobs_table.hpp>

@@ -117,13 +117,11 @@ struct cluster_inputs {
     return out;
 }
 
-/// Reads a bundle written by --save (or tests/live/capture.sh): the manifest says which files
-/// it holds and their sizes and digests; a missing, cut or altered file is refused, naming
-/// it, and so is a bundle without a manifest or a meta with the recalculation's time.
-/// `scontrol_show_job.txt` or `squeue.json` stand in for `squeue.txt`, sacctmgr's QOS and
-/// associations are read when the bundle has them.
-[[nodiscard]] inline expected<cluster_inputs> read_bundle(const std::string& dir) {
-    cluster_inputs ci;
+/// The files a bundle's manifest lists, each read through the checked loader and checked
+/// against the size and digest the manifest recorded, in the manifest's order (name, text).
+/// A missing, cut or altered file is refused, naming it, and so is a directory without a
+/// manifest.
+[[nodiscard]] inline expected<std::vector<std::pair<std::string, std::string>>> read_manifest_files(const std::string& dir) {
     namespace fs = std::filesystem;
     std::error_code ec;
     if (!fs::is_directory(dir, ec)) return input_error{dir, 0, 0, {}, "not a directory (--from takes a bundle written by --save)"};
@@ -135,7 +133,6 @@ struct cluster_inputs {
                            manifest.error().kind == error_kind::cannot_open
                                ? "missing: not a whole bundle (--save writes one with its manifest)"
                                : manifest.error().message};
-    // The files the manifest lists, each read and checked.
     std::vector<std::pair<std::string, std::string>> files; // name, text
     bool header = false;
     for (const auto& l : config::split_lines(*manifest)) {
@@ -167,6 +164,22 @@ struct cluster_inputs {
         files.emplace_back(name, std::move(*text));
     }
     if (!header) return input_error{manifest_path, 0, 0, {}, "empty: not a whole bundle"};
+    return files;
+}
+
+/// Reads a bundle written by --save (or tests/live/capture.sh): the manifest says which files
+/// it holds and their sizes and digests (read_manifest_files); a bundle without a meta with the
+/// recalculation's time is refused.
+/// `scontrol_show_job.txt` or `squeue.json` stand in for `squeue.txt`, sacctmgr's QOS and
+/// associations are read when the bundle has them.
+[[nodiscard]] inline expected<cluster_inputs> read_bundle(const std::string& dir) {
+    cluster_inputs ci;
+    namespace fs = std::filesystem;
+    const auto path = [&](std::string_view name) { return (fs::path(dir) / name).string(); };
+    const std::string manifest_path = path("manifest");
+    auto listed = read_manifest_files(dir);
+    if (!listed) return listed.error();
+    auto& files = *listed;
     const auto take = [&](std::string_view name) -> std::optional<config::conf_input> {
         for (auto& [n, t] : files)
             if (n == name) return config::conf_input{std::move(t), path(name)};

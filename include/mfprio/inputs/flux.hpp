@@ -1,0 +1,444 @@
+#pragma once
+// What Flux prints, read as it is (simdjson; opt-in as squeue_json.hpp):
+// - `flux jobs -A -a --json`: 64-bit job ids, user ids, Flux's states, fractional submit times;
+// - `flux account list-factors --json`, `list-queues --json`, `list-banks --json`,
+//   `list-users --json`: flux-accounting's tables, where a value of 2147483647 is printed as
+//   the string "unlimited" (weights included);
+// - a Flux bundle: a directory of those outputs with `meta` and `manifest` (tests/live/flux.sh
+//   writes them), chained to the bundle captured before it by `previous=`.
+// Errors name the file, line and column of the value at fault.
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <simdjson.h>
+
+#include <mfprio/config/flux_plugin.hpp>
+#include <mfprio/core/expected.hpp>
+#include <mfprio/inputs/bundle.hpp>
+#include <mfprio/inputs/squeue_json.hpp>
+#include <mfprio/text/text.hpp>
+
+namespace mfprio::inputs {
+
+namespace detail {
+
+/// A JSON value's text as a Flux reader wants it: a string unescaped, a number's token, true
+/// as "1" and false as "0", null as empty. Lists and objects are refused (the caller asks
+/// for them itself).
+[[nodiscard]] inline std::optional<std::string> json_scalar(simdjson::ondemand::value v) {
+    using simdjson::ondemand::json_type;
+    json_type t;
+    if (v.type().get(t)) return std::nullopt;
+    switch (t) {
+    case json_type::string: {
+        std::string_view s;
+        if (v.get_string().get(s)) return std::nullopt;
+        return std::string(s);
+    }
+    case json_type::number: {
+        simdjson::ondemand::number n;
+        std::string_view raw = v.raw_json_token();
+        if (v.get_number().get(n)) return std::nullopt;
+        while (!raw.empty() && text::is_space(raw.back())) raw.remove_suffix(1);
+        return std::string(raw);
+    }
+    case json_type::boolean: {
+        bool b = false;
+        if (v.get_bool().get(b)) return std::nullopt;
+        return std::string(b ? "1" : "0");
+    }
+    case json_type::null: {
+        bool null = false;
+        if (v.is_null().get(null) || !null) return std::nullopt;
+        return std::string();
+    }
+    default:
+        return std::nullopt;
+    }
+}
+
+/// A JSON document read as a list of flat objects (the entries of the list at `list_key` of
+/// the root object, or the root list when `list_key` is empty). For each entry `begin(line)`
+/// is called, then `field(key, text, line, column)` for each scalar field (lists and objects
+/// as values are skipped), which returns an error sentence or an empty string.
+class json_rows {
+public:
+    using begin_fn = std::function<void(std::size_t line)>;
+    using field_fn = std::function<std::string(std::string_view key, const std::string& value)>;
+
+    [[nodiscard]] static std::optional<input_error> read(std::string_view text, std::string_view file, std::string_view what,
+                                                         std::string_view list_key, const begin_fn& begin,
+                                                         const field_fn& field) {
+        const std::string_view body = config::detail::without_bom(text);
+        const std::size_t bom = text.size() - body.size();
+        const simdjson::padded_string copy(body);
+        simdjson::ondemand::parser parser;
+        simdjson::ondemand::document doc;
+        line_counter lc{body};
+        bool iterating = false;
+        const auto fail = [&](std::string why, const char* at = nullptr) -> input_error {
+            const char* loc = at;
+            if (iterating && (loc != nullptr || !doc.current_location().get(loc)) && loc >= copy.data() &&
+                loc <= copy.data() + body.size())
+                lc.advance(static_cast<std::size_t>(loc - copy.data()));
+            auto e = text::make_error(file, lc.line, lc.column() + (lc.line == 1 ? bom : 0), {}, std::move(why));
+            return e;
+        };
+        const auto invalid = [&](simdjson::error_code e) { return fail(std::string("not valid JSON: ") + simdjson::error_message(e)); };
+        if (auto e = parser.iterate(copy).get(doc)) return invalid(e);
+        iterating = true;
+        simdjson::ondemand::array list;
+        if (list_key.empty()) {
+            if (auto e = doc.get_array().get(list))
+                return e == simdjson::INCORRECT_TYPE ? fail("not " + std::string(what) + ": the document is not a list") : invalid(e);
+            if (auto r = rows(list, doc, lc, copy.data(), fail, invalid, begin, field)) return r;
+        } else {
+            simdjson::ondemand::object root;
+            if (auto e = doc.get_object().get(root))
+                return e == simdjson::INCORRECT_TYPE ? fail("not " + std::string(what) + ": the document is not an object") : invalid(e);
+            bool found = false;
+            for (auto f : root) {
+                std::string_view key;
+                if (auto e = f.unescaped_key().get(key)) return invalid(e);
+                if (key != list_key) {
+                    simdjson::ondemand::value skip;
+                    if (auto e = f.value().get(skip)) return invalid(e);
+                    continue;
+                }
+                found = true;
+                if (auto e = f.value().get_array().get(list))
+                    return e == simdjson::INCORRECT_TYPE ? fail("\"" + std::string(list_key) + "\" is not a list") : invalid(e);
+                if (auto r = rows(list, doc, lc, copy.data(), fail, invalid, begin, field)) return r;
+            }
+            if (!found) return text::make_error(file, 1, 1, {}, "no \"" + std::string(list_key) + "\" list: not " + std::string(what));
+        }
+        if (const char* after = nullptr; !doc.current_location().get(after))
+            return fail("more after the JSON document");
+        return std::nullopt;
+    }
+
+private:
+    template <class Fail, class Invalid>
+    [[nodiscard]] static std::optional<input_error> rows(simdjson::ondemand::array& list, simdjson::ondemand::document& doc,
+                                                         line_counter& lc, const char* base, const Fail& fail,
+                                                         const Invalid& invalid, const begin_fn& begin, const field_fn& field) {
+        for (auto item : list) {
+            simdjson::ondemand::object o;
+            if (auto e = item.get_object().get(o))
+                return e == simdjson::INCORRECT_TYPE ? fail("an entry of the list is not an object") : invalid(e);
+            const char* loc = nullptr;
+            if (!doc.current_location().get(loc)) lc.advance(static_cast<std::size_t>(loc - base));
+            begin(lc.line);
+            for (auto f : o) {
+                std::string_view key;
+                if (auto e = f.unescaped_key().get(key)) return invalid(e);
+                const std::string k(key);
+                simdjson::ondemand::value v;
+                if (auto e = f.value().get(v)) return invalid(e);
+                const char* at = nullptr;
+                if (doc.current_location().get(at)) at = nullptr;
+                simdjson::ondemand::json_type t;
+                if (auto e = v.type().get(t)) return invalid(e);
+                if (t == simdjson::ondemand::json_type::array || t == simdjson::ondemand::json_type::object) continue;
+                const auto s = json_scalar(v);
+                if (!s) return fail("\"" + k + "\": not valid JSON", at);
+                if (auto why = field(k, *s); !why.empty()) return fail("\"" + k + "\": " + why, at);
+            }
+        }
+        return std::nullopt;
+    }
+};
+
+/// A flux-accounting integer: a number, or "unlimited" for 2147483647.
+[[nodiscard]] inline std::optional<std::int64_t> flux_integer(std::string_view v) {
+    if (v == "unlimited") return std::int64_t{2147483647};
+    return text::parse_signed<std::int64_t>(v);
+}
+
+[[nodiscard]] inline std::optional<double> flux_real(std::string_view v) {
+    if (v == "unlimited") return 2147483647.0;
+    return text::parse_double(v);
+}
+
+} // namespace detail
+
+/// `flux account list-factors --json`: the weights.
+[[nodiscard]] inline expected<flux::flux_accounting_weights> flux_factors_from(std::string_view text, std::string_view file) {
+    flux::flux_accounting_weights w;
+    std::string factor;
+    std::optional<std::int64_t> weight;
+    bool any = false;
+    const auto flush = [&]() -> std::string {
+        if (factor.empty() && !weight) return {};
+        if (factor == "fairshare") w.fairshare = weight.value_or(w.fairshare);
+        else if (factor == "queue") w.queue = weight.value_or(w.queue);
+        else if (factor == "bank") w.bank = weight.value_or(w.bank);
+        else if (factor == "urgency") w.urgency = weight.value_or(w.urgency);
+        factor.clear();
+        weight.reset();
+        return {};
+    };
+    auto e = detail::json_rows::read(
+        text, file, "`flux account list-factors --json` output", {},
+        [&](std::size_t) { flush(); any = true; },
+        [&](std::string_view k, const std::string& v) -> std::string {
+            if (k == "factor") factor = v;
+            else if (k == "weight") {
+                weight = detail::flux_integer(v);
+                if (!weight) return "'" + v + "' is not an integer weight";
+            }
+            return {};
+        });
+    if (e) return *e;
+    flush();
+    (void)any;
+    return w;
+}
+
+/// `flux account list-queues --json`.
+[[nodiscard]] inline expected<std::vector<config::flux_queue_row>> flux_queues_from(std::string_view text, std::string_view file) {
+    std::vector<config::flux_queue_row> out;
+    auto e = detail::json_rows::read(
+        text, file, "`flux account list-queues --json` output", {}, [&](std::size_t) { out.emplace_back(); },
+        [&](std::string_view k, const std::string& v) -> std::string {
+            if (k == "queue") out.back().name = v;
+            else if (k == "priority") {
+                const auto p = detail::flux_integer(v);
+                if (!p) return "'" + v + "' is not an integer priority";
+                out.back().priority = *p;
+            }
+            return {};
+        });
+    if (e) return *e;
+    return out;
+}
+
+/// `flux account list-banks --json`.
+[[nodiscard]] inline expected<std::vector<config::flux_bank_row>> flux_banks_from(std::string_view text, std::string_view file) {
+    std::vector<config::flux_bank_row> out;
+    auto e = detail::json_rows::read(
+        text, file, "`flux account list-banks --json` output", {}, [&](std::size_t) { out.emplace_back(); },
+        [&](std::string_view k, const std::string& v) -> std::string {
+            if (k == "bank") out.back().name = v;
+            else if (k == "parent_bank") out.back().parent = v;
+            else if (k == "priority") {
+                const auto p = detail::flux_real(v);
+                if (!p) return "'" + v + "' is not a number";
+                out.back().priority = *p;
+            }
+            return {};
+        });
+    if (e) return *e;
+    return out;
+}
+
+/// `flux account list-users --json`: the associations, their stored fair-share included.
+[[nodiscard]] inline expected<std::vector<config::flux_user_row>> flux_users_from(std::string_view text, std::string_view file) {
+    std::vector<config::flux_user_row> out;
+    auto e = detail::json_rows::read(
+        text, file, "`flux account list-users --json` output", {}, [&](std::size_t) { out.emplace_back(); },
+        [&](std::string_view k, const std::string& v) -> std::string {
+            auto& u = out.back();
+            if (k == "username") u.username = v;
+            else if (k == "bank") u.bank = v;
+            else if (k == "default_bank") u.default_bank = v;
+            else if (k == "userid") {
+                const auto id = text::parse_unsigned<std::uint32_t>(v);
+                if (!id) return "'" + v + "' is not a user id";
+                u.userid = *id;
+            } else if (k == "fairshare") {
+                const auto f = text::parse_double(v);
+                if (!f || *f < 0 || *f > 1) return "'" + v + "' is not a fair-share from 0 to 1";
+                u.fairshare = *f;
+            } else if (k == "active") {
+                u.active = v != "0";
+            }
+            return {};
+        });
+    if (e) return *e;
+    return out;
+}
+
+/// `flux jobs -A -a --json`: every job; user names are filled in from `users` by user id.
+[[nodiscard]] inline expected<std::vector<config::flux_job_row>> flux_jobs_from(std::string_view text, std::string_view file,
+                                                                               std::span<const config::flux_user_row> users = {}) {
+    std::vector<config::flux_job_row> out;
+    auto e = detail::json_rows::read(
+        text, file, "`flux jobs --json` output", "jobs",
+        [&](std::size_t line) {
+            out.emplace_back();
+            out.back().line = line;
+        },
+        [&](std::string_view k, const std::string& v) -> std::string {
+            auto& j = out.back();
+            if (k == "id") {
+                const auto id = text::parse_unsigned<std::uint64_t>(v);
+                if (!id || *id == 0) return "'" + v + "' is not a job id";
+                j.id = *id;
+            } else if (k == "userid") {
+                const auto id = text::parse_unsigned<std::uint32_t>(v);
+                if (!id) return "'" + v + "' is not a user id";
+                j.userid = *id;
+            } else if (k == "urgency") {
+                const auto u = text::parse_unsigned<std::uint32_t>(v);
+                if (!u || *u > 31) return "'" + v + "' is not an urgency from 0 to 31";
+                j.urgency = static_cast<std::uint8_t>(*u);
+            } else if (k == "priority") {
+                const auto p = text::parse_signed<std::int64_t>(v);
+                if (!p || *p < 0) return "'" + v + "' is not a priority";
+                j.priority = *p;
+            } else if (k == "t_submit") {
+                const auto t = text::parse_double(v);
+                if (!t || *t < 0) return "'" + v + "' is not a time in epoch seconds";
+                j.t_submit = *t;
+            } else if (k == "state") {
+                static constexpr std::string_view states[] = {"NEW", "DEPEND", "PRIORITY", "SCHED", "RUN", "CLEANUP", "INACTIVE"};
+                if (std::find(std::begin(states), std::end(states), v) == std::end(states))
+                    return "'" + v + "' is not a Flux job state (DEPEND, PRIORITY, SCHED, RUN, CLEANUP, INACTIVE)";
+                j.state = v;
+            } else if (k == "queue") {
+                j.queue = v;
+            } else if (k == "bank") {
+                j.bank = v;
+            } else if (k == "username") {
+                j.username = v;
+            }
+            return {};
+        });
+    if (e) return *e;
+    for (auto& j : out) {
+        if (j.id == 0) return text::make_error(file, j.line, 1, "id", "a job without an id");
+        for (const auto& u : users)
+            if (u.userid == j.userid) {
+                j.username = u.username;
+                break;
+            }
+    }
+    return out;
+}
+
+/// A Flux bundle (tests/live/flux.sh writes them): the jobs, and, when the priority plugin was
+/// loaded, the database it received and when. `previous` names the bundle captured before
+/// (the plugin's history).
+struct flux_bundle {
+    std::string dir;
+    std::vector<config::flux_job_row> jobs;
+    std::optional<config::flux_update> update; ///< the database and its priority_update time
+    bool plugin = false;                       ///< flux-accounting's plugin was loaded
+    std::string previous;                      ///< the bundle before, a sibling directory
+    std::string expected_order_file;           ///< flux_jobs.txt, when present
+};
+
+/// Reads the Flux bundle in `dir` (its manifest checked as read_bundle does).
+[[nodiscard]] inline expected<flux_bundle> read_flux_bundle(const std::string& dir) {
+    namespace fs = std::filesystem;
+    flux_bundle b;
+    b.dir = dir;
+    const auto path = [&](std::string_view n) { return (fs::path(dir) / n).string(); };
+    auto files = read_manifest_files(dir);
+    if (!files) return files.error();
+    const auto text_of = [&](std::string_view n) -> const std::string* {
+        for (const auto& [name, t] : *files)
+            if (name == n) return &t;
+        return nullptr;
+    };
+    const std::string* meta = text_of("meta");
+    if (meta == nullptr) return input_error{path("meta"), 0, 0, {}, "not listed in the manifest", error_kind::shape};
+    std::optional<double> update_time;
+    for (const auto& l : text::split_lines(*meta)) {
+        const std::size_t eq = l.text.find('=');
+        if (text::trim(l.text).empty()) continue;
+        if (eq == std::string_view::npos) return text::make_error(path("meta"), l.number, 1, {}, "not a key=value line");
+        const std::string_view k = text::trim(l.text.substr(0, eq)), v = text::trim(l.text.substr(eq + 1));
+        if (k == "priority_update") {
+            update_time = text::parse_double(v);
+            if (!update_time || *update_time < 0)
+                return text::make_error(path("meta"), l.number, eq + 2, "priority_update", "'" + std::string(v) + "' is not a time in epoch seconds");
+        } else if (k == "previous") {
+            if (v.empty() || v.find('/') != std::string_view::npos || v == "." || v == "..")
+                return text::make_error(path("meta"), l.number, eq + 2, "previous", "'" + std::string(v) + "' is not a sibling bundle's name");
+            b.previous = std::string(v);
+        }
+    }
+    std::vector<config::flux_user_row> users;
+    if (const std::string* t = text_of("list_users.json")) {
+        b.plugin = true;
+        auto u = flux_users_from(*t, path("list_users.json"));
+        if (!u) return u.error();
+        users = std::move(*u);
+        config::flux_update up;
+        up.db.users = users;
+        const std::string* f = text_of("list_factors.json");
+        const std::string* q = text_of("list_queues.json");
+        const std::string* k = text_of("list_banks.json");
+        if (f == nullptr || q == nullptr || k == nullptr)
+            return input_error{path("manifest"), 0, 0, {}, "lists list_users.json without list_factors.json, list_queues.json and list_banks.json",
+                               error_kind::shape};
+        auto w = flux_factors_from(*f, path("list_factors.json"));
+        if (!w) return w.error();
+        auto qs = flux_queues_from(*q, path("list_queues.json"));
+        if (!qs) return qs.error();
+        auto bs = flux_banks_from(*k, path("list_banks.json"));
+        if (!bs) return bs.error();
+        up.db.weights = *w;
+        up.db.queues = std::move(*qs);
+        up.db.banks = std::move(*bs);
+        if (!update_time)
+            return input_error{path("meta"), 0, 0, "priority_update", "missing: when the plugin received the database", error_kind::shape};
+        up.time = *update_time;
+        b.update = std::move(up);
+    }
+    const std::string* jobs = text_of("flux_jobs.json");
+    if (jobs == nullptr) return input_error{path("manifest"), 0, 0, {}, "does not list flux_jobs.json", error_kind::shape};
+    auto j = flux_jobs_from(*jobs, path("flux_jobs.json"), users);
+    if (!j) return j.error();
+    b.jobs = std::move(*j);
+    if (text_of("flux_jobs.txt") != nullptr) b.expected_order_file = path("flux_jobs.txt");
+    return b;
+}
+
+/// A Flux bundle and the databases the plugin received up to it: its own and those of the
+/// bundles its meta's `previous=` names, one after the other (siblings of `dir`).
+struct flux_history {
+    flux_bundle latest;
+    std::vector<config::flux_update> updates;
+};
+
+/// Reads the bundle in `dir` and the chain of bundles before it. A chain that loops, or a
+/// previous bundle that cannot be read, is refused.
+[[nodiscard]] inline expected<flux_history> read_flux_history(const std::string& dir) {
+    namespace fs = std::filesystem;
+    auto b = read_flux_bundle(dir);
+    if (!b) return b.error();
+    flux_history h;
+    h.latest = std::move(*b);
+    if (h.latest.update) h.updates.push_back(*h.latest.update);
+    std::error_code ec;
+    std::vector<fs::path> seen{fs::weakly_canonical(dir, ec)};
+    for (std::string prev = h.latest.previous, at = dir; !prev.empty();) {
+        std::string here = at;
+        while (here.size() > 1 && here.back() == '/') here.pop_back();
+        const std::string p = (fs::path(here).parent_path() / prev).string();
+        const fs::path canon = fs::weakly_canonical(p, ec);
+        if (std::find(seen.begin(), seen.end(), canon) != seen.end())
+            return input_error{(fs::path(here) / "meta").string(), 0, 0, "previous",
+                               "the bundles' previous= lines form a loop", error_kind::reference};
+        seen.push_back(canon);
+        auto pb = read_flux_bundle(p);
+        if (!pb) return pb.error();
+        if (pb->update) h.updates.push_back(std::move(*pb->update));
+        prev = pb->previous;
+        at = p;
+    }
+    return h;
+}
+
+} // namespace mfprio::inputs

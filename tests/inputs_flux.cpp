@@ -1,0 +1,184 @@
+// Flux as it runs: what flux-core 0.88.0 and flux-accounting 0.60.0 printed, read as printed
+// (mfprio/inputs/flux.hpp), and flux-accounting's plugin replayed over it
+// (mfprio/config/flux_plugin.hpp). The bundles under tests/data/flux were captured from a real
+// instance by tests/live/flux.sh; every expected priority and order below is what that
+// instance printed (flux_jobs.json, flux_jobs.txt).
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <mfprio/inputs.hpp>
+
+#include "queue_commands.hpp"
+
+namespace {
+
+std::string flux_dir(const std::string& name) { return std::string(MFPRIO_TEST_DATA) + "/flux/" + name; }
+
+const char* const scenarios[] = {"default", "weights", "edits", "overflow", "above", "core"};
+
+/// The pending jobs' ids in the order flux jobs listed them.
+std::vector<std::uint64_t> flux_order(const std::string& file) {
+    auto t = mfprio::text::read_text_file(file);
+    REQUIRE(t);
+    std::vector<std::uint64_t> ids;
+    for (const auto& l : mfprio::text::split_lines(*t)) {
+        const auto f = mfprio::text::split(mfprio::text::trim(l.text), ' ');
+        if (f.size() < 2) continue;
+        const auto id = mfprio::text::parse_unsigned<std::uint64_t>(f[1]);
+        REQUIRE(id);
+        ids.push_back(*id);
+    }
+    return ids;
+}
+
+/// The plugin replayed over a bundle's history: each pending job's priority, by job index.
+std::vector<std::optional<std::int64_t>> replay(const mfprio::inputs::flux_history& h,
+                                                mfprio::config::flux_plugin_options o = {}) {
+    std::vector<std::optional<std::int64_t>> out(h.latest.jobs.size());
+    if (h.latest.plugin) {
+        const auto r = mfprio::config::replay_flux_plugin(h.updates, h.latest.jobs, o);
+        for (std::size_t k = 0; k < r.size(); ++k)
+            if (r[k]) out[k] = r[k]->value.value;
+    } else {
+        const auto r = mfprio::config::flux_core_priorities(h.latest.jobs);
+        for (std::size_t k = 0; k < r.size(); ++k)
+            if (r[k]) out[k] = r[k]->value;
+    }
+    return out;
+}
+
+std::size_t differences(const mfprio::inputs::flux_history& h, const std::vector<std::optional<std::int64_t>>& ours) {
+    std::size_t n = 0;
+    for (std::size_t k = 0; k < ours.size(); ++k)
+        if (h.latest.jobs[k].pending() && ours[k] != h.latest.jobs[k].priority) ++n;
+    return n;
+}
+
+} // namespace
+
+TEST_CASE("flux: every bundle replays with every priority and the queue order Flux printed") {
+    for (const char* name : scenarios) {
+        CAPTURE(name);
+        auto h = mfprio::inputs::read_flux_history(flux_dir(name));
+        REQUIRE(h);
+        const auto ours = replay(*h);
+        std::size_t pending = 0;
+        for (std::size_t k = 0; k < ours.size(); ++k) {
+            const auto& j = h->latest.jobs[k];
+            if (!j.pending()) continue;
+            ++pending;
+            CAPTURE(j.id);
+            REQUIRE(j.priority);
+            CHECK(ours[k] == j.priority);
+        }
+        CHECK(pending >= 20);
+        std::vector<std::uint64_t> order;
+        for (const std::size_t k : mfprio::config::flux_queue_order(h->latest.jobs, ours)) order.push_back(h->latest.jobs[k].id);
+        CHECK(order == flux_order(flux_dir(name) + "/flux_jobs.txt"));
+        // The tool says the same.
+        const std::string dir = flux_dir(name);
+        const std::vector<std::string_view> args{"queue", "--from", dir, "--check"};
+        const auto o = mfprio::cli::run_queue(std::span(args).subspan(1));
+        CHECK(o.status == 0);
+        CHECK(o.out.ends_with(" 0 differ, queue order identical\n"));
+    }
+}
+
+TEST_CASE("flux: the plugin's behaviours are what make the replay exact") {
+    // Without the 32-bit products: the three jobs submitted to the queue of priority
+    // 1000000000 under queue weight 3 get 0 in Flux (3 x 1000000000 wraps to -1294967296).
+    auto overflow = mfprio::inputs::read_flux_history(flux_dir("overflow"));
+    REQUIRE(overflow);
+    CHECK(differences(*overflow, replay(*overflow, {.exact_products = true})) > 0);
+    std::size_t wrapped = 0;
+    for (const auto& j : overflow->latest.jobs)
+        if (j.queue == "urgent" && j.urgency != 0 && j.priority == 0) ++wrapped;
+    CHECK(wrapped >= 3);
+    // With an upper clamp: Flux keeps 12705094704 and orders it above expedited jobs.
+    auto above = mfprio::inputs::read_flux_history(flux_dir("above"));
+    REQUIRE(above);
+    CHECK(differences(*above, replay(*above, {.clamp_upper = true})) > 0);
+    CHECK(std::any_of(above->latest.jobs.begin(), above->latest.jobs.end(),
+                      [](const auto& j) { return j.priority == 12705094704; }));
+    // Without the history: the edits' bundle alone, as if the plugin had received only its
+    // database, gives each pair the edited queue and bank priorities, which Flux did not.
+    auto edits = mfprio::inputs::read_flux_history(flux_dir("edits"));
+    REQUIRE(edits);
+    auto alone = *edits;
+    alone.updates.resize(1);
+    alone.updates[0].time = 0; // before every submission: each job computed from its own queue
+    CHECK(differences(alone, replay(alone)) > 0);
+    // The cached queue factor: alice's two jobs in bank ml (urgent, then batch) print the same
+    // priority after a recomputation (50571 in `weights`): the pair's latest job is in batch.
+    auto weights = mfprio::inputs::read_flux_history(flux_dir("weights"));
+    REQUIRE(weights);
+    const auto r = mfprio::config::replay_flux_plugin(weights->updates, weights->latest.jobs);
+    std::size_t alice_ml = 0;
+    for (std::size_t k = 0; k < r.size(); ++k) {
+        const auto& j = weights->latest.jobs[k];
+        if (j.userid != 5001 || j.bank != "ml") continue;
+        ++alice_ml;
+        CHECK(j.priority == 50571);
+        REQUIRE(r[k]);
+        CHECK(r[k]->queue_factor == 1); // batch's priority
+        CHECK(r[k]->fairshare == 0.571429); // as stored, 6 decimals (4/7 is 0.5714285...)
+    }
+    CHECK(alice_ml == 2);
+}
+
+TEST_CASE("flux readers: 64-bit ids, user ids to names, Flux's states, \"unlimited\"") {
+    const std::string users = R"([{"username": "alice", "userid": 5001, "bank": "ml", "default_bank": "ml",
+ "fairshare": 0.571429, "max_nodes": "unlimited", "active": 1}])";
+    auto u = mfprio::inputs::flux_users_from(users, "users.json");
+    REQUIRE(u);
+    REQUIRE(u->size() == 1);
+    CHECK((*u)[0].fairshare == 0.571429);
+    const std::string jobs = "{\"jobs\": [{\"id\": 132439343104, \"userid\": 5001, \"urgency\": 16, \"priority\": 5368712266,\n"
+                             " \"state\": \"SCHED\", \"t_submit\": 1795745768.1383095, \"queue\": \"batch\", \"bank\": \"ml\"},\n"
+                             " {\"id\": 73316433920, \"userid\": 5009, \"urgency\": 31, \"state\": \"INACTIVE\"}]}";
+    auto j = mfprio::inputs::flux_jobs_from(jobs, "jobs.json", *u);
+    REQUIRE(j);
+    REQUIRE(j->size() == 2);
+    CHECK((*j)[0].id == 132439343104u);
+    CHECK((*j)[0].username == "alice");
+    CHECK((*j)[0].priority == 5368712266);
+    CHECK((*j)[0].pending());
+    CHECK((*j)[1].username.empty()); // a user the users input does not hold: shown by id
+    CHECK_FALSE((*j)[1].pending());
+    // Flux prints the id in f58 as "ƒ" and base 58: the bundle's "jobid" field.
+    CHECK(mfprio::cli::flux_f58(132439343104u) == "\xc6\x92" "4UnDFb5");
+    CHECK(mfprio::cli::flux_f58(73316433920u) == "\xc6\x92" "2vhitVu");
+    // "unlimited" stands for 2147483647, weights included.
+    auto w = mfprio::inputs::flux_factors_from(R"([{"factor": "fairshare", "weight": "unlimited"}, {"factor": "queue", "weight": 3}])",
+                                               "factors.json");
+    REQUIRE(w);
+    CHECK(w->fairshare == 2147483647);
+    CHECK(w->queue == 3);
+    CHECK(w->urgency == 1000); // not listed: the plugin's default
+    auto q = mfprio::inputs::flux_queues_from(R"([{"queue": "batch", "priority": 1, "max_nodes_per_assoc": "unlimited"}])", "q.json");
+    REQUIRE(q);
+    CHECK((*q)[0].priority == 1);
+}
+
+TEST_CASE("flux readers: a bad value is refused at its file, line and column") {
+    const auto err = [](const auto& r) {
+        REQUIRE_FALSE(r);
+        return r.error().to_string();
+    };
+    CHECK(err(mfprio::inputs::flux_jobs_from("{\"jobs\": [\n {\"id\": 1, \"state\": \"QUEUED\"}]}", "jobs.json")) ==
+          "jobs.json:2:21: \"state\": 'QUEUED' is not a Flux job state (DEPEND, PRIORITY, SCHED, RUN, CLEANUP, INACTIVE)");
+    CHECK(err(mfprio::inputs::flux_jobs_from("{\"jobs\": [{\"id\": 7, \"urgency\": 40}]}", "jobs.json")) ==
+          "jobs.json:1:32: \"urgency\": '40' is not an urgency from 0 to 31");
+    CHECK(err(mfprio::inputs::flux_jobs_from("[]", "jobs.json")) ==
+          "jobs.json:1:1: not `flux jobs --json` output: the document is not an object");
+    CHECK(err(mfprio::inputs::flux_users_from("[{\"userid\": 5001,\r\n \"fairshare\": 1.5}]", "u.json")) ==
+          "u.json:2:15: \"fairshare\": '1.5' is not a fair-share from 0 to 1");
+    CHECK(err(mfprio::inputs::flux_factors_from("[{\"factor\": \"queue\", \"weight\": \"many\"}]", "f.json")) ==
+          "f.json:1:32: \"weight\": 'many' is not an integer weight");
+    CHECK(err(mfprio::inputs::flux_queues_from("[{\"queue\": \"batch\", \"priority\": 1}", "q.json")).starts_with("q.json:1:"));
+}
