@@ -182,3 +182,45 @@ TEST_CASE("flux readers: a bad value is refused at its file, line and column") {
           "f.json:1:32: \"weight\": 'many' is not an integer weight");
     CHECK(err(mfprio::inputs::flux_queues_from("[{\"queue\": \"batch\", \"priority\": 1}", "q.json")).starts_with("q.json:1:"));
 }
+
+TEST_CASE("flux readers: flux jobs -o text, ids in f58 and decimal, users by id, state letters") {
+    // As flux jobs -A -a -o '{id} {id.dec} {userid} {urgency} {priority} {state} {queue} {bank}
+    // {t_submit}' printed (flux-core 0.88.0): an empty queue and bank are empty fields.
+    const std::string text = "JOBID JOBID UID URG PRI STATE QUEUE BANK T_SUBMIT\r\n"
+                             "\xc6\x92QioWX1 15569256448 0 20 20 SCHED   1795746592.8780808\r\n"
+                             "\xc6\x92" "4UnDFb5 132439343104 5001 16 67143 SCHED batch ml 1795745768.1383095\r\n";
+    const std::vector<mfprio::config::flux_user_row> users{{"alice", 5001, "ml", "ml", 0.571429, true}};
+    auto j = mfprio::inputs::read_flux_jobs(text, "jobs.txt", users);
+    REQUIRE(j);
+    REQUIRE(j->size() == 2);
+    CHECK((*j)[0].id == 15569256448u);
+    CHECK((*j)[0].queue.empty());
+    CHECK((*j)[0].bank.empty());
+    CHECK((*j)[0].urgency == 20);
+    CHECK((*j)[1].id == 132439343104u);
+    CHECK((*j)[1].username == "alice");
+    CHECK((*j)[1].priority == 67143);
+    CHECK((*j)[1].queue == "batch");
+    CHECK((*j)[1].t_submit == 1795745768.1383095);
+    // {id.dec} and {state_single}, as flux jobs -o '{id.dec} {userid} {urgency} {priority}
+    // {state_single}' prints them.
+    auto d = mfprio::inputs::read_flux_jobs("JOBID UID URG PRI S\n19293798400 0 16 16 S\n", "d.txt");
+    REQUIRE(d);
+    CHECK((*d)[0].id == 19293798400u);
+    CHECK((*d)[0].state == "SCHED");
+    CHECK(mfprio::inputs::parse_flux_jobid("fQioWX1") == 15569256448u);
+    CHECK_FALSE(mfprio::inputs::parse_flux_jobid("\xc6\x92QioWX0")); // 0 is not an f58 digit
+    CHECK_FALSE(mfprio::inputs::parse_flux_jobid("fzzzzzzzzzzzzzzzzzzzz")); // past 64 bits
+    // Errors at the field.
+    const auto e = mfprio::inputs::read_flux_jobs("JOBID UID URG PRI S\n19293798400 0 16 16 Q\n", "d.txt");
+    REQUIRE_FALSE(e);
+    CHECK(e.error().to_string() == "d.txt:2:21: S: 'Q' is not a Flux job state letter (N, D, P, S, R, C, I)");
+    const auto t = mfprio::inputs::read_flux_jobs("JOBID UID URG PRI S T_SUBMIT\n1 0 16 16 S 2026-11-27T02:29:53\n", "t.txt");
+    REQUIRE_FALSE(t);
+    CHECK(t.error().to_string() ==
+          "t.txt:2:13: T_SUBMIT: '2026-11-27T02:29:53' is not a time in epoch seconds (use {t_submit}, not {t_submit!d})");
+    const auto h = mfprio::inputs::read_flux_jobs("JOBID PRI\n1 2\n", "h.txt");
+    REQUIRE_FALSE(h);
+    CHECK(h.error().kind == mfprio::error_kind::shape);
+    CHECK(h.error().line == 1);
+}

@@ -20,9 +20,11 @@
 /// job's own queue and bank each time the priority is calculated. The plugin keeps a single
 /// queue factor per association, overwritten by that association's latest submitted job, so
 /// that a reprioritization gives all of its jobs the last job's queue priority, and edited
-/// queue or bank priorities reach pending jobs only when a new job arrives. mfprio does not
-/// reproduce that: two jobs of one association in different queues get their own queues'
-/// priorities, and a new queue table takes effect at the next pass.
+/// queue or bank priorities reach pending jobs only when a new job arrives. These factors do
+/// not keep that state: two jobs of one association in different queues get their own
+/// queues' priorities, and a new queue table takes effect at the next pass.
+/// `config::replay_flux_plugin` (`config/flux_plugin.hpp`) keeps the plugin's cache and
+/// evaluates these factors over it.
 ///
 /// Every factor is a plain lookup or subtraction: O(1), no allocation, `noexcept`. Urgencies
 /// above 31 are not valid in Flux (RFC 30) and are not checked here: they enter the formulas

@@ -325,6 +325,161 @@ private:
     return out;
 }
 
+/// A Flux job id as Flux prints it: decimal, or FLUID f58 ("ƒ" or "f", then base 58 with
+/// the digits 1-9, A-Z and a-z without 0, O, I and l).
+[[nodiscard]] inline std::optional<std::uint64_t> parse_flux_jobid(std::string_view s) {
+    if (s.starts_with("\xc6\x92")) s.remove_prefix(2);
+    else if (s.starts_with("f")) s.remove_prefix(1);
+    else return text::parse_unsigned<std::uint64_t>(s);
+    static constexpr std::string_view digits = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz";
+    if (s.empty()) return std::nullopt;
+    std::uint64_t v = 0;
+    for (const char c : s) {
+        const std::size_t d = digits.find(c);
+        if (d == std::string_view::npos) return std::nullopt;
+        if (v > (UINT64_MAX - d) / 58) return std::nullopt;
+        v = v * 58 + d;
+    }
+    return v;
+}
+
+/// `flux jobs -A -a -o FORMAT` with its header line, the fields separated by single spaces as
+/// FORMAT gives them (an empty queue or bank is an empty field): JOBID ({id}, {id.f58} or
+/// {id.dec}), UID or USER, URG, PRI, STATE or S ({state_single}), QUEUE, BANK and T_SUBMIT
+/// (epoch seconds); other columns are skipped. JOBID, UID (or USER known to `users`), URG
+/// and STATE (or S) are needed.
+[[nodiscard]] inline expected<std::vector<config::flux_job_row>> flux_jobs_text_from(std::string_view text, std::string_view file,
+                                                                                    std::span<const config::flux_user_row> users = {}) {
+    const std::string_view body = config::detail::without_bom(text);
+    enum col { c_id, c_uid, c_user, c_urg, c_pri, c_state, c_s, c_queue, c_bank, c_submit, c_other };
+    static constexpr std::pair<std::string_view, col> names[] = {
+        {"JOBID", c_id}, {"UID", c_uid}, {"USER", c_user}, {"URG", c_urg}, {"PRI", c_pri}, {"STATE", c_state},
+        {"S", c_s}, {"QUEUE", c_queue}, {"BANK", c_bank}, {"T_SUBMIT", c_submit}};
+    std::vector<col> cols;
+    std::vector<std::string> header;
+    std::vector<config::flux_job_row> out;
+    const auto split = [](std::string_view l) {
+        std::vector<std::string_view> f;
+        std::size_t start = 0;
+        while (true) {
+            const std::size_t sp = l.find(' ', start);
+            f.push_back(l.substr(start, sp == std::string_view::npos ? std::string_view::npos : sp - start));
+            if (sp == std::string_view::npos) break;
+            start = sp + 1;
+        }
+        return f;
+    };
+    for (const auto& l : text::split_lines(body)) {
+        std::string_view line = l.text;
+        while (!line.empty() && (line.back() == ' ' || line.back() == '\t')) line.remove_suffix(1);
+        if (line.empty()) continue;
+        const auto f = split(line);
+        if (cols.empty()) {
+            for (const auto h : f) {
+                header.emplace_back(h);
+                col c = c_other;
+                for (const auto& [n, k] : names)
+                    if (h == n) c = k;
+                cols.push_back(c);
+            }
+            const auto has = [&](col c) { return std::find(cols.begin(), cols.end(), c) != cols.end(); };
+            if (!has(c_id) || (!has(c_uid) && !has(c_user)) || !has(c_urg) || (!has(c_state) && !has(c_s)))
+                return text::make_error(file, l.number, 1, {},
+                                        "not `flux jobs -o` output with a header: JOBID, UID (or USER), URG and STATE "
+                                        "(or S) are needed", error_kind::shape);
+            continue;
+        }
+        if (f.size() != cols.size())
+            return text::make_error(file, l.number, 1, {},
+                                    "has " + std::to_string(f.size()) + " fields, the header " + std::to_string(cols.size()) +
+                                        " (fields are separated by single spaces)", error_kind::shape);
+        config::flux_job_row j;
+        j.line = l.number;
+        std::size_t column = 1;
+        for (std::size_t i = 0; i < f.size(); ++i, column += f[i - 1].size() + 1) {
+            const std::string_view v = f[i];
+            const auto bad = [&](std::string why) {
+                return text::make_error(file, l.number, column, header[i], "'" + std::string(v) + "' " + why);
+            };
+            switch (cols[i]) {
+            case c_id: {
+                const auto id = parse_flux_jobid(v);
+                if (!id || *id == 0) return bad("is not a Flux job id (decimal or f58)");
+                j.id = *id;
+                break;
+            }
+            case c_uid: {
+                const auto id = text::parse_unsigned<std::uint32_t>(v);
+                if (!id) return bad("is not a user id");
+                j.userid = *id;
+                break;
+            }
+            case c_user: {
+                j.username = std::string(v);
+                if (std::find(cols.begin(), cols.end(), c_uid) != cols.end()) break;
+                const auto u = std::find_if(users.begin(), users.end(), [&](const auto& r) { return r.username == v; });
+                if (u != users.end()) j.userid = u->userid;
+                else if (const auto id = text::parse_unsigned<std::uint32_t>(v)) j.userid = *id; // no name: flux prints the id
+                else return bad("is a user the users input does not hold (give UID)");
+                break;
+            }
+            case c_urg: {
+                const auto u = text::parse_unsigned<std::uint32_t>(v);
+                if (!u || *u > 31) return bad("is not an urgency from 0 to 31");
+                j.urgency = static_cast<std::uint8_t>(*u);
+                break;
+            }
+            case c_pri: {
+                const auto p = text::parse_signed<std::int64_t>(v);
+                if (!p || *p < 0) return bad("is not a priority");
+                j.priority = *p;
+                break;
+            }
+            case c_state: {
+                static constexpr std::string_view states[] = {"NEW", "DEPEND", "PRIORITY", "SCHED", "RUN", "CLEANUP", "INACTIVE"};
+                if (std::find(std::begin(states), std::end(states), v) == std::end(states)) return bad("is not a Flux job state");
+                j.state = std::string(v);
+                break;
+            }
+            case c_s: {
+                static constexpr std::pair<std::string_view, std::string_view> single[] = {
+                    {"N", "NEW"}, {"D", "DEPEND"}, {"P", "PRIORITY"}, {"S", "SCHED"}, {"R", "RUN"}, {"C", "CLEANUP"}, {"I", "INACTIVE"}};
+                const auto s = std::find_if(std::begin(single), std::end(single), [&](const auto& p) { return p.first == v; });
+                if (s == std::end(single)) return bad("is not a Flux job state letter (N, D, P, S, R, C, I)");
+                j.state = std::string(s->second);
+                break;
+            }
+            case c_queue: j.queue = std::string(v); break;
+            case c_bank: j.bank = std::string(v); break;
+            case c_submit: {
+                const auto t = text::parse_double(v);
+                if (!t || *t < 0) return bad("is not a time in epoch seconds (use {t_submit}, not {t_submit!d})");
+                j.t_submit = *t;
+                break;
+            }
+            case c_other: break;
+            }
+        }
+        if (j.username.empty())
+            for (const auto& u : users)
+                if (u.userid == j.userid) {
+                    j.username = u.username;
+                    break;
+                }
+        out.push_back(std::move(j));
+    }
+    if (cols.empty()) return text::make_error(file, 0, 0, {}, "empty: no header line", error_kind::shape);
+    return out;
+}
+
+/// Any jobs input Flux prints: `flux jobs --json`, or its `-o` text form with a header.
+[[nodiscard]] inline expected<std::vector<config::flux_job_row>> read_flux_jobs(std::string_view text, std::string_view file,
+                                                                               std::span<const config::flux_user_row> users = {}) {
+    const std::string_view body = text::trim(config::detail::without_bom(text));
+    if (body.starts_with("{") || body.starts_with("[")) return flux_jobs_from(text, file, users);
+    return flux_jobs_text_from(text, file, users);
+}
+
 /// A Flux bundle (tests/live/flux.sh writes them): the jobs, and, when the priority plugin was
 /// loaded, the database it received and when. `previous` names the bundle captured before
 /// (the plugin's history).
@@ -398,7 +553,7 @@ struct flux_bundle {
     }
     const std::string* jobs = text_of("flux_jobs.json");
     if (jobs == nullptr) return input_error{path("manifest"), 0, 0, {}, "does not list flux_jobs.json", error_kind::shape};
-    auto j = flux_jobs_from(*jobs, path("flux_jobs.json"), users);
+    auto j = read_flux_jobs(*jobs, path("flux_jobs.json"), users);
     if (!j) return j.error();
     b.jobs = std::move(*j);
     if (text_of("flux_jobs.txt") != nullptr) b.expected_order_file = path("flux_jobs.txt");
