@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
@@ -41,7 +43,7 @@ std::vector<std::optional<std::int64_t>> replay(const mfprio::inputs::flux_histo
                                                 mfprio::config::flux_plugin_options o = {}) {
     std::vector<std::optional<std::int64_t>> out(h.latest.jobs.size());
     if (h.latest.plugin) {
-        const auto r = mfprio::config::replay_flux_plugin(h.updates, h.latest.jobs, o);
+        const auto r = mfprio::config::replay_flux_plugin(h.updates, h.latest.jobs, o, h.held);
         for (std::size_t k = 0; k < r.size(); ++k)
             if (r[k]) out[k] = r[k]->value.value;
     } else {
@@ -111,8 +113,21 @@ TEST_CASE("flux: the plugin's behaviours are what make the replay exact") {
     REQUIRE(edits);
     auto alone = *edits;
     alone.updates.resize(1);
+    alone.held.clear();
     alone.updates[0].time = 0; // before every submission: each job computed from its own queue
     CHECK(differences(alone, replay(alone)) > 0);
+    // One bundle without its history: the plugin's cache as `flux jobtap query` printed it
+    // stands in for the submissions before. `weights` (no bank priority changed since the
+    // submissions) replays exactly from its own files; without the printed cache each pair
+    // would take its job's own queue, which Flux did not.
+    auto weights_alone = mfprio::inputs::read_flux_history(flux_dir("weights"));
+    REQUIRE(weights_alone);
+    weights_alone->updates.resize(1);
+    weights_alone->held = weights_alone->latest.held;
+    REQUIRE(weights_alone->held.size() == 8); // root's and the seven associations
+    CHECK(differences(*weights_alone, replay(*weights_alone)) == 0);
+    weights_alone->held.clear();
+    CHECK(differences(*weights_alone, replay(*weights_alone)) > 0);
     // The cached queue factor: alice's two jobs in bank ml (urgent, then batch) print the same
     // priority after a recomputation (50571 in `weights`): the pair's latest job is in batch.
     auto weights = mfprio::inputs::read_flux_history(flux_dir("weights"));
@@ -223,4 +238,47 @@ TEST_CASE("flux readers: flux jobs -o text, ids in f58 and decimal, users by id,
     REQUIRE_FALSE(h);
     CHECK(h.error().kind == mfprio::error_kind::shape);
     CHECK(h.error().line == 1);
+}
+
+TEST_CASE("flux readers: the plugin's state from flux jobtap query") {
+    auto held = mfprio::inputs::flux_plugin_state_from(
+        R"({"name":"mf_priority.so","mf_priority_map":[{"userid":5001,"banks":[{"bank_name":"ml","fairshare":0.571429,)"
+        R"("queue_factor":1,"queues":[]},{"bank_name":"web","fairshare":0.714286,"queue_factor":20}]}],"queues":{}})",
+        "jobtap.json");
+    REQUIRE(held);
+    REQUIRE(held->size() == 2);
+    CHECK((*held)[0].userid == 5001);
+    CHECK((*held)[0].bank == "ml");
+    CHECK((*held)[0].queue_factor == 1);
+    CHECK((*held)[1].queue_factor == 20);
+    CHECK((*held)[1].fairshare == 0.714286);
+    const auto bad = mfprio::inputs::flux_plugin_state_from("{\"mf_priority_map\":[{\"userid\":5001,\n\"banks\":[{\"queue_factor\":\"x\"}]}]}",
+                                                            "jobtap.json");
+    REQUIRE_FALSE(bad);
+    CHECK(bad.error().to_string() == "jobtap.json:2:26: \"queue_factor\": not an integer");
+    const auto none = mfprio::inputs::flux_plugin_state_from("{\"name\":\"x\"}", "jobtap.json");
+    REQUIRE_FALSE(none);
+    CHECK(none.error().to_string() == "jobtap.json:1:1: no \"mf_priority_map\": not `flux jobtap query mf_priority.so` output");
+}
+
+TEST_CASE("flux: queue --live without a Flux names the command that failed and changes nothing") {
+    const char* old = std::getenv("PATH");
+    const std::string saved = old != nullptr ? old : "";
+    setenv("PATH", "/nonexistent-mfprio-path", 1);
+    const std::string save = std::string(std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "/tmp") + "/mfprio_flux_live_save";
+    std::filesystem::remove_all(save);
+    const std::vector<std::string_view> args{"--live", "--save", save};
+    const auto o = mfprio::cli::run_queue(args);
+    setenv("PATH", saved.c_str(), 1);
+    CHECK(o.status == 65);
+    CHECK(o.err.starts_with("mfprio queue --live: `flux jobtap list` "));
+    CHECK(o.err.find("cannot run flux") != std::string::npos);
+    CHECK_FALSE(std::filesystem::exists(save + "/manifest"));
+    // Usage errors: --save without --live, both sources, neither.
+    const std::vector<std::string_view> from_save{"--from", "x", "--save", "y"};
+    CHECK(mfprio::cli::run_queue(from_save).status == 2);
+    const std::vector<std::string_view> both{"--from", "x", "--live"};
+    CHECK(mfprio::cli::run_queue(both).status == 2);
+    const std::vector<std::string_view> check_alone{"--policy", "fcfs", "--jobs", "j", "--check"};
+    CHECK(mfprio::cli::run_queue(check_alone).status == 2);
 }

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
+#include <fstream>
 #include <optional>
 #include <span>
 #include <string>
@@ -50,8 +51,12 @@ inline constexpr option_row queue_option_rows[] = {
                    "flux-accounting's tables, replayed through the plugin as it behaves\n"
                    "(cached queue and bank factors per user-bank pair, int products,\n"
                    "no upper clamp); the bundles named by its meta's previous= too"},
-    {"--check", "with --from: compare every pending job's priority and the queue\n"
-                "order with what Flux printed; exit 1 on a difference"},
+    {"--live", "the Flux instance of FLUX_URI: runs flux jobs, flux account list-*\n"
+               "and flux jobtap query (60 s together), and replays them as the next\n"
+               "flux account-priority-update would compute"},
+    {"--save DIR", "with --live: keep what Flux printed as a bundle for --from"},
+    {"--check", "with --from or --live: compare every pending job's priority and the\n"
+                "queue order with what Flux printed; exit 1 on a difference"},
     {"--exact-products", "with --from: the plugin's int x int products computed exactly"},
     {"--now T", "time of the calculation: epoch seconds or YYYY-MM-DDTHH:MM:SS\n"
                 "(TZ, else UTC); default: the current time"},
@@ -63,7 +68,7 @@ inline const std::vector<std::string_view> queue_option_names = option_names_of(
 
 inline const std::string queue_help = render_help(
     "usage: mfprio queue --policy P --jobs FILE [options]\n"
-    "       mfprio queue --from DIR [--check] [--exact-products]\n"
+    "       mfprio queue --from DIR | --live [--save DIR] [--check] [--exact-products]\n"
     "\n"
     "Runs a runtime-configured engine over a jobs table and prints, in queue order, each\n"
     "pending job's priority and every named factor's weighted value (seed 003's table).\n"
@@ -99,7 +104,8 @@ inline std::string fixed0(double v) {
 inline outcome run_queue_from(std::span<const std::string_view> args);
 
 inline outcome run_queue(std::span<const std::string_view> args) {
-    if (std::find(args.begin(), args.end(), std::string_view("--from")) != args.end() &&
+    if ((std::find(args.begin(), args.end(), std::string_view("--from")) != args.end() ||
+         std::find(args.begin(), args.end(), std::string_view("--live")) != args.end()) &&
         std::find(args.begin(), args.end(), std::string_view("--help")) == args.end())
         return run_queue_from(args);
     outcome o;
@@ -120,7 +126,8 @@ inline outcome run_queue(std::span<const std::string_view> args) {
             return o;
         }
         if (!known_option(a, queue_option_names)) return unknown_option("queue", a, queue_option_names, queue_help);
-        if (a == "--check" || a == "--exact-products") return usage(std::string(a) + " goes with --from");
+        if (a == "--check" || a == "--exact-products" || a == "--save")
+            return usage(std::string(a) + " goes with --from or --live");
         if (a != "--policy" && a != "--jobs" && a != "--assoc" && a != "--queues" && a != "--banks" &&
             a != "--conf" && a != "--qos" && a != "--now" && a != "--explain" && a != "--algorithm" &&
             a != "--default-bank")
@@ -272,11 +279,86 @@ inline outcome run_queue(std::span<const std::string_view> args) {
     return "\xc6\x92" + s;
 }
 
+/// Runs the commands of a Flux bundle on the instance of FLUX_URI, all at once within 60 s,
+/// and writes their outputs into `dir` with `meta` and the manifest. flux-accounting's
+/// commands run when its plugin is loaded (`flux jobtap list`). The time of capture stands for
+/// the database's last `priority-update`: the replay gives what the next one computes. `err`
+/// names a failing command with its status and standard error.
+inline bool capture_flux_live(const std::string& dir, std::string& err) {
+    const auto text_of = [](const std::vector<std::string_view>& c) {
+        std::string t;
+        for (const auto a : c) {
+            if (!t.empty()) t += ' ';
+            t.append(a);
+        }
+        return t;
+    };
+    const std::vector<std::string_view> list = {"flux", "jobtap", "list"};
+    auto listed = run_commands({list}, 60);
+    if (listed[0].status != 0) {
+        err = "`" + text_of(list) + "` " +
+              (listed[0].status < 0 ? std::string("failed") : "exited with status " + std::to_string(listed[0].status)) +
+              (listed[0].err.empty() ? std::string() : ": " + std::string(text::trim(listed[0].err)));
+        return false;
+    }
+    bool plugin = false;
+    for (const auto& l : text::split_lines(listed[0].out)) plugin = plugin || text::trim(l.text) == "mf_priority.so";
+    std::vector<std::pair<std::string, std::vector<std::string_view>>> files = {
+        {"flux_jobs.json", {"flux", "jobs", "-A", "-a", "--json"}},
+        {"flux_jobs.txt", {"flux", "jobs", "-A", "-n", "-o", "{id.f58} {id.dec} {userid} {urgency} {priority} {state} {queue} {bank}"}},
+    };
+    if (plugin) {
+        files.push_back({"jobtap_mf_priority.json", {"flux", "jobtap", "query", "mf_priority.so"}});
+        files.push_back({"list_factors.json", {"flux", "account", "list-factors", "--json"}});
+        files.push_back({"list_queues.json", {"flux", "account", "list-queues", "--json"}});
+        files.push_back({"list_banks.json", {"flux", "account", "list-banks", "--json"}});
+        files.push_back({"list_users.json", {"flux", "account", "list-users", "--json"}});
+    }
+    std::vector<std::vector<std::string_view>> commands;
+    for (const auto& f : files) commands.push_back(f.second);
+    auto outputs = run_commands(commands, 60);
+    const auto captured = static_cast<std::int64_t>(std::time(nullptr));
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    if (ec) {
+        err = "cannot create " + dir + ": " + ec.message();
+        return false;
+    }
+    std::vector<std::pair<std::string, std::string_view>> written;
+    const auto write = [&](const std::string& name, std::string_view text) {
+        std::ofstream f((std::filesystem::path(dir) / name).string(), std::ios::binary | std::ios::trunc);
+        f.write(text.data(), static_cast<std::streamsize>(text.size()));
+        f.close();
+        if (!f) err = "cannot write " + (std::filesystem::path(dir) / name).string();
+        return static_cast<bool>(f);
+    };
+    for (std::size_t i = 0; i < files.size(); ++i) {
+        const command_output& r = outputs[i];
+        if (r.status != 0) {
+            err = "`" + text_of(files[i].second) + "` " +
+                  (r.status < 0 ? std::string("failed") : "exited with status " + std::to_string(r.status)) +
+                  (r.err.empty() ? std::string() : ": " + std::string(text::trim(r.err)));
+            return false;
+        }
+        if (auto nul = text::nul_byte_error(r.out, "`" + text_of(files[i].second) + "` output")) {
+            err = nul->to_string();
+            return false;
+        }
+        if (!write(files[i].first, r.out)) return false;
+        written.emplace_back(files[i].first, r.out);
+    }
+    std::string meta = "captured=" + std::to_string(captured) + "\nscenario=mfprio queue --live\n";
+    if (plugin) meta += "priority_update=" + std::to_string(captured) + "\n";
+    if (!write("meta", meta)) return false;
+    written.emplace_back("meta", meta);
+    return write("manifest", inputs::manifest_text(written));
+}
+
 /// `mfprio queue --from DIR`: a Flux bundle replayed.
 inline outcome run_queue_from(std::span<const std::string_view> args) {
     outcome o;
-    std::string dir;
-    bool check = false;
+    std::string dir, save;
+    bool check = false, live = false;
     config::flux_plugin_options opt;
     const auto usage = [&](std::string msg) {
         o.status = exit_usage;
@@ -288,11 +370,41 @@ inline outcome run_queue_from(std::span<const std::string_view> args) {
         if (!known_option(a, queue_option_names)) return unknown_option("queue", a, queue_option_names, queue_help);
         if (a == "--check") check = true;
         else if (a == "--exact-products") opt.exact_products = true;
-        else if (a == "--from") {
-            if (i + 1 >= args.size()) return usage("option --from needs a value");
-            dir = args[++i];
-        } else return usage("option " + std::string(a) + " does not go with --from");
+        else if (a == "--live") live = true;
+        else if (a == "--from" || a == "--save") {
+            if (i + 1 >= args.size()) return usage("option " + std::string(a) + " needs a value");
+            (a == "--from" ? dir : save) = args[++i];
+        } else return usage("option " + std::string(a) + " does not go with --from or --live");
     }
+    if (live == !dir.empty()) return usage("give --from DIR or --live");
+    if (!save.empty() && !live) return usage("--save needs --live (a bundle is what --live captured)");
+    std::string scratch; // --live without --save: a bundle in a directory of its own, removed after
+    if (live) {
+        if (save.empty()) {
+            std::string t = std::filesystem::temp_directory_path().string() + "/mfprio-flux.XXXXXX";
+            if (mkdtemp(t.data()) == nullptr) {
+                o.status = exit_data;
+                o.err += "mfprio queue --live: cannot make a temporary directory\n";
+                return o;
+            }
+            scratch = save = t;
+        }
+        std::string err;
+        if (!capture_flux_live(save, err)) {
+            if (!scratch.empty()) std::filesystem::remove_all(scratch);
+            o.status = exit_data;
+            o.err += "mfprio queue --live: " + err + "\n";
+            return o;
+        }
+        dir = save;
+    }
+    struct remove_scratch {
+        std::string dir;
+        ~remove_scratch() {
+            std::error_code ec;
+            if (!dir.empty()) std::filesystem::remove_all(dir, ec);
+        }
+    } cleanup{scratch};
     const auto fail = [&](const input_error& e) {
         o.status = exit_data;
         o.err += "mfprio: " + e.to_string() + "\n";
@@ -304,7 +416,7 @@ inline outcome run_queue_from(std::span<const std::string_view> args) {
     const std::vector<config::flux_update>& updates = h->updates;
     std::vector<std::optional<std::int64_t>> ours(b->jobs.size());
     if (b->plugin) {
-        const auto r = config::replay_flux_plugin(updates, b->jobs, opt);
+        const auto r = config::replay_flux_plugin(updates, b->jobs, opt, h->held);
         for (std::size_t k = 0; k < r.size(); ++k)
             if (r[k]) ours[k] = r[k]->value.value;
     } else {

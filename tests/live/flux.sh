@@ -14,8 +14,10 @@
 #   core       the plugin unloaded: flux-core's own priority (the urgency)
 #
 #   flux.sh OUT [MFPRIO]   bundles in OUT/<scenario>; with MFPRIO (the mfprio tool), each
-#                          bundle is replayed (`mfprio queue --from DIR --check`): exit 1 when a
-#                          job's priority or the queue order differs from what Flux printed
+#                          bundle is replayed (`mfprio queue --from DIR --check`), and after the
+#                          weights' update `mfprio queue --live --save DIR --check` runs against
+#                          the instance itself: exit 1 when a job's priority or the queue order
+#                          differs from what Flux printed
 #
 # Needs flux-core (0.81 or later) and flux-accounting on PATH. Debian 12 packages neither;
 # build them from their sources under a prefix of your own (README.md, "Flux"), then
@@ -47,9 +49,12 @@ if [[ ${1:-} != inner ]]; then
 [queues.scratch]
 EOF
     timeout 300 flux start --test-size=1 -o,--config-path="$work/conf.d" \
-        bash "${BASH_SOURCE[0]}" inner "$out" "$work"
+        bash "${BASH_SOURCE[0]}" inner "$out" "$work" "$mfprio"
     [[ -n $mfprio ]] || exit 0
     status=0
+    # `mfprio queue --live --check` run inside the instance (after the weights' update).
+    cat "$work/live-check.txt"
+    [[ $(grep -c ' 0 differ, queue order identical' "$work/live-check.txt") == 2 ]] || status=1
     for d in "$out"/*/; do
         name=$(basename "$d")
         if "$mfprio" queue --from "$d" --check >"$work/check.txt" 2>&1; then
@@ -66,6 +71,7 @@ fi
 # Inside the instance.
 out=$2
 work=$3
+mfprio=${4:-}
 db=$work/accounting.db
 cd "$work"
 
@@ -196,6 +202,15 @@ flux account edit-factor --factor=bank --weight=1000
 flux account edit-factor --factor=urgency --weight=2000
 update
 capture weights "weights fairshare 50000, queue 20000, bank 1000, urgency 2000; priority-update"
+if [[ -n $mfprio ]]; then
+    # Nothing submitted since the update: what the next update computes is what Flux printed.
+    {
+        printf 'live Flux: queue --live --save: '
+        "$mfprio" queue --live --save "$work/live" --check 2>&1 | tail -1
+        printf 'live Flux: queue --from the --save bundle: '
+        "$mfprio" queue --from "$work/live" --check 2>&1 | tail -1
+    } >"$work/live-check.txt"
+fi
 
 flux account edit-queue debug --priority=50
 flux account edit-queue urgent --priority=3

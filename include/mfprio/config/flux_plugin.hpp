@@ -119,6 +119,16 @@ struct flux_job_row {
     [[nodiscard]] bool pending() const noexcept { return state == "DEPEND" || state == "PRIORITY" || state == "SCHED"; }
 };
 
+/// A user-bank pair as the plugin holds it (`flux jobtap query mf_priority.so`): its cached
+/// queue factor (the queue of the pair's latest job) and its fair-share. The plugin prints
+/// no bank factor.
+struct flux_cached_pair {
+    std::uint32_t userid = 0;
+    std::string bank;
+    std::int64_t queue_factor = 0;
+    double fairshare = 0;
+};
+
 /// How the replay computes.
 struct flux_plugin_options {
     bool exact_products = false; ///< int x int products computed exactly (no 32-bit wrap)
@@ -147,9 +157,13 @@ namespace detail {
 /// is submitted (after the updates before it) and again at every later update while it is
 /// pending, as the plugin's reprioritization does; the result is the last computation, by
 /// job index (nullopt for a job that is not pending, or that the plugin cannot place). The
-/// pair caches follow submissions in time order (ties by job id).
+/// pair caches follow submissions in time order (ties by job id). A pair whose latest
+/// submission is older than the history takes its queue factor from `held` (what the plugin
+/// printed it held) when given there, else from the queue of its job being computed; its bank
+/// factor is its bank's priority in the database of the time (the plugin prints none).
 [[nodiscard]] inline std::vector<std::optional<flux_plugin_priority>>
-replay_flux_plugin(std::span<const flux_update> updates, std::span<const flux_job_row> jobs, flux_plugin_options o = {}) {
+replay_flux_plugin(std::span<const flux_update> updates, std::span<const flux_job_row> jobs, flux_plugin_options o = {},
+                   std::span<const flux_cached_pair> held = {}) {
     std::vector<std::size_t> by_update(updates.size()), by_submit(jobs.size());
     for (std::size_t i = 0; i < by_update.size(); ++i) by_update[i] = i;
     for (std::size_t i = 0; i < by_submit.size(); ++i) by_submit[i] = i;
@@ -183,9 +197,13 @@ replay_flux_plugin(std::span<const flux_update> updates, std::span<const flux_jo
         if (u == nullptr) return;
         cache* c = find_cache(key);
         if (c == nullptr) {
-            // A pair first seen at an update (its job arrived before the plugin had data):
-            // the plugin looks its queue up then.
-            caches.push_back({key.first, key.second, db->queue_priority(j.queue), db->bank_priority(key.second)});
+            // A pair whose latest submission the history does not hold: the cache the plugin
+            // printed, else its job's own queue (as the plugin looks a queue up for a job that
+            // arrived before it had data).
+            std::int64_t queue = db->queue_priority(j.queue);
+            for (const auto& h : held)
+                if (h.userid == key.first && h.bank == key.second) queue = h.queue_factor;
+            caches.push_back({key.first, key.second, queue, db->bank_priority(key.second)});
             c = &caches.back();
         }
         flux::job fj;

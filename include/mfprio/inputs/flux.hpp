@@ -480,6 +480,99 @@ private:
     return flux_jobs_text_from(text, file, users);
 }
 
+/// `flux jobtap query mf_priority.so`: the user-bank pairs the plugin holds, with their cached
+/// queue factors and fair-share ("mf_priority_map": users, each with its "banks").
+[[nodiscard]] inline expected<std::vector<config::flux_cached_pair>> flux_plugin_state_from(std::string_view text,
+                                                                                           std::string_view file) {
+    const std::string_view body = config::detail::without_bom(text);
+    const std::size_t bom = text.size() - body.size();
+    const simdjson::padded_string copy(body);
+    simdjson::ondemand::parser parser;
+    simdjson::ondemand::document doc;
+    detail::line_counter lc{body};
+    bool iterating = false;
+    const auto fail = [&](std::string why, const char* at = nullptr) -> input_error {
+        const char* loc = at;
+        if (iterating && (loc != nullptr || !doc.current_location().get(loc)) && loc >= copy.data() &&
+            loc <= copy.data() + body.size())
+            lc.advance(static_cast<std::size_t>(loc - copy.data()));
+        return text::make_error(file, lc.line, lc.column() + (lc.line == 1 ? bom : 0), {}, std::move(why));
+    };
+    const auto invalid = [&](simdjson::error_code e) { return fail(std::string("not valid JSON: ") + simdjson::error_message(e)); };
+    std::vector<config::flux_cached_pair> out;
+    if (auto e = parser.iterate(copy).get(doc)) return invalid(e);
+    iterating = true;
+    simdjson::ondemand::object root;
+    if (auto e = doc.get_object().get(root))
+        return e == simdjson::INCORRECT_TYPE ? fail("not `flux jobtap query mf_priority.so` output: the document is not an object")
+                                             : invalid(e);
+    bool found = false;
+    for (auto f : root) {
+        std::string_view key;
+        if (auto e = f.unescaped_key().get(key)) return invalid(e);
+        simdjson::ondemand::value v;
+        if (auto e = f.value().get(v)) return invalid(e);
+        if (key != "mf_priority_map") continue;
+        found = true;
+        simdjson::ondemand::array users;
+        if (auto e = v.get_array().get(users)) return e == simdjson::INCORRECT_TYPE ? fail("\"mf_priority_map\" is not a list") : invalid(e);
+        for (auto u : users) {
+            simdjson::ondemand::object uo;
+            if (auto e = u.get_object().get(uo)) return e == simdjson::INCORRECT_TYPE ? fail("a user entry is not an object") : invalid(e);
+            std::optional<std::uint32_t> uid;
+            const std::size_t first = out.size();
+            for (auto uf : uo) {
+                std::string_view uk;
+                if (auto e = uf.unescaped_key().get(uk)) return invalid(e);
+                simdjson::ondemand::value uv;
+                if (auto e = uf.value().get(uv)) return invalid(e);
+                if (uk == "userid") {
+                    const char* at = nullptr;
+                    if (doc.current_location().get(at)) at = nullptr;
+                    std::uint64_t id = 0;
+                    if (uv.get_uint64().get(id) || id > UINT32_MAX) return fail("\"userid\": not a user id", at);
+                    uid = static_cast<std::uint32_t>(id);
+                } else if (uk == "banks") {
+                    simdjson::ondemand::array banks;
+                    if (auto e = uv.get_array().get(banks)) return e == simdjson::INCORRECT_TYPE ? fail("\"banks\" is not a list") : invalid(e);
+                    for (auto b : banks) {
+                        simdjson::ondemand::object bo;
+                        if (auto e = b.get_object().get(bo)) return e == simdjson::INCORRECT_TYPE ? fail("a bank entry is not an object") : invalid(e);
+                        config::flux_cached_pair p;
+                        for (auto bf : bo) {
+                            std::string_view bk;
+                            if (auto e = bf.unescaped_key().get(bk)) return invalid(e);
+                            simdjson::ondemand::value bv;
+                            if (auto e = bf.value().get(bv)) return invalid(e);
+                            const char* at = nullptr;
+                            if (doc.current_location().get(at)) at = nullptr;
+                            if (bk == "bank_name") {
+                                std::string_view name;
+                                if (bv.get_string().get(name)) return fail("\"bank_name\": not a string", at);
+                                p.bank = std::string(name);
+                            } else if (bk == "queue_factor") {
+                                std::int64_t q = 0;
+                                if (bv.get_int64().get(q)) return fail("\"queue_factor\": not an integer", at);
+                                p.queue_factor = q;
+                            } else if (bk == "fairshare") {
+                                double fs = 0;
+                                if (bv.get_double().get(fs) || fs < 0 || fs > 1) return fail("\"fairshare\": not a fair-share from 0 to 1", at);
+                                p.fairshare = fs;
+                            }
+                        }
+                        out.push_back(std::move(p));
+                    }
+                }
+            }
+            if (!uid) return fail("a user entry without \"userid\"");
+            for (std::size_t k = first; k < out.size(); ++k) out[k].userid = *uid;
+        }
+    }
+    if (const char* after = nullptr; !doc.current_location().get(after)) return fail("more after the JSON document");
+    if (!found) return text::make_error(file, 1, 1, {}, "no \"mf_priority_map\": not `flux jobtap query mf_priority.so` output");
+    return out;
+}
+
 /// A Flux bundle (tests/live/flux.sh writes them): the jobs, and, when the priority plugin was
 /// loaded, the database it received and when. `previous` names the bundle captured before
 /// (the plugin's history).
@@ -490,6 +583,7 @@ struct flux_bundle {
     bool plugin = false;                       ///< flux-accounting's plugin was loaded
     std::string previous;                      ///< the bundle before, a sibling directory
     std::string expected_order_file;           ///< flux_jobs.txt, when present
+    std::vector<config::flux_cached_pair> held; ///< jobtap_mf_priority.json: the plugin's cache when captured
 };
 
 /// Reads the Flux bundle in `dir` (its manifest checked as read_bundle does).
@@ -551,6 +645,11 @@ struct flux_bundle {
         up.time = *update_time;
         b.update = std::move(up);
     }
+    if (const std::string* t = text_of("jobtap_mf_priority.json")) {
+        auto held = flux_plugin_state_from(*t, path("jobtap_mf_priority.json"));
+        if (!held) return held.error();
+        b.held = std::move(*held);
+    }
     const std::string* jobs = text_of("flux_jobs.json");
     if (jobs == nullptr) return input_error{path("manifest"), 0, 0, {}, "does not list flux_jobs.json", error_kind::shape};
     auto j = read_flux_jobs(*jobs, path("flux_jobs.json"), users);
@@ -565,6 +664,7 @@ struct flux_bundle {
 struct flux_history {
     flux_bundle latest;
     std::vector<config::flux_update> updates;
+    std::vector<config::flux_cached_pair> held; ///< the plugin's cache in the oldest bundle
 };
 
 /// Reads the bundle in `dir` and the chain of bundles before it. A chain that loops, or a
@@ -576,6 +676,7 @@ struct flux_history {
     flux_history h;
     h.latest = std::move(*b);
     if (h.latest.update) h.updates.push_back(*h.latest.update);
+    h.held = h.latest.held;
     std::error_code ec;
     std::vector<fs::path> seen{fs::weakly_canonical(dir, ec)};
     for (std::string prev = h.latest.previous, at = dir; !prev.empty();) {
@@ -590,6 +691,7 @@ struct flux_history {
         auto pb = read_flux_bundle(p);
         if (!pb) return pb.error();
         if (pb->update) h.updates.push_back(std::move(*pb->update));
+        h.held = std::move(pb->held);
         prev = pb->previous;
         at = p;
     }
