@@ -282,3 +282,79 @@ TEST_CASE("flux: queue --live without a Flux names the command that failed and c
     const std::vector<std::string_view> check_alone{"--policy", "fcfs", "--jobs", "j", "--check"};
     CHECK(mfprio::cli::run_queue(check_alone).status == 2);
 }
+
+namespace {
+
+/// `mfprio queue --from DIR --set ...`: each listed job's new priority, by f58 id.
+std::vector<std::pair<std::string, std::string>> whatif_priorities(const std::vector<std::string_view>& args) {
+    const auto o = mfprio::cli::run_queue(args);
+    REQUIRE(o.status == 0);
+    std::vector<std::pair<std::string, std::string>> out;
+    std::size_t line = 0;
+    for (const auto& l : mfprio::text::split_lines(o.out)) {
+        if (++line <= 4) continue; // the heading, the summary, a blank line, the column names
+        std::vector<std::string> f;
+        for (const auto w : mfprio::text::split(mfprio::text::trim(l.text), ' '))
+            if (!w.empty()) f.emplace_back(w);
+        REQUIRE(f.size() == 8);
+        out.emplace_back(f[0], f[4]);
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+/// What Flux printed in a bundle: each pending job's priority, by f58 id.
+std::vector<std::pair<std::string, std::string>> printed(const std::string& name) {
+    auto t = mfprio::text::read_text_file(flux_dir(name) + "/flux_jobs.txt");
+    REQUIRE(t);
+    std::vector<std::pair<std::string, std::string>> out;
+    for (const auto& l : mfprio::text::split_lines(*t)) {
+        const auto f = mfprio::text::split(mfprio::text::trim(l.text), ' ');
+        if (f.size() >= 5) out.emplace_back(std::string(f[0]), std::string(f[4]));
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+} // namespace
+
+TEST_CASE("flux whatif: the administrator's edits, applied to the bundle before, predict what Flux printed after") {
+    // tests/live/flux.sh made these edits between the bundles, then ran priority-update.
+    const std::string weights = flux_dir("weights"), defaults = flux_dir("default");
+    CHECK(whatif_priorities({"--from", defaults, "--set", "weight.fairshare=50000", "--set", "weight.queue=20000", "--set",
+                             "weight.bank=1000", "--set", "weight.urgency=2000"}) == printed("weights"));
+    CHECK(whatif_priorities({"--from", weights, "--set", "queue.debug=50", "--set", "queue.urgent=3", "--set", "bank.ml=7",
+                             "--set", "shares.carol@web=5", "--set", "usage.bob@ml=40", "--set", "usage.erin@sci=900",
+                             "--set", "usage.frank@web=300"}) == printed("edits"));
+    // For new submissions: `default`'s jobs were each computed when submitted (the database
+    // came before them), so an unchanged weight gives back what Flux printed.
+    CHECK(whatif_priorities({"--from", defaults, "--set", "weight.bank=0", "--new-submissions"}) == printed("default"));
+    // And the edits for new submissions are not what a recomputation gives.
+    CHECK(whatif_priorities({"--from", weights, "--set", "queue.debug=50", "--new-submissions"}) !=
+          whatif_priorities({"--from", weights, "--set", "queue.debug=50"}));
+    // Changes that cannot be made change nothing and say why.
+    const std::vector<std::string_view> bad{"--from", weights, "--set", "queue.nosuch=5"};
+    const auto o = mfprio::cli::run_queue(bad);
+    CHECK(o.status == 2);
+    CHECK(o.err.starts_with("mfprio queue: --set no queue 'nosuch' in flux-accounting's queue table\n"));
+    const std::string core_dir = flux_dir("core");
+    const std::vector<std::string_view> core{"--from", core_dir, "--set", "weight.bank=5"};
+    CHECK(mfprio::cli::run_queue(core).status == 2);
+}
+
+TEST_CASE("flux: fair-share computed from shares and usage is what flux account-update-fshare stored") {
+    // list_users.json's fairshare column, written by flux-accounting 0.60's update-fshare,
+    // in three database states (before and after carol's shares and three usages changed).
+    for (const char* name : {"default", "weights", "edits"}) {
+        CAPTURE(name);
+        auto b = mfprio::inputs::read_flux_bundle(flux_dir(name));
+        REQUIRE(b);
+        REQUIRE(b->update);
+        const auto fs = mfprio::config::flux_fairshare_as_stored(b->update->db);
+        REQUIRE(fs.size() == 7);
+        for (std::size_t u = 0; u < fs.size(); ++u) {
+            CAPTURE(b->update->db.users[u].username);
+            CHECK(fs[u] == b->update->db.users[u].fairshare);
+        }
+    }
+}

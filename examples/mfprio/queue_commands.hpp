@@ -58,6 +58,13 @@ inline constexpr option_row queue_option_rows[] = {
     {"--check", "with --from or --live: compare every pending job's priority and the\n"
                 "queue order with what Flux printed; exit 1 on a difference"},
     {"--exact-products", "with --from: the plugin's int x int products computed exactly"},
+    {"--set KEY=VALUE", "with --from or --live, repeatable: what the queue would be after a\n"
+                        "change: weight.FACTOR (fairshare, queue, bank, urgency), queue.NAME,\n"
+                        "bank.NAME (priorities), shares.USER[@BANK], usage.USER[@BANK]\n"
+                        "(fair-share recomputed as flux account-update-fshare stores it);\n"
+                        "after flux account-priority-update (the plugin's cached factors)"},
+    {"--new-submissions", "with --set: for jobs as if each were submitted again (each job's\n"
+                          "own queue and its bank's priority)"},
     {"--now T", "time of the calculation: epoch seconds or YYYY-MM-DDTHH:MM:SS\n"
                 "(TZ, else UTC); default: the current time"},
     {"--explain JOBID", "every term of one job's priority"},
@@ -126,7 +133,7 @@ inline outcome run_queue(std::span<const std::string_view> args) {
             return o;
         }
         if (!known_option(a, queue_option_names)) return unknown_option("queue", a, queue_option_names, queue_help);
-        if (a == "--check" || a == "--exact-products" || a == "--save")
+        if (a == "--check" || a == "--exact-products" || a == "--save" || a == "--set" || a == "--new-submissions")
             return usage(std::string(a) + " goes with --from or --live");
         if (a != "--policy" && a != "--jobs" && a != "--assoc" && a != "--queues" && a != "--banks" &&
             a != "--conf" && a != "--qos" && a != "--now" && a != "--explain" && a != "--algorithm" &&
@@ -358,7 +365,8 @@ inline bool capture_flux_live(const std::string& dir, std::string& err) {
 inline outcome run_queue_from(std::span<const std::string_view> args) {
     outcome o;
     std::string dir, save;
-    bool check = false, live = false;
+    bool check = false, live = false, new_submissions = false;
+    std::vector<std::pair<std::string, std::string>> changes;
     config::flux_plugin_options opt;
     const auto usage = [&](std::string msg) {
         o.status = exit_usage;
@@ -371,13 +379,22 @@ inline outcome run_queue_from(std::span<const std::string_view> args) {
         if (a == "--check") check = true;
         else if (a == "--exact-products") opt.exact_products = true;
         else if (a == "--live") live = true;
-        else if (a == "--from" || a == "--save") {
+        else if (a == "--new-submissions") new_submissions = true;
+        else if (a == "--set") {
+            if (i + 1 >= args.size()) return usage("option --set needs a value");
+            const std::string_view v = args[++i];
+            const std::size_t eq = v.find('=');
+            if (eq == std::string_view::npos || eq == 0) return usage("--set takes KEY=VALUE, not '" + std::string(v) + "'");
+            changes.emplace_back(std::string(text::trim(v.substr(0, eq))), std::string(text::trim(v.substr(eq + 1))));
+        } else if (a == "--from" || a == "--save") {
             if (i + 1 >= args.size()) return usage("option " + std::string(a) + " needs a value");
             (a == "--from" ? dir : save) = args[++i];
         } else return usage("option " + std::string(a) + " does not go with --from or --live");
     }
     if (live == !dir.empty()) return usage("give --from DIR or --live");
     if (!save.empty() && !live) return usage("--save needs --live (a bundle is what --live captured)");
+    if (new_submissions && changes.empty()) return usage("--new-submissions goes with --set");
+    if (!changes.empty() && check) return usage("--check compares with what Flux printed; it does not go with --set");
     std::string scratch; // --live without --save: a bundle in a directory of its own, removed after
     if (live) {
         if (save.empty()) {
@@ -426,6 +443,64 @@ inline outcome run_queue_from(std::span<const std::string_view> args) {
     }
     const auto order = config::flux_queue_order(b->jobs, ours);
     const auto user_of = [](const config::flux_job_row& j) { return j.username.empty() ? std::to_string(j.userid) : j.username; };
+    if (!changes.empty()) {
+        if (!b->plugin || updates.empty())
+            return usage("--set needs flux-accounting's plugin: " + dir + " holds flux-core's own priorities");
+        // The latest database, changed.
+        const auto latest = std::max_element(updates.begin(), updates.end(),
+                                             [](const auto& x, const auto& y) { return x.time < y.time; });
+        config::flux_update changed{latest->time, latest->db};
+        for (const auto& [k, v] : changes)
+            if (auto why = config::apply_flux_change(changed.db, k, v); !why.empty()) return usage("--set " + why);
+        std::vector<config::flux_update> after;
+        std::span<const config::flux_cached_pair> held;
+        if (new_submissions) {
+            changed.time = 0; // before every submission: each job computed as it arrives
+            after.push_back(std::move(changed));
+        } else {
+            // A priority-update after everything the bundle holds: the pairs keep their caches.
+            double t = changed.time;
+            for (const auto& j : b->jobs) t = std::max(t, j.t_submit);
+            changed.time = t + 1;
+            after = updates;
+            after.push_back(std::move(changed));
+            held = h->held;
+        }
+        const auto r = config::replay_flux_plugin(after, b->jobs, opt, held);
+        std::vector<std::optional<std::int64_t>> theirs(b->jobs.size());
+        for (std::size_t k = 0; k < r.size(); ++k)
+            if (r[k]) theirs[k] = r[k]->value.value;
+        const auto new_order = config::flux_queue_order(b->jobs, theirs);
+        std::vector<std::size_t> old_pos(b->jobs.size(), 0), new_pos(b->jobs.size(), 0);
+        for (std::size_t p = 0; p < order.size(); ++p) old_pos[order[p]] = p + 1;
+        for (std::size_t p = 0; p < new_order.size(); ++p) new_pos[new_order[p]] = p + 1;
+        std::size_t up = 0, down = 0;
+        for (const std::size_t k : new_order) {
+            if (old_pos[k] == 0) continue;
+            up += new_pos[k] < old_pos[k] ? 1 : 0;
+            down += new_pos[k] > old_pos[k] ? 1 : 0;
+        }
+        std::string what;
+        for (const auto& [k, v] : changes) what += (what.empty() ? "" : ", ") + k + "=" + v;
+        o.out += "whatif: " + what + (new_submissions ? " (for new submissions)\n" : " (after flux account-priority-update)\n");
+        o.out += "pending jobs compared: " + std::to_string(new_order.size()) + "   moved up: " + std::to_string(up) +
+                 "   moved down: " + std::to_string(down) + "   unchanged: " + std::to_string(new_order.size() - up - down) + "\n\n";
+        char buf[256];
+        std::snprintf(buf, sizeof buf, "%12s %-8s %3s %20s %20s %7s %7s %5s\n", "JOBID", "USER", "URG", "OLD_PRI", "NEW_PRI",
+                      "OLD_POS", "NEW_POS", "MOVE");
+        o.out += buf;
+        for (const std::size_t k : new_order) {
+            const auto& j = b->jobs[k];
+            const std::string id = flux_f58(j.id);
+            const std::string pad(id.size() - 1 < 12 ? 12 - (id.size() - 1) : 0, ' ');
+            std::snprintf(buf, sizeof buf, "%s%s %-8.8s %3u %20s %20lld %7zu %7zu %+5ld\n", pad.c_str(), id.c_str(),
+                          user_of(j).c_str(), static_cast<unsigned>(j.urgency),
+                          ours[k] ? std::to_string(*ours[k]).c_str() : "-", static_cast<long long>(*theirs[k]), old_pos[k],
+                          new_pos[k], static_cast<long>(old_pos[k]) - static_cast<long>(new_pos[k]));
+            o.out += buf;
+        }
+        return o;
+    }
     if (!check) {
         char buf[256];
         std::snprintf(buf, sizeof buf, "%12s %-8s %3s %20s %-10s %s\n", "JOBID", "USER", "URG", "PRI", "QUEUE", "BANK");

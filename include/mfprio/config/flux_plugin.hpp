@@ -24,15 +24,22 @@
 /// Pure computation over parsed inputs: the readers are in `mfprio/inputs/flux.hpp`.
 
 #include <algorithm>
+#include <charconv>
+#include <climits>
+#include <cstdio>
+#include <cstdlib>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <system_error>
 #include <utility>
 #include <vector>
 
+#include <mfprio/fairshare/flux_tree.hpp>
+#include <mfprio/fairshare/tree.hpp>
 #include <mfprio/flux/context.hpp>
 #include <mfprio/flux/job.hpp>
 #include <mfprio/flux/presets.hpp>
@@ -51,6 +58,7 @@ struct flux_bank_row {
     std::string name;
     std::string parent; ///< empty for the root bank
     double priority = 0;
+    std::uint32_t shares = 1;
 };
 
 /// An association (user in a bank) of flux-accounting's association_table.
@@ -61,6 +69,8 @@ struct flux_user_row {
     std::string default_bank;
     double fairshare = 0.5; ///< as stored: 6 decimals
     bool active = true;
+    std::uint32_t shares = 1;
+    double job_usage = 0;
 };
 
 /// What `flux account-priority-update` sends the plugin: the weights, queues, banks and
@@ -95,6 +105,123 @@ struct flux_db {
         return 0.0;
     }
 };
+
+/// The fair-share of each association of `db` (by index into `db.users`) as
+/// `flux account-update-fshare` stores it: flux-accounting's weighted tree over the banks'
+/// and users' shares and the users' usage, read as its database reader does (sub-banks in
+/// name order, users in name order, the users of a bank with sub-banks left out, sibling
+/// usage sums truncated to integers), then written with 6 decimals (`std::to_string`).
+[[nodiscard]] inline std::vector<double> flux_fairshare_as_stored(const flux_db& db) {
+    fairshare::tree_builder b;
+    std::vector<std::pair<std::size_t, std::uint32_t>> user_node; // users index, builder index
+    // The root: the bank without a parent.
+    const auto root = std::find_if(db.banks.begin(), db.banks.end(), [](const flux_bank_row& k) { return k.parent.empty(); });
+    std::vector<double> out(db.users.size(), 0.0);
+    if (root == db.banks.end()) return out;
+    const auto add_bank = [&](const auto& self, const flux_bank_row& bank, std::uint32_t node) -> void {
+        std::vector<const flux_bank_row*> subs;
+        for (const auto& k : db.banks)
+            if (k.parent == bank.name) subs.push_back(&k);
+        std::sort(subs.begin(), subs.end(), [](const auto* x, const auto* y) { return x->name < y->name; });
+        for (const auto* k : subs) self(self, *k, b.add_account(node, k->name, k->shares));
+        std::vector<std::size_t> users;
+        for (std::size_t u = 0; u < db.users.size(); ++u)
+            if (db.users[u].bank == bank.name) users.push_back(u);
+        std::sort(users.begin(), users.end(), [&](std::size_t x, std::size_t y) { return db.users[x].username < db.users[y].username; });
+        for (const std::size_t u : users)
+            user_node.emplace_back(u, b.add_user(node, db.users[u].username, db.users[u].shares,
+                                                 static_cast<long double>(db.users[u].job_usage), {}));
+    };
+    add_bank(add_bank, *root, 0);
+    const fairshare::tree t = b.build();
+    fairshare::columns c;
+    fairshare::flux_tree(t, c, {.truncate_usage_sums = true, .ignore_users_of_banks_with_sub_banks = true});
+    for (const auto& [u, node] : user_node) {
+        char buf[64];
+        std::snprintf(buf, sizeof buf, "%f", c.fs_factor[b.position(node)]);
+        out[u] = std::strtod(buf, nullptr);
+    }
+    return out;
+}
+
+/// Applies one administrator's change to `db`, as flux-accounting's commands would make it:
+/// `weight.fairshare|queue|bank|urgency=N` (`flux account edit-factor`), `queue.NAME=P`
+/// (`edit-queue --priority`), `bank.NAME=P` (`edit-bank --priority`), `shares.USER=N` or
+/// `shares.USER@BANK=N` (`edit-user --shares`), `usage.USER[@BANK]=X` (the job usage
+/// job-archive charged); after shares or usage every fair-share is recomputed as
+/// `flux account-update-fshare` stores it. Returns why the change cannot be made (and
+/// changes nothing then), or an empty string.
+[[nodiscard]] inline std::string apply_flux_change(flux_db& db, std::string_view key, std::string_view value) {
+    const auto integer = [&](std::int64_t lo, std::int64_t hi) -> std::optional<std::int64_t> {
+        std::int64_t v = 0;
+        const auto r = std::from_chars(value.data(), value.data() + value.size(), v);
+        if (r.ec != std::errc{} || r.ptr != value.data() + value.size() || v < lo || v > hi) return std::nullopt;
+        return v;
+    };
+    const auto bad = [&](std::string_view what) { return std::string(key) + ": '" + std::string(value) + "' is not " + std::string(what); };
+    if (key.starts_with("weight.")) {
+        const std::string_view f = key.substr(7);
+        std::int64_t* w = f == "fairshare" ? &db.weights.fairshare
+                          : f == "queue"   ? &db.weights.queue
+                          : f == "bank"    ? &db.weights.bank
+                          : f == "urgency" ? &db.weights.urgency
+                                           : nullptr;
+        if (w == nullptr) return "unknown factor '" + std::string(f) + "' (fairshare, queue, bank, urgency)";
+        const auto v = integer(INT64_MIN, INT64_MAX);
+        if (!v) return bad("an integer weight");
+        *w = *v;
+        return {};
+    }
+    if (key.starts_with("queue.")) {
+        const std::string_view name = key.substr(6);
+        const auto q = std::find_if(db.queues.begin(), db.queues.end(), [&](const flux_queue_row& r) { return r.name == name; });
+        if (q == db.queues.end()) return "no queue '" + std::string(name) + "' in flux-accounting's queue table";
+        const auto v = integer(INT64_MIN, INT64_MAX);
+        if (!v) return bad("an integer priority");
+        q->priority = *v;
+        return {};
+    }
+    if (key.starts_with("bank.")) {
+        const std::string_view name = key.substr(5);
+        const auto k = std::find_if(db.banks.begin(), db.banks.end(), [&](const flux_bank_row& r) { return r.name == name; });
+        if (k == db.banks.end()) return "no bank '" + std::string(name) + "'";
+        char* end = nullptr;
+        const std::string text(value);
+        const double v = std::strtod(text.c_str(), &end);
+        if (text.empty() || end != text.c_str() + text.size() || !(v == v) || v > 1e300 || v < -1e300) return bad("a number");
+        k->priority = v;
+        return {};
+    }
+    if (key.starts_with("shares.") || key.starts_with("usage.")) {
+        const bool shares = key.starts_with("shares.");
+        const std::string_view who = key.substr(shares ? 7 : 6);
+        const std::size_t at = who.find('@');
+        const std::string_view user = who.substr(0, at), bank = at == std::string_view::npos ? std::string_view() : who.substr(at + 1);
+        std::optional<std::int64_t> n;
+        double usage = 0;
+        if (shares) {
+            n = integer(1, 2147483647);
+            if (!n) return bad("a number of shares from 1 to 2147483647");
+        } else {
+            char* end = nullptr;
+            const std::string text(value);
+            usage = std::strtod(text.c_str(), &end);
+            if (text.empty() || end != text.c_str() + text.size() || !(usage >= 0) || usage > 1e300) return bad("a usage of 0 or more");
+        }
+        bool found = false;
+        for (auto& u : db.users)
+            if (u.username == user && (bank.empty() || u.bank == bank)) {
+                if (shares) u.shares = static_cast<std::uint32_t>(*n);
+                else u.job_usage = usage;
+                found = true;
+            }
+        if (!found) return "no association of user '" + std::string(user) + (bank.empty() ? "" : "' in bank '" + std::string(bank)) + "'";
+        const auto fs = flux_fairshare_as_stored(db);
+        for (std::size_t u = 0; u < db.users.size(); ++u) db.users[u].fairshare = fs[u];
+        return {};
+    }
+    return "unknown key '" + std::string(key) + "' (weight.FACTOR, queue.NAME, bank.NAME, shares.USER[@BANK], usage.USER[@BANK])";
+}
 
 /// The database the plugin received at `time` (epoch seconds, fractional as Flux prints).
 struct flux_update {

@@ -229,6 +229,11 @@ private:
         [&](std::string_view k, const std::string& v) -> std::string {
             if (k == "bank") out.back().name = v;
             else if (k == "parent_bank") out.back().parent = v;
+            else if (k == "shares") {
+                const auto n = text::parse_unsigned<std::uint32_t>(v);
+                if (!n) return "'" + v + "' is not a number of shares";
+                out.back().shares = *n;
+            }
             else if (k == "priority") {
                 const auto p = detail::flux_real(v);
                 if (!p) return "'" + v + "' is not a number";
@@ -260,6 +265,14 @@ private:
                 u.fairshare = *f;
             } else if (k == "active") {
                 u.active = v != "0";
+            } else if (k == "shares") {
+                const auto n = text::parse_unsigned<std::uint32_t>(v);
+                if (!n) return "'" + v + "' is not a number of shares";
+                u.shares = *n;
+            } else if (k == "job_usage") {
+                const auto x = text::parse_double(v);
+                if (!x || *x < 0) return "'" + v + "' is not a usage";
+                u.job_usage = *x;
             }
             return {};
         });
