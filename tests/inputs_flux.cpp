@@ -16,6 +16,7 @@
 #include <mfprio/inputs.hpp>
 
 #include "queue_commands.hpp"
+#include "whatif_commands.hpp"
 
 namespace {
 
@@ -332,6 +333,9 @@ TEST_CASE("flux whatif: the administrator's edits, applied to the bundle before,
     // And the edits for new submissions are not what a recomputation gives.
     CHECK(whatif_priorities({"--from", weights, "--set", "queue.debug=50", "--new-submissions"}) !=
           whatif_priorities({"--from", weights, "--set", "queue.debug=50"}));
+    // `mfprio whatif --from` tells a Flux bundle by its content and answers the same.
+    const std::vector<std::string_view> q{"--from", weights, "--set", "bank.ml=7", "--new-submissions"};
+    CHECK(mfprio::cli::run_whatif(q).out == mfprio::cli::run_queue(q).out);
     // Changes that cannot be made change nothing and say why.
     const std::vector<std::string_view> bad{"--from", weights, "--set", "queue.nosuch=5"};
     const auto o = mfprio::cli::run_queue(bad);

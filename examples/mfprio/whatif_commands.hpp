@@ -27,6 +27,7 @@
 
 #include "commands.hpp"
 #include "fairshare_commands.hpp"
+#include "queue_commands.hpp"
 
 namespace mfprio::cli {
 
@@ -52,6 +53,7 @@ inline constexpr option_row whatif_option_rows[] = {
                   "usage decayed and charged by the running jobs as `mfprio usage` does\n"
                   "(each under its own configuration), fair-share recomputed, jobs aged;\n"
                   "jobs keep their states"},
+    {"--new-submissions", "with a Flux bundle: for jobs submitted anew (see mfprio queue)"},
     {"--help", "this text"},
 };
 
@@ -69,6 +71,10 @@ inline const std::string whatif_help = render_help(
         std::string("\n"
                     "A change to shares, PriorityFlags or FairShareDampeningFactor recomputes fair-share from\n"
                     "RawShares and RawUsage on both sides, so that only the change differs.\n"
+                    "\n"
+                    "A Flux bundle given to --from (it holds flux_jobs.json) is answered as\n"
+                    "`mfprio queue --from DIR --set ...` answers it: Flux's keys are weight.FACTOR,\n"
+                    "queue.NAME, bank.NAME, shares.USER[@BANK] and usage.USER[@BANK].\n"
                     "\n"
                     "Example: mfprio whatif --from bundle --set PriorityWeightFairshare=100000 --set PriorityFlags=+NO_FAIR_TREE\n"));
 
@@ -123,6 +129,13 @@ inline std::string whatif_json(const config::slurm_model& m, const report::whati
 
 /// `mfprio whatif ...`
 inline outcome run_whatif(std::span<const std::string_view> args) {
+    // A Flux bundle (its manifest lists flux_jobs.json): Flux's what-if.
+    for (std::size_t i = 0; i + 1 < args.size(); ++i)
+        if (args[i] == "--from" && std::find(args.begin(), args.end(), std::string_view("--help")) == args.end()) {
+            auto listed = inputs::read_manifest_files(std::string(args[i + 1]));
+            if (listed && std::any_of(listed->begin(), listed->end(), [](const auto& f) { return f.first == "flux_jobs.json"; }))
+                return run_queue_from(args);
+        }
     outcome o;
     cluster_options copt;
     std::vector<std::pair<std::string, std::string>> changes;
@@ -149,6 +162,7 @@ inline outcome run_whatif(std::span<const std::string_view> args) {
             if (!error.empty()) return usage(error);
             continue;
         }
+        if (a == "--new-submissions") return usage("--new-submissions goes with a Flux bundle (--from DIR holding flux_jobs.json)");
         if (a == "--json") {
             json = true;
             continue;
