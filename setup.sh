@@ -306,47 +306,37 @@ install_plan_checks() {
     rm -rf "$tmp"
 }
 
-# live_checks: tests/live/run.sh with the gcc build's mfprio: a real slurmctld under Fair Tree
-# and NO_FAIR_TREE, `mfprio sprio/sshare --live` against sprio and sshare byte for byte, the
-# bundles replayed offline, --verify. Skipped (not failed) where it cannot run: not root, the
-# packages missing, or MFPRIO_NO_LIVE_SLURM set. About two and a half minutes.
-live_checks() {
-    say "live Slurm: tests/live/run.sh"
-    local out=$repo/build-ci-gcc/live-slurm status=0
+# run_live NAME SCRIPT SUMMARY: tests/live/SCRIPT with the gcc build's mfprio, its lines
+# matching SUMMARY shown; exit 77 is a skip (not a failure).
+run_live() {
+    local name=$1 script=$2 summary=$3 log out status=0
+    log=$logdir/live-${name,,}.log
+    out=$repo/build-ci-gcc/live-${name,,}
+    say "live $name: tests/live/$script"
     rm -rf "$out"
-    bash "$repo/tests/live/run.sh" "$out" "$repo/build-ci-gcc/examples/mfprio/mfprio" \
-        >"$logdir/live-slurm.log" 2>&1 || status=$?
-    grep -E '^live Slurm: (skipped|mfprio and|DIFFERENT|[0-9]+ differences)' "$logdir/live-slurm.log" || true
+    bash "$repo/tests/live/$script" "$out" "$repo/build-ci-gcc/examples/mfprio/mfprio" >"$log" 2>&1 || status=$?
+    grep -E "$summary" "$log" || true
     if ((status == 0)); then
-        pass "live Slurm: mfprio matches a real slurmctld"
+        pass "live $name: mfprio matches a real $name"
     elif ((status == 77)); then
-        echo "live Slurm: skipped (see $logdir/live-slurm.log)"
+        echo "live $name: skipped (see $log)"
     else
-        tail -n 60 "$logdir/live-slurm.log"
-        fail "live Slurm (see $logdir/live-slurm.log)"
+        tail -n 60 "$log"
+        fail "live $name (see $log)"
     fi
 }
 
-# flux_live_checks: tests/live/flux.sh with the gcc build's mfprio, where Flux is installed
-# (Debian packages none; README.md, "Flux", says how to build it): a real instance filled,
-# edited and recomputed, every scenario replayed through `mfprio queue --from --check`.
-# Skipped (not failed) where flux or flux-accounting is missing; CI replays the committed
-# bundles (tests/data/flux) in the unit tests instead.
-flux_live_checks() {
-    say "live Flux: tests/live/flux.sh"
-    local out=$repo/build-ci-gcc/live-flux status=0
-    rm -rf "$out"
-    bash "$repo/tests/live/flux.sh" "$out" "$repo/build-ci-gcc/examples/mfprio/mfprio" \
-        >"$logdir/live-flux.log" 2>&1 || status=$?
-    grep -E '^live Flux: ' "$logdir/live-flux.log" || true
-    if ((status == 0)); then
-        pass "live Flux: mfprio matches a real Flux instance"
-    elif ((status == 77)); then
-        echo "live Flux: skipped (see $logdir/live-flux.log)"
-    else
-        tail -n 60 "$logdir/live-flux.log"
-        fail "live Flux (see $logdir/live-flux.log)"
-    fi
+# live_checks: tests/live/run.sh, a real slurmctld under Fair Tree and NO_FAIR_TREE: `mfprio
+# sprio/sshare --live` against sprio and sshare byte for byte, the bundles replayed offline,
+# --verify; skipped where it cannot run (not root, the packages missing, or
+# MFPRIO_NO_LIVE_SLURM set), about two and a half minutes. Then tests/live/flux.sh where Flux
+# is installed (Debian packages none; README.md, "A real Flux", says how to build it): a real
+# instance filled, edited and recomputed, every scenario replayed through `mfprio queue
+# --from --check`, and `--live` against the instance; skipped without flux or flux-accounting
+# (CI replays the committed bundles, tests/data/flux, in the unit tests instead).
+live_checks() {
+    run_live Slurm run.sh '^live Slurm: (skipped|mfprio and|DIFFERENT|[0-9]+ differences)'
+    run_live Flux flux.sh '^live Flux: '
 }
 
 cmd_test() {
@@ -386,7 +376,6 @@ cmd_test() {
     consumer_checks
     install_plan_checks
     live_checks
-    flux_live_checks
 
     say "summary ($((SECONDS - start)) s, logs in $logdir)"
     local f

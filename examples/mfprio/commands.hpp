@@ -302,13 +302,18 @@ inline bool cluster_option(std::span<const std::string_view> args, std::size_t& 
     return true;
 }
 
+/// A usage error of `mfprio CMD` into `o` (status exit_usage): the sentence and where help is.
+inline void usage_error(outcome& o, std::string_view cmd, const std::string& msg) {
+    o.status = exit_usage;
+    o.err += "mfprio " + std::string(cmd) + ": " + msg + "\nTry 'mfprio " + std::string(cmd) + " --help'.\n";
+}
+
 /// The cluster's inputs as `c` says: files, a bundle, or the live cluster (saved when asked).
 /// `need_jobs`: the jobs input is required. Returns nullopt with `o` filled on failure.
 inline std::optional<cluster_inputs> gather_inputs(const cluster_options& c, bool need_jobs, std::string_view cmd,
                                                    outcome& o) {
     const auto usage = [&](const std::string& msg) {
-        o.status = exit_usage;
-        o.err += "mfprio " + std::string(cmd) + ": " + msg + "\nTry 'mfprio " + std::string(cmd) + " --help'.\n";
+        usage_error(o, cmd, msg);
         return std::nullopt;
     };
     const bool files = !c.src.confs.empty() || !c.src.assocs.empty() || !c.src.qos.empty() || !c.src.jobs.empty();

@@ -121,9 +121,8 @@ inline outcome run_queue(std::span<const std::string_view> args) {
     std::optional<std::uint32_t> explain;
     std::optional<fairshare::algorithm> algorithm;
     std::unordered_map<std::string, std::string> default_banks;
-    const auto usage = [&](std::string msg) {
-        o.status = exit_usage;
-        o.err += "mfprio queue: " + msg + "\nTry 'mfprio queue --help'.\n";
+    const auto usage = [&](const std::string& msg) {
+        usage_error(o, "queue", msg);
         return o;
     };
     for (std::size_t i = 0; i < args.size(); ++i) {
@@ -368,9 +367,8 @@ inline outcome run_queue_from(std::span<const std::string_view> args) {
     bool check = false, live = false, new_submissions = false;
     std::vector<std::pair<std::string, std::string>> changes;
     config::flux_plugin_options opt;
-    const auto usage = [&](std::string msg) {
-        o.status = exit_usage;
-        o.err += "mfprio queue: " + msg + "\nTry 'mfprio queue --help'.\n";
+    const auto usage = [&](const std::string& msg) {
+        usage_error(o, "queue", msg);
         return o;
     };
     for (std::size_t i = 0; i < args.size(); ++i) {

@@ -137,6 +137,14 @@ submit() { # uid bank queue urgency
     printf '%s.%s.none' "$header" "$spec" | FLUX_HANDLE_USERID=$1 flux job submit --flags=signed --urgency="$4" >/dev/null
 }
 
+# Submits each line of standard input: uid bank queue urgency.
+submit_all() {
+    local uid bank queue urgency
+    while read -r uid bank queue urgency; do
+        submit "$uid" "$bank" "$queue" "$urgency"
+    done
+}
+
 # One bundle: what each command printed, a meta file and the manifest. `meta` says when the
 # plugin last received the database (priority_update, epoch seconds) and names the bundle
 # captured before this one (previous): the plugin's state is the history of both.
@@ -170,9 +178,7 @@ capture() { # name description
 
 # 20 pending jobs: uid bank queue urgency. alice/ml submits to urgent first and to batch
 # last, so that the pair's cached queue factor is batch's.
-while read -r uid bank queue urgency; do
-    submit "$uid" "$bank" "$queue" "$urgency"
-done <<'EOF'
+submit_all <<'EOF'
 5001 ml urgent 16
 5002 ml batch 0
 5003 web debug 1
@@ -227,9 +233,7 @@ capture edits "queues debug 50 and urgent 3, bank ml priority 7, carol's shares 
 flux account edit-factor --factor=queue --weight=3
 flux account edit-queue urgent --priority=1000000000
 update
-while read -r uid bank queue urgency; do
-    submit "$uid" "$bank" "$queue" "$urgency"
-done <<'EOF'
+submit_all <<'EOF'
 5002 ml urgent 16
 5004 sci urgent 16
 5001 web urgent 20
@@ -239,9 +243,7 @@ capture overflow "queue weight 3, urgent priority 1000000000 (3 x 1000000000 pas
 flux account edit-factor --factor=bank --weight=2000000000
 flux account edit-bank sci --priority=5
 update
-while read -r uid bank queue urgency; do
-    submit "$uid" "$bank" "$queue" "$urgency"
-done <<'EOF'
+submit_all <<'EOF'
 5005 sci batch 16
 5004 sci debug 31
 EOF

@@ -168,6 +168,28 @@ private:
     return text::parse_double(v);
 }
 
+/// A list of flat objects read into rows: `field(row, key, value)` sets what it knows of the
+/// row and returns why a value is refused, or an empty string.
+template <class Row, class Field>
+[[nodiscard]] expected<std::vector<Row>> flux_rows(std::string_view text, std::string_view file, std::string_view what,
+                                                   Field field) {
+    std::vector<Row> out;
+    auto e = json_rows::read(
+        text, file, what, {}, [&](std::size_t) { out.emplace_back(); },
+        [&](std::string_view k, const std::string& v) { return field(out.back(), k, v); });
+    if (e) return *e;
+    return out;
+}
+
+/// Reads `v` with `parse` into `out`; the sentence for a refused value otherwise.
+template <class T, class Parse>
+[[nodiscard]] std::string parse_into(T& out, const std::string& v, Parse parse, std::string_view what) {
+    const auto x = parse(v);
+    if (!x) return "'" + v + "' is not " + std::string(what);
+    out = static_cast<T>(*x);
+    return {};
+}
+
 } // namespace detail
 
 /// `flux account list-factors --json`: the weights.
@@ -205,70 +227,43 @@ private:
 
 /// `flux account list-queues --json`.
 [[nodiscard]] inline expected<std::vector<config::flux_queue_row>> flux_queues_from(std::string_view text, std::string_view file) {
-    std::vector<config::flux_queue_row> out;
-    auto e = detail::json_rows::read(
-        text, file, "`flux account list-queues --json` output", {}, [&](std::size_t) { out.emplace_back(); },
-        [&](std::string_view k, const std::string& v) -> std::string {
-            if (k == "queue") out.back().name = v;
-            else if (k == "priority") {
-                const auto p = detail::flux_integer(v);
-                if (!p) return "'" + v + "' is not an integer priority";
-                out.back().priority = *p;
-            }
+    return detail::flux_rows<config::flux_queue_row>(
+        text, file, "`flux account list-queues --json` output",
+        [](config::flux_queue_row& q, std::string_view k, const std::string& v) -> std::string {
+            if (k == "queue") q.name = v;
+            else if (k == "priority") return detail::parse_into(q.priority, v, detail::flux_integer, "an integer priority");
             return {};
         });
-    if (e) return *e;
-    return out;
 }
 
 /// `flux account list-banks --json`.
 [[nodiscard]] inline expected<std::vector<config::flux_bank_row>> flux_banks_from(std::string_view text, std::string_view file) {
-    std::vector<config::flux_bank_row> out;
-    auto e = detail::json_rows::read(
-        text, file, "`flux account list-banks --json` output", {}, [&](std::size_t) { out.emplace_back(); },
-        [&](std::string_view k, const std::string& v) -> std::string {
-            if (k == "bank") out.back().name = v;
-            else if (k == "parent_bank") out.back().parent = v;
-            else if (k == "shares") {
-                const auto n = text::parse_unsigned<std::uint32_t>(v);
-                if (!n) return "'" + v + "' is not a number of shares";
-                out.back().shares = *n;
-            }
-            else if (k == "priority") {
-                const auto p = detail::flux_real(v);
-                if (!p) return "'" + v + "' is not a number";
-                out.back().priority = *p;
-            }
+    return detail::flux_rows<config::flux_bank_row>(
+        text, file, "`flux account list-banks --json` output",
+        [](config::flux_bank_row& b, std::string_view k, const std::string& v) -> std::string {
+            if (k == "bank") b.name = v;
+            else if (k == "parent_bank") b.parent = v;
+            else if (k == "shares") return detail::parse_into(b.shares, v, text::parse_unsigned<std::uint32_t>, "a number of shares");
+            else if (k == "priority") return detail::parse_into(b.priority, v, detail::flux_real, "a number");
             return {};
         });
-    if (e) return *e;
-    return out;
 }
 
 /// `flux account list-users --json`: the associations, their stored fair-share included.
 [[nodiscard]] inline expected<std::vector<config::flux_user_row>> flux_users_from(std::string_view text, std::string_view file) {
-    std::vector<config::flux_user_row> out;
-    auto e = detail::json_rows::read(
-        text, file, "`flux account list-users --json` output", {}, [&](std::size_t) { out.emplace_back(); },
-        [&](std::string_view k, const std::string& v) -> std::string {
-            auto& u = out.back();
+    return detail::flux_rows<config::flux_user_row>(
+        text, file, "`flux account list-users --json` output",
+        [](config::flux_user_row& u, std::string_view k, const std::string& v) -> std::string {
             if (k == "username") u.username = v;
             else if (k == "bank") u.bank = v;
             else if (k == "default_bank") u.default_bank = v;
-            else if (k == "userid") {
-                const auto id = text::parse_unsigned<std::uint32_t>(v);
-                if (!id) return "'" + v + "' is not a user id";
-                u.userid = *id;
-            } else if (k == "fairshare") {
+            else if (k == "userid") return detail::parse_into(u.userid, v, text::parse_unsigned<std::uint32_t>, "a user id");
+            else if (k == "active") u.active = v != "0";
+            else if (k == "shares") return detail::parse_into(u.shares, v, text::parse_unsigned<std::uint32_t>, "a number of shares");
+            else if (k == "fairshare") {
                 const auto f = text::parse_double(v);
                 if (!f || *f < 0 || *f > 1) return "'" + v + "' is not a fair-share from 0 to 1";
                 u.fairshare = *f;
-            } else if (k == "active") {
-                u.active = v != "0";
-            } else if (k == "shares") {
-                const auto n = text::parse_unsigned<std::uint32_t>(v);
-                if (!n) return "'" + v + "' is not a number of shares";
-                u.shares = *n;
             } else if (k == "job_usage") {
                 const auto x = text::parse_double(v);
                 if (!x || *x < 0) return "'" + v + "' is not a usage";
@@ -276,8 +271,6 @@ private:
             }
             return {};
         });
-    if (e) return *e;
-    return out;
 }
 
 /// `flux jobs -A -a --json`: every job; user names are filled in from `users` by user id.
