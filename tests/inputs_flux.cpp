@@ -362,3 +362,25 @@ TEST_CASE("flux: fair-share computed from shares and usage is what flux account-
         }
     }
 }
+
+TEST_CASE("flux: --explain shows each term and where the plugin's factors came from") {
+    // Job ƒ7NBQA9M of `above`: Flux printed 12705082704 = 50000 x 1.0 + (3 x 1000000000
+    // wrapped to -1294967296) + 2000000000 x 7 + 0 (list_factors.json, list_queues.json,
+    // list_banks.json of `overflow`, when bob last submitted to urgent, and list_users.json).
+    const std::string above = flux_dir("above");
+    const std::vector<std::string_view> args{"--from", above, "--explain", "\xc6\x92" "7NBQA9M"};
+    const auto o = mfprio::cli::run_queue(args);
+    REQUIRE(o.status == 0);
+    CHECK(o.out.find("user bob, bank ml, queue urgent, urgency 16, SCHED\n") != std::string::npos);
+    CHECK(o.out.find("= -1294967296 (the pair's cached queue factor: its latest job's queue) (wrapped in 32 bits)\n") !=
+          std::string::npos);
+    CHECK(o.out.find("  bank        2000000000 x 7 = 14000000000.000000") != std::string::npos);
+    CHECK(o.out.ends_with("  priority  12705082704 (the sum rounded; no upper clamp)\n"));
+    // The decimal id says the same; an id not in the bundle is named.
+    const std::vector<std::string_view> dec{"--from", above, "--explain", "242313330688"};
+    CHECK(mfprio::cli::run_queue(dec).out == o.out);
+    const std::vector<std::string_view> missing{"--from", above, "--explain", "12345"};
+    const auto m = mfprio::cli::run_queue(missing);
+    CHECK(m.status == 65);
+    CHECK(m.err.starts_with("mfprio queue: job \xc6\x92" "4fr is not in "));
+}

@@ -67,7 +67,8 @@ inline constexpr option_row queue_option_rows[] = {
                           "own queue and its bank's priority)"},
     {"--now T", "time of the calculation: epoch seconds or YYYY-MM-DDTHH:MM:SS\n"
                 "(TZ, else UTC); default: the current time"},
-    {"--explain JOBID", "every term of one job's priority"},
+    {"--explain JOBID", "every term of one job's priority; with --from or --live the id as\n"
+                        "Flux prints it (f58 or decimal) and where the plugin's factors came from"},
     {"--help", "this text"},
 };
 
@@ -285,6 +286,55 @@ inline outcome run_queue(std::span<const std::string_view> args) {
     return "\xc6\x92" + s;
 }
 
+/// Every term of one Flux job's priority as the replay computed it, and where the plugin's
+/// factors came from.
+inline std::string explain_flux_job(const config::flux_job_row& j, const std::optional<config::flux_plugin_priority>& p,
+                                    std::optional<std::int64_t> priority, bool plugin, const config::flux_plugin_options& opt) {
+    std::string out = "job " + flux_f58(j.id) + " (" + std::to_string(j.id) + "): user " +
+                      (j.username.empty() ? std::to_string(j.userid) : j.username) + ", bank " + (j.bank.empty() ? "-" : j.bank) +
+                      ", queue " + (j.queue.empty() ? "-" : j.queue) + ", urgency " + std::to_string(j.urgency) + ", " + j.state + "\n";
+    if (!priority) return out + "  no priority: the job is not pending, or flux-accounting does not hold its user and bank\n";
+    if (!plugin) return out + "  priority " + std::to_string(*priority) + ": flux-core's own, the urgency\n";
+    char buf[256];
+    if (j.urgency == flux::urgency_hold || j.urgency == flux::urgency_expedite)
+        return out + "  priority " + std::to_string(*priority) + ": urgency " + std::to_string(j.urgency) +
+               (j.urgency == 0 ? " holds the job\n" : " expedites the job\n");
+    const auto w = opt.exact_products ? p->weights : flux::truncate_weights(p->weights);
+    std::snprintf(buf, sizeof buf, "  computed %s (t = %.6f)\n", p->at_submission ? "when it was submitted" : "at the last priority-update",
+                  p->computed_at);
+    out += buf;
+    // The int x int products: in 32 bits as the plugin computes them (the low 32 bits of each
+    // operand), or exactly (in double, as the engine adds every term).
+    const auto int_product = [&](std::int64_t weight, std::int64_t factor) -> double {
+        if (opt.exact_products) return static_cast<double>(weight) * static_cast<double>(factor);
+        return static_cast<double>(static_cast<std::int32_t>(static_cast<std::uint32_t>(weight) * static_cast<std::uint32_t>(factor)));
+    };
+    const auto wrapped = [](std::int64_t weight, std::int64_t factor, double got) {
+        return static_cast<double>(weight) * static_cast<double>(factor) != got ? " (wrapped in 32 bits)" : "";
+    };
+    const std::int64_t urgency_term = static_cast<std::int64_t>(j.urgency) - 16;
+    const double fs = static_cast<double>(w.fairshare) * p->fairshare;
+    const double q = int_product(w.queue, p->queue_factor);
+    const double bk = static_cast<double>(w.bank) * p->bank_factor;
+    const double u = int_product(w.urgency, urgency_term);
+    std::snprintf(buf, sizeof buf, "  fairshare %12lld x %.6f = %.6f (the stored fair-share of the user in the bank)\n",
+                  static_cast<long long>(w.fairshare), p->fairshare, fs);
+    out += buf;
+    std::snprintf(buf, sizeof buf, "  queue     %12lld x %lld = %.0f (the pair's cached queue factor: its latest job's queue)%s\n",
+                  static_cast<long long>(w.queue), static_cast<long long>(p->queue_factor), q, wrapped(w.queue, p->queue_factor, q));
+    out += buf;
+    std::snprintf(buf, sizeof buf, "  bank      %12lld x %g = %.6f (the bank's priority when the pair last submitted)\n",
+                  static_cast<long long>(w.bank), p->bank_factor, bk);
+    out += buf;
+    std::snprintf(buf, sizeof buf, "  urgency   %12lld x (%u - 16) = %.0f%s\n", static_cast<long long>(w.urgency),
+                  static_cast<unsigned>(j.urgency), u, wrapped(w.urgency, urgency_term, u));
+    out += buf;
+    std::snprintf(buf, sizeof buf, "  priority  %lld (the sum rounded%s; no upper clamp)\n", static_cast<long long>(*priority),
+                  *priority == 0 ? ", 0 or below is 0: held" : "");
+    out += buf;
+    return out;
+}
+
 /// Runs the commands of a Flux bundle on the instance of FLUX_URI, all at once within 60 s,
 /// and writes their outputs into `dir` with `meta` and the manifest. flux-accounting's
 /// commands run when its plugin is loaded (`flux jobtap list`). The time of capture stands for
@@ -365,6 +415,7 @@ inline outcome run_queue_from(std::span<const std::string_view> args) {
     outcome o;
     std::string dir, save;
     bool check = false, live = false, new_submissions = false;
+    std::optional<std::uint64_t> explain;
     std::vector<std::pair<std::string, std::string>> changes;
     config::flux_plugin_options opt;
     const auto usage = [&](const std::string& msg) {
@@ -378,6 +429,11 @@ inline outcome run_queue_from(std::span<const std::string_view> args) {
         else if (a == "--exact-products") opt.exact_products = true;
         else if (a == "--live") live = true;
         else if (a == "--new-submissions") new_submissions = true;
+        else if (a == "--explain") {
+            if (i + 1 >= args.size()) return usage("option --explain needs a value");
+            explain = inputs::parse_flux_jobid(args[++i]);
+            if (!explain || *explain == 0) return usage("--explain takes a Flux job id (f58 or decimal), not '" + std::string(args[i]) + "'");
+        }
         else if (a == "--set") {
             if (i + 1 >= args.size()) return usage("option --set needs a value");
             const std::string_view v = args[++i];
@@ -393,6 +449,7 @@ inline outcome run_queue_from(std::span<const std::string_view> args) {
     if (!save.empty() && !live) return usage("--save needs --live (a bundle is what --live captured)");
     if (new_submissions && changes.empty()) return usage("--new-submissions goes with --set");
     if (!changes.empty() && check) return usage("--check compares with what Flux printed; it does not go with --set");
+    if (explain && (check || !changes.empty())) return usage("--explain goes with neither --check nor --set");
     std::string scratch; // --live without --save: a bundle in a directory of its own, removed after
     if (live) {
         if (save.empty()) {
@@ -430,10 +487,11 @@ inline outcome run_queue_from(std::span<const std::string_view> args) {
     const inputs::flux_bundle* b = &h->latest;
     const std::vector<config::flux_update>& updates = h->updates;
     std::vector<std::optional<std::int64_t>> ours(b->jobs.size());
+    std::vector<std::optional<config::flux_plugin_priority>> replayed;
     if (b->plugin) {
-        const auto r = config::replay_flux_plugin(updates, b->jobs, opt, h->held);
-        for (std::size_t k = 0; k < r.size(); ++k)
-            if (r[k]) ours[k] = r[k]->value.value;
+        replayed = config::replay_flux_plugin(updates, b->jobs, opt, h->held);
+        for (std::size_t k = 0; k < replayed.size(); ++k)
+            if (replayed[k]) ours[k] = replayed[k]->value.value;
     } else {
         const auto r = config::flux_core_priorities(b->jobs);
         for (std::size_t k = 0; k < r.size(); ++k)
@@ -441,6 +499,17 @@ inline outcome run_queue_from(std::span<const std::string_view> args) {
     }
     const auto order = config::flux_queue_order(b->jobs, ours);
     const auto user_of = [](const config::flux_job_row& j) { return j.username.empty() ? std::to_string(j.userid) : j.username; };
+    if (explain) {
+        const auto k = std::find_if(b->jobs.begin(), b->jobs.end(), [&](const auto& j) { return j.id == *explain; });
+        if (k == b->jobs.end()) {
+            o.status = exit_data;
+            o.err += "mfprio queue: job " + flux_f58(*explain) + " is not in " + dir + "/flux_jobs.json\n";
+            return o;
+        }
+        const std::size_t idx = static_cast<std::size_t>(k - b->jobs.begin());
+        o.out = explain_flux_job(*k, idx < replayed.size() ? replayed[idx] : std::nullopt, ours[idx], b->plugin, opt);
+        return o;
+    }
     if (!changes.empty()) {
         if (!b->plugin || updates.empty())
             return usage("--set needs flux-accounting's plugin: " + dir + " holds flux-core's own priorities");

@@ -269,6 +269,8 @@ struct flux_plugin_priority {
     double bank_factor = 0;        ///< the pair's cached bank priority
     double fairshare = 0;          ///< the association's stored fair-share
     double computed_at = 0;        ///< the submission or update that computed it
+    bool at_submission = false;    ///< computed when the job was submitted (no update since)
+    flux::flux_accounting_weights weights; ///< the weights of the database then, as configured
 };
 
 namespace detail {
@@ -354,6 +356,7 @@ replay_flux_plugin(std::span<const flux_update> updates, std::span<const flux_jo
         p.bank_factor = c->bank_factor;
         p.fairshare = u->fairshare;
         p.computed_at = now;
+        p.weights = db->weights;
         out[k] = p;
     };
     std::size_t ui = 0, si = 0;
@@ -379,6 +382,7 @@ replay_flux_plugin(std::span<const flux_update> updates, std::span<const flux_jo
             else if (db->user(key.first, key.second) != nullptr) caches.push_back(fresh);
         }
         compute(k);
+        if (out[k]) out[k]->at_submission = true;
     }
     return out;
 }
