@@ -384,3 +384,19 @@ TEST_CASE("flux: --explain shows each term and where the plugin's factors came f
     CHECK(m.status == 65);
     CHECK(m.err.starts_with("mfprio queue: job \xc6\x92" "4fr is not in "));
 }
+
+TEST_CASE("flux readers: list-banks --json, priorities as doubles, shares, the root without a parent") {
+    // As flux account list-banks --json printed them (tests/data/flux/default).
+    auto b = mfprio::inputs::flux_banks_from(R"([{"bank_id": 1, "bank": "root", "active": 1, "parent_bank": "", "shares": 1,
+ "job_usage": 0.0, "priority": 0.0}, {"bank_id": 3, "bank": "ml", "active": 1, "parent_bank": "eng", "shares": 2,
+ "job_usage": 0.0, "priority": 3.5}])", "banks.json");
+    REQUIRE(b);
+    REQUIRE(b->size() == 2);
+    CHECK((*b)[0].parent.empty());
+    CHECK((*b)[1].parent == "eng");
+    CHECK((*b)[1].shares == 2);
+    CHECK((*b)[1].priority == 3.5);
+    const auto bad = mfprio::inputs::flux_banks_from("[{\"bank\": \"ml\",\n  \"shares\": -2}]", "banks.json");
+    REQUIRE_FALSE(bad);
+    CHECK(bad.error().to_string() == "banks.json:2:13: \"shares\": '-2' is not a number of shares");
+}
