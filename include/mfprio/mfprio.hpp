@@ -18,3 +18,4 @@
 #include <mfprio/report/sshare.hpp>
 #include <mfprio/report/whatif.hpp>
 #include <mfprio/report/diagnose.hpp>
+#include <mfprio/report/flux.hpp>
