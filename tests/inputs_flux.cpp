@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <optional>
 #include <string>
 #include <vector>
@@ -399,4 +400,63 @@ TEST_CASE("flux readers: list-banks --json, priorities as doubles, shares, the r
     const auto bad = mfprio::inputs::flux_banks_from("[{\"bank\": \"ml\",\n  \"shares\": -2}]", "banks.json");
     REQUIRE_FALSE(bad);
     CHECK(bad.error().to_string() == "banks.json:2:13: \"shares\": '-2' is not a number of shares");
+}
+
+namespace {
+
+/// Writes a Flux bundle of `files` (name, text) into a fresh directory `name` under `root`,
+/// with its manifest.
+std::string write_bundle(const std::string& root, const std::string& name,
+                         const std::vector<std::pair<std::string, std::string>>& files) {
+    const std::string dir = root + "/" + name;
+    std::filesystem::create_directories(dir);
+    std::vector<std::pair<std::string, std::string_view>> listed;
+    for (const auto& [n, t] : files) {
+        std::ofstream(dir + "/" + n, std::ios::binary) << t;
+        listed.emplace_back(n, t);
+    }
+    std::ofstream(dir + "/manifest", std::ios::binary) << mfprio::inputs::manifest_text(listed);
+    return dir;
+}
+
+} // namespace
+
+TEST_CASE("flux bundles and --set: bad meta, a previous= loop, bad values are refused and say where") {
+    const std::string root = std::string(std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "/tmp") + "/mfprio_flux_bundles";
+    std::filesystem::remove_all(root);
+    const std::string jobs = "{\"jobs\": []}\n";
+    const auto err = [](const std::string& dir) {
+        const auto h = mfprio::inputs::read_flux_history(dir);
+        REQUIRE_FALSE(h);
+        return h.error().to_string();
+    };
+    const auto bad_time = write_bundle(root, "bad_time", {{"flux_jobs.json", jobs}, {"meta", "captured=1\npriority_update=soon\n"}});
+    CHECK(err(bad_time) == bad_time + "/meta:2:17: priority_update: 'soon' is not a time in epoch seconds");
+    const auto bad_prev = write_bundle(root, "bad_prev", {{"flux_jobs.json", jobs}, {"meta", "previous=../x\n"}});
+    CHECK(err(bad_prev) == bad_prev + "/meta:1:10: previous: '../x' is not a sibling bundle's name");
+    const auto no_meta = write_bundle(root, "no_meta", {{"flux_jobs.json", jobs}});
+    CHECK(err(no_meta) == no_meta + "/meta: not listed in the manifest");
+    const auto users_only = write_bundle(root, "users_only", {{"flux_jobs.json", jobs}, {"meta", "priority_update=1\n"},
+                                                             {"list_users.json", "[]\n"}});
+    CHECK(err(users_only).ends_with("lists list_users.json without list_factors.json, list_queues.json and list_banks.json"));
+    write_bundle(root, "a", {{"flux_jobs.json", jobs}, {"meta", "previous=b\n"}});
+    const auto b = write_bundle(root, "b", {{"flux_jobs.json", jobs}, {"meta", "previous=a\n"}});
+    const auto loop = mfprio::inputs::read_flux_history(b);
+    REQUIRE_FALSE(loop);
+    CHECK(loop.error().kind == mfprio::error_kind::reference);
+    CHECK(loop.error().message == "the bundles' previous= lines form a loop");
+    // --set values checked as flux-accounting's commands check them; nothing applied.
+    auto weights = mfprio::inputs::read_flux_history(flux_dir("weights"));
+    REQUIRE(weights);
+    auto db = weights->updates.front().db;
+    const auto before = db.weights.queue;
+    CHECK(mfprio::config::apply_flux_change(db, "weight.queue", "lots") == "weight.queue: 'lots' is not an integer weight");
+    CHECK(mfprio::config::apply_flux_change(db, "weight.speed", "1") ==
+          "unknown factor 'speed' (fairshare, queue, bank, urgency)");
+    CHECK(mfprio::config::apply_flux_change(db, "shares.alice", "0") ==
+          "shares.alice: '0' is not a number of shares from 1 to 2147483647");
+    CHECK(mfprio::config::apply_flux_change(db, "usage.nobody", "5") == "no association of user 'nobody'");
+    CHECK(mfprio::config::apply_flux_change(db, "bank.ml", "x") == "bank.ml: 'x' is not a number");
+    CHECK(db.weights.queue == before);
+    std::filesystem::remove_all(root);
 }
