@@ -2,7 +2,7 @@
 //
 // tests/data/diagnose: a maui.cfg that turns on every component (SERV with QUEUETIME,
 // XFACTOR, SPVIOLATION and BYPASS; TARG; CRED with DEFAULT fallbacks, QTWEIGHT/XFWEIGHT and a
-// group CLASSWEIGHT; FS with every target kind, FSCAP and two decayed FS.<epoch> windows;
+// group CLASSWEIGHT that Maui 3.3 does not apply; FS with every target kind, FSCAP and two decayed FS.<epoch> windows;
 // RES with PE, an unweighted UJOB, RESCAP; USAGE), seven jobs (QUEUEPOLICY accrual after a
 // hold release and a policy block, a relative and an absolute system priority, a negative
 // sum, a running job) and four 32-processor nodes. expected_p.txt is what Maui 3.3's
@@ -41,6 +41,11 @@ mfprio::cli::outcome diagnose(std::vector<std::string_view> extra, const std::st
     args.insert(args.end(), extra.begin(), extra.end());
     return mfprio::cli::run_diagnose(args);
 }
+std::string group_class_weight_warning() {
+    return "mfprio: warning: " + data("maui.cfg") +
+           ":44:19: GROUPCFG[guests] CLASSWEIGHT: Maui 3.3 stores 0 for a group's CLASSWEIGHT (MGroupProcessConfig "
+           "converts the whole piece): no effect on the CLASS weight\n";
+}
 std::string temp_file(const std::string& name, const std::string& text) {
     const std::string path = "/tmp/mfprio_cli_diagnose_" + name;
     std::ofstream(path) << text;
@@ -51,15 +56,16 @@ std::string temp_file(const std::string& name, const std::string& text) {
 TEST_CASE("cli: diagnose prints Maui 3.3's diagnose -p, byte for byte, for a scenario using every component") {
     const auto o = diagnose({});
     CHECK(o.status == 0);
-    CHECK(o.err == "");
+    // maui.cfg's GROUPCFG[guests] CLASSWEIGHT=3: read as Maui 3.3 reads it, with a warning.
+    CHECK(o.err == group_class_weight_warning());
     CHECK(o.out == slurp(data("expected_p.txt")));
     // Job 101's line carries the hand-checked sum; job 107's sum is negative (its priority is
     // floored to 1 after the line is printed); 106 (setspri 500) and 104 (setspri -r 100)
     // are starred.
     CHECK(o.out.find("\n101                       14287    84.6(") != std::string::npos);
-    CHECK(o.out.find("\n107                        -684 ") != std::string::npos);
+    CHECK(o.out.find("\n107                        -884 ") != std::string::npos);
     CHECK(o.out.find("\n106                        9110* ") != std::string::npos);
-    CHECK(o.out.find("\n104                        1806* ") != std::string::npos);
+    CHECK(o.out.find("\n104                        1606* ") != std::string::npos);
 }
 
 TEST_CASE("cli: diagnose with no idle job prints Maui's one line") {
@@ -68,7 +74,8 @@ TEST_CASE("cli: diagnose with no idle job prints Maui's one line") {
                                                         "2|bob|1799990000|UserHold||1:00:00\n");
     const auto o = diagnose({}, data("maui.cfg"), jobs);
     CHECK(o.status == 0);
-    CHECK(o.out == "no idle jobs in queue\n");
+    // UIDiagnosePriority's one line, and the diagnose client's "%s\n" after it.
+    CHECK(o.out == "no idle jobs in queue\n\n");
 }
 
 TEST_CASE("cli: diagnose --running shows the run priority and the USAGE component") {
@@ -98,17 +105,24 @@ TEST_CASE("cli: diagnose --explain gives every subcomponent") {
     CHECK(floored.out.find("priority: 1 (floored at 1") != std::string::npos);
     const auto missing = diagnose({"--explain", "999"});
     CHECK(missing.status == mfprio::cli::exit_data);
-    CHECK(missing.err == "mfprio: " + data("jobs.txt") + ": job 999 is not in the jobs table\n");
+    CHECK(missing.err == group_class_weight_warning() + "mfprio: " + data("jobs.txt") + ": job 999 is not in the jobs table\n");
 }
 
 TEST_CASE("cli: diagnose formula options change the numbers") {
     // Moab's symmetric caps bound job 103's FS sum (-10 x 10 - 10 x 30 = -400) at -FSCAP = -50:
-    // its priority rises from 26 to 376.
+    // its sum rises from -174 (floored to 1) to 176.
     const auto maui = diagnose({"--explain", "103"});
-    CHECK(maui.out.find("priority: 26 ") != std::string::npos);
+    CHECK(maui.out.find("sum: -174\n") != std::string::npos);
+    CHECK(maui.out.find("priority: 1 (floored at 1") != std::string::npos);
     const auto moab = diagnose({"--explain", "103", "--caps", "moab"});
     CHECK(moab.out.find("FS: weight 1 x -50 (capped from -400) = -50\n") != std::string::npos);
-    CHECK(moab.out.find("priority: 376 ") != std::string::npos);
+    CHECK(moab.out.find("priority: 176 ") != std::string::npos);
+    // Group guests' CLASSWEIGHT 3 applied as documented (option): job 103's CLASS term (debug,
+    // priority 100) is 300 instead of 100, its sum -174 + 200 = 26.
+    const auto doc_class = diagnose({"--explain", "103", "--group-classweight", "doc"});
+    CHECK(doc_class.out.find("CLASS: 100 x weight 3 = 300\n") != std::string::npos);
+    CHECK(doc_class.out.find("priority: 26 ") != std::string::npos);
+    CHECK(maui.out.find("CLASS: 100 x weight 1 = 100\n") != std::string::npos);
     // The documented XFACTOR form for job 103 (5-minute limit, XFMINWCLIMIT 10 minutes, queued
     // 10 minutes): 1 + 600/600 = 2 instead of (600 + 300)/600 = 1.5.
     const auto doc = diagnose({"--explain", "103", "--xfactor", "doc"});
@@ -141,8 +155,13 @@ TEST_CASE("cli: lint --maui-cfg lists what Maui 3.3 reads otherwise than it look
     const std::string scenario = data("maui.cfg");
     const std::vector<std::string_view> clean{"--maui-cfg", scenario};
     const auto c = mfprio::cli::run_lint(clean);
-    CHECK(c.status == 0);
-    CHECK(c.out == "ok: Maui 3.3 reads " + scenario + " as written\n");
+    CHECK(c.status == 1);
+    CHECK(c.out == group_class_weight_warning().substr(std::string("mfprio: ").size()));
+    const std::string written = temp_file("written.cfg", "QUEUETIMEWEIGHT 2\nGROUPCFG[g] PRIORITY=5\n");
+    const std::vector<std::string_view> clean_args{"--maui-cfg", written};
+    const auto k = mfprio::cli::run_lint(clean_args);
+    CHECK(k.status == 0);
+    CHECK(k.out == "ok: Maui 3.3 reads " + written + " as written\n");
     // A maui.cfg that cannot be read: exit 65, the file named, nothing on standard output.
     const std::vector<std::string_view> missing{"--maui-cfg", "/nonexistent/maui.cfg"};
     const auto m = mfprio::cli::run_lint(missing);
@@ -175,13 +194,15 @@ TEST_CASE("cli: diagnose reports bad input with file and line, and prints nothin
     CHECK(o.out == "");
     CHECK(o.err.find(cfg + ":2:10: FSPOLICY: expected NONE") != std::string::npos);
     // What Maui 3.3 accepts is computed as it reads it, with the warning on standard error:
-    // XFACTORWEIGHT "lots" is -1 (MCfgProcessLine's "using default value").
-    const std::string odd = temp_file("odd.cfg", "FSWEIGHT 100\nXFACTORWEIGHT lots\n");
+    // XFACTORWEIGHT "lots" is -1 (MCfgProcessLine's "using default value"), which it then
+    // refuses ("has invalid value"): the 5 of the line before stays.
+    const std::string odd = temp_file("odd.cfg", "FSWEIGHT 100\nXFACTORWEIGHT 5\nXFACTORWEIGHT lots\n");
     const auto w = diagnose({}, odd);
     CHECK(w.status == 0);
     CHECK(w.err == "mfprio: warning: " + odd +
-                       ":2:15: XFACTORWEIGHT: Maui 3.3 cannot read 'lots' as an integer and uses -1\n");
-    CHECK(w.out.find("1(    1:   -1)") != std::string::npos);
+                       ":3:15: XFACTORWEIGHT: Maui 3.3 cannot read 'lots' as an integer: -1, which Maui 3.3 "
+                       "refuses, keeping the value before\n");
+    CHECK(w.out.find("1(    1:    5)") != std::string::npos);
 
     const std::string jobs = temp_file("bad_jobs.txt", "JobID|User|SubmitTime|WCLimit\n1|a|100|1:00:00\n2|b|100|soon\n");
     const auto j = diagnose({}, data("maui.cfg"), jobs);

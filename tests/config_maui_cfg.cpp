@@ -197,8 +197,12 @@ TEST_CASE("config: maui.cfg every weight and cap Maui 3.3 reads (reference B1, s
     CHECK(attr_warnings == 5);
     CHECK(c.warnings.size() == 5);
 
-    const maui_cfg w = ok("WALLTIMEWEIGHT -1\nRESWEIGHT +5\nXFACTORCAP -3\n");
-    CHECK(w.weights[subcomponent::walltime] == -1);
+    // MCfgProcessLine refuses an integer parameter of -1 ("has invalid value") and assigns
+    // nothing: WALLTIMEWEIGHT keeps the 7 of the line before; PEWEIGHT its code default 0.
+    const maui_cfg w = ok("WALLTIMEWEIGHT 7\nWALLTIMEWEIGHT -1\nPEWEIGHT -1\nRESWEIGHT +5\nXFACTORCAP -3\n");
+    CHECK(w.weights[subcomponent::walltime] == 7);
+    CHECK(w.weights[subcomponent::pe] == 0);
+    warned(w, 2, 16, "WALLTIMEWEIGHT", "Maui 3.3 reads '-1' as -1: -1, which Maui 3.3 refuses, keeping the value before");
     CHECK(w.weights[component_id::res] == 5);
     CHECK(w.weights.sub_cap[maui::index(subcomponent::xfactor)] == -3); // <= 0: no cap
 }
@@ -206,16 +210,17 @@ TEST_CASE("config: maui.cfg every weight and cap Maui 3.3 reads (reference B1, s
 TEST_CASE("config: maui.cfg weights and caps read as Maui 3.3 reads them, with warnings") {
     // Subcomponent weights and caps (mdfInt in src/MConst.c): MCfgProcessLine's
     // IVal = (int)strtol(value, NULL, 0), -1 when that is 0 and the value does not start
-    // with '0' or is missing; MFSProcessOConfig stores (long)IVal.
+    // with '0' or is missing; an IVal of -1 is refused ("parameter has invalid value") and the
+    // code default (0 for these) stays; otherwise MFSProcessOConfig stores (long)IVal.
     const maui_cfg c = ok("QUEUETIMEWEIGHT 1.5\n"  // 1
                           "XFACTORWEIGHT 010\n"    // 2: octal
                           "BYPASSWEIGHT 0x10\n"    // 3: hexadecimal
                           "PROCWEIGHT 10abc\n"     // 4
-                          "NODEWEIGHT ten\n"       // 5: cannot be read: -1
-                          "MEMWEIGHT\n"            // 6: no value: -1
+                          "NODEWEIGHT ten\n"       // 5: cannot be read: -1, refused
+                          "MEMWEIGHT\n"            // 6: no value: -1, refused
                           "DISKWEIGHT 4294967297\n" // 7: cast to int: 1
-                          "SWAPWEIGHT 9223372036854775807\n" // 8: (int)LONG_MAX = -1
-                          "PSWEIGHT -0\n"          // 9: 0 not written with a leading 0: -1
+                          "SWAPWEIGHT 9223372036854775807\n" // 8: (int)LONG_MAX = -1, refused
+                          "PSWEIGHT -0\n"          // 9: 0 not written with a leading 0: -1, refused
                           "PEWEIGHT 0\n"           // 10: 0
                           "RESCAP 0.25\n"          // 11: 0, no cap
                           "XFACTORCAP 2.5\n"       // 12: 2
@@ -224,11 +229,11 @@ TEST_CASE("config: maui.cfg weights and caps read as Maui 3.3 reads them, with w
     CHECK(c.weights[subcomponent::xfactor] == 8);
     CHECK(c.weights[subcomponent::bypass] == 16);
     CHECK(c.weights[subcomponent::proc] == 10);
-    CHECK(c.weights[subcomponent::node] == -1);
-    CHECK(c.weights[subcomponent::mem] == -1);
+    CHECK(c.weights[subcomponent::node] == 0);
+    CHECK(c.weights[subcomponent::mem] == 0);
     CHECK(c.weights[subcomponent::disk] == 1);
-    CHECK(c.weights[subcomponent::swap] == -1);
-    CHECK(c.weights[subcomponent::ps] == -1);
+    CHECK(c.weights[subcomponent::swap] == 0);
+    CHECK(c.weights[subcomponent::ps] == 0);
     CHECK(c.weights[subcomponent::pe] == 0);
     CHECK(c.weights.component_cap[maui::index(component_id::res)] == 0.0);
     CHECK(c.weights.sub_cap[maui::index(subcomponent::xfactor)] == 2.0);
@@ -237,8 +242,8 @@ TEST_CASE("config: maui.cfg weights and caps read as Maui 3.3 reads them, with w
     warned(c, 2, 15, "XFACTORWEIGHT", "reads '010' as 8");
     warned(c, 3, 14, "BYPASSWEIGHT", "reads '0x10' as 16");
     warned(c, 4, 12, "PROCWEIGHT", "reads '10abc' as 10");
-    warned(c, 5, 12, "NODEWEIGHT", "cannot read 'ten' as an integer and uses -1");
-    warned(c, 6, 1, "MEMWEIGHT", "MEMWEIGHT has no value: Maui 3.3 uses -1");
+    warned(c, 5, 12, "NODEWEIGHT", "cannot read 'ten' as an integer: -1, which Maui 3.3 refuses, keeping the value before");
+    warned(c, 6, 1, "MEMWEIGHT", "MEMWEIGHT has no value: -1, which Maui 3.3 refuses");
     warned(c, 7, 12, "DISKWEIGHT", "reads '4294967297' as 1");
     warned(c, 9, 10, "PSWEIGHT", "reads '-0' as -1");
     warned(c, 11, 8, "RESCAP", "reads '0.25' as 0");

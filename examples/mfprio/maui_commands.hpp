@@ -41,6 +41,8 @@ inline constexpr option_row diagnose_option_rows[] = {
                      "1e8 whenever a QTTARGET is set) or moab (1000^min(1, queued/QTTARGET))"},
     {"--uproc-ujob F", "maui33 (default: UPROC and UJOB are not weighted, as in Maui 3.3's code)\n"
                        "or moab (UPROCWEIGHT and UJOBWEIGHT apply)"},
+    {"--group-classweight F", "maui33 (default: a GROUPCFG CLASSWEIGHT has no effect, as Maui 3.3\n"
+                              "stores 0 for it) or doc (it replaces CLASSWEIGHT for the group's jobs)"},
     {"--help", "this text"},
 };
 
@@ -77,6 +79,7 @@ inline outcome run_diagnose(std::span<const std::string_view> args, const maui_s
     std::optional<maui::cap_style> caps;
     std::optional<maui::target_queuetime_form> qt;
     std::optional<bool> user_terms;
+    std::optional<bool> group_class_weight;
     const auto usage = [&](std::string msg) {
         o.status = exit_usage;
         o.err += "mfprio diagnose: " + msg + "\nTry 'mfprio diagnose --help'.\n";
@@ -95,7 +98,8 @@ inline outcome run_diagnose(std::span<const std::string_view> args, const maui_s
             continue;
         }
         if (a != "--maui-cfg" && a != "--jobs" && a != "--nodes" && a != "--conf" && a != "--fs-dir" && a != "--now" &&
-            a != "--explain" && a != "--xfactor" && a != "--caps" && a != "--qttarget" && a != "--uproc-ujob")
+            a != "--explain" && a != "--xfactor" && a != "--caps" && a != "--qttarget" && a != "--uproc-ujob" &&
+            a != "--group-classweight")
             return usage("unknown option '" + std::string(a) + "'");
         if (i + 1 >= args.size()) return usage("option " + std::string(a) + " needs a value");
         const std::string_view v = args[++i];
@@ -114,6 +118,10 @@ inline outcome run_diagnose(std::span<const std::string_view> args, const maui_s
             if (v == "maui") caps = maui::cap_style::upper;
             else if (v == "moab") caps = maui::cap_style::symmetric;
             else return usage("--caps takes maui or moab");
+        } else if (a == "--group-classweight") {
+            if (v == "maui33") group_class_weight = false;
+            else if (v == "doc") group_class_weight = true;
+            else return usage("--group-classweight takes maui33 or doc");
         } else if (a == "--uproc-ujob") {
             if (v == "maui33") user_terms = false;
             else if (v == "moab") user_terms = true;
@@ -141,6 +149,7 @@ inline outcome run_diagnose(std::span<const std::string_view> args, const maui_s
     if (caps) cfg->opts.caps = *caps;
     if (qt) cfg->opts.target_queuetime = *qt;
     if (user_terms) cfg->opts.res_user_terms = *user_terms;
+    if (group_class_weight) cfg->apply_group_class_weight = *group_class_weight;
     auto jobs = embedded ? config::parse_maui_jobs(embedded->jobs, label + "jobs.txt") : config::read_maui_jobs(jobs_path);
     if (!jobs) return fail(jobs.error());
     maui::resources cluster{};

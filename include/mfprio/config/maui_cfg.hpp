@@ -29,9 +29,12 @@
 /// - Subcomponent weights and the caps (the `weight_key`s and `cap_key`s of
 ///   `maui::subcomponents` and the component caps): the first value read as C's `strtol`
 ///   with base 0 (`010` is octal 8, `0x10` is 16, `1.5` is 1, `10abc` is 10) and cast to a
-///   32-bit int; a value `strtol` cannot read (`ten`), a 0 not written with a leading `0`
-///   and a missing value give -1 (Maui's "using default value", which stores -1). Each of
-///   these, and text after the value, is accepted with a warning.
+///   32-bit int. A result of -1 is refused and the value before it stays (the code default
+///   or an earlier line): `MCfgProcessLine` reports "parameter has invalid value" for an
+///   integer parameter of -1 and assigns nothing. That covers a written `-1`, a value
+///   `strtol` cannot read (`ten`), a 0 not written with a leading `0`, a missing value and
+///   a number whose 32-bit cast is -1 (`4294967295`). Each of these, and text after the
+///   value, is accepted with a warning.
 /// - Component weights (SERVICEWEIGHT ... USAGEWEIGHT): `strtol` base 0 as a 64-bit long;
 ///   `N%` is a weight of 10; a value with no digits is 0 (warnings).
 /// - ATTRATTRWEIGHT, ATTRSTATEWEIGHT and the ATTR caps are always 0 in Maui 3.3 (read as
@@ -63,7 +66,8 @@
 /// - Attribute names are case-insensitive. PRIORITY (signed integer) and FSTARGET (see
 ///   `parse_fs_target`) apply to every kind; QTWEIGHT and XFWEIGHT (signed integers),
 ///   QTTARGET (a Maui time) and XFTARGET (a number >= 0) to QOSCFG only; CLASSWEIGHT (signed
-///   integer) to GROUPCFG only. A known attribute on another kind is an error. Other
+///   integer; no effect in Maui 3.3, see `maui_cfg::apply_group_class_weight`) to GROUPCFG
+///   only. A known attribute on another kind is an error. Other
 ///   attributes (MAXJOB, QLIST, QDEF, FLAGS, PLIST...) are ignored, but every piece must be
 ///   `ATTR=VALUE` with a non-empty value, and a line needs at least one.
 /// - Several lines for the same name merge (a later attribute overrides an earlier one);
@@ -106,6 +110,12 @@ struct maui_cfg {
     /// The credentials of each kind (indexed by `maui::index(cred_kind)`), in order of first
     /// appearance in the file.
     std::array<std::vector<maui_named_credential>, maui::cred_kind_count> creds;
+    /// Whether a group's CLASSWEIGHT replaces the CLASS weight for its jobs, as the
+    /// documentation says. Maui 3.3 never applies it: `MGroupProcessConfig` converts the
+    /// whole `CLASSWEIGHT=3` piece with strtol, which gives 0, and only a value > 0 counts.
+    /// The reader keeps the value as written (`credential::class_weight`); with false (the
+    /// default, Maui 3.3) `build_maui_model` gives every group 0.
+    bool apply_group_class_weight = false;
     /// What Maui 3.3 accepts but reads otherwise than it looks (see the file comment), in
     /// file order; each names the file, line, column and parameter.
     std::vector<input_error> warnings;
@@ -526,10 +536,16 @@ private:
             warn(line, tokens[2].column, key,
                  "Maui 3.3 reads only the first value and ignores " + quote(tokens[2].text) + " and what follows");
         std::int64_t value = 0;
+        // Integer parameters (MCfgProcessLine's mdfInt: the subcomponent weights and the caps)
+        // that come out as -1 are refused ("parameter has invalid value") and the value before
+        // stays: a written -1, a value strtol cannot read, a missing value.
+        const auto keep_earlier = [&](std::size_t column, const std::string& why) {
+            warn(line, column, key, why + ": -1, which Maui 3.3 refuses, keeping the value before");
+            return true;
+        };
         if (tokens.size() < 2) {
             if (component_weight) return at(line, name.column, key, std::string(key) + " needs a value");
-            value = attr_sub || attr_cap ? 0 : -1;
-            if (value != 0) warn(line, name.column, key, std::string(key) + " has no value: Maui 3.3 uses -1");
+            if (!(attr_sub || attr_cap)) return keep_earlier(name.column, std::string(key) + " has no value");
         } else {
             const maui_token& v = tokens[1];
             const c_long n = c_strtol(v.text);
@@ -557,8 +573,10 @@ private:
                 value = as_int;
                 if (as_int == 0 && v.text.front() != '0') value = -1;
                 if (n.used == 0)
-                    warn(line, v.column, key, "Maui 3.3 cannot read " + quote(v.text) + " as an integer and uses -1");
-                else if (!plain || *plain != value)
+                    return keep_earlier(v.column, "Maui 3.3 cannot read " + quote(v.text) + " as an integer");
+                if (value == -1)
+                    return keep_earlier(v.column, "Maui 3.3 reads " + quote(v.text) + " as -1");
+                if (!plain || *plain != value)
                     warn(line, v.column, key, "Maui 3.3 reads " + quote(v.text) + " as " + std::to_string(value));
             }
         }
@@ -699,7 +717,7 @@ private:
 
     [[nodiscard]] expected<bool> attribute(maui::cred_kind kind, std::string_view head,
                                            const maui_token& token, std::size_t line,
-                                           maui::credential& cred) const {
+                                           maui::credential& cred) {
         const std::string_view t = token.text;
         const std::size_t eq = t.find('=');
         if (eq == std::string_view::npos || eq == 0)
@@ -752,7 +770,12 @@ private:
         }
         if (iequals(attr, "CLASSWEIGHT")) {
             if (auto e = only(maui::cred_kind::group)) return *e;
-            return integer(cred.class_weight);
+            auto r = integer(cred.class_weight);
+            if (r)
+                warn(line, token.column, key,
+                     "Maui 3.3 stores 0 for a group's CLASSWEIGHT (MGroupProcessConfig converts the whole "
+                     "piece): no effect on the CLASS weight");
+            return r;
         }
         return true; // MAXJOB, QLIST, QDEF, FLAGS, PLIST...: not used by mfprio
     }

@@ -110,6 +110,10 @@ struct maui_cred_index {
             m.creds[k][idx.get(k, c.name)] = c.cred;
         }
     }
+    if (!m.cfg.apply_group_class_weight) {
+        m.defaults[maui::index(maui::cred_kind::group)].class_weight = 0;
+        for (auto& g : m.creds[maui::index(maui::cred_kind::group)]) g.class_weight = 0;
+    }
     for (const auto& w : windows)
         for (std::size_t k = 0; k < maui::cred_kind_count; ++k)
             for (const auto& [name, value] : w.usage[k]) (void)idx.get(k, name);

@@ -32,6 +32,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -286,6 +287,11 @@ struct diagnose_columns {
 }
 
 namespace detail {
+/// Maui 3.3's `ABS` macro (MPriority.c): `a >= 0 ? a : 0 - a`. Unlike `fabs` it leaves a
+/// negative zero as it is (-0.0 >= 0 holds), so a share that is a zero times a negative weight
+/// prints `-0.0`, as Maui prints it.
+[[nodiscard]] constexpr double maui_abs(double a) noexcept { return a >= 0 ? a : 0 - a; }
+
 /// `%5.5s` of `%3.1lf`: the one-decimal value cut to five characters and right-aligned in
 /// five, as Maui prints every cell of `diagnose -p`.
 inline std::string maui_cell(double v) {
@@ -343,19 +349,37 @@ inline constexpr std::array<maui_column, maui::component_count> maui_columns{{
 ///   CLASSWEIGHT; USAGE's values are 0 (Maui does not compute it for idle jobs);
 /// - an empty line, `Percent Contribution`: each component's and subcomponent's absolute
 ///   share of the total over the listed jobs, and `* indicates system prio set on job`.
-/// Every cell is `%3.1lf` cut and padded to five characters (`%5.5s`).
+/// Every cell is `%3.1lf` cut and padded to five characters (`%5.5s`); absolute values are
+/// taken as Maui's `ABS` macro takes them (`detail::maui_abs`: a negative zero stays `-0.0`).
+/// The text ends with the empty line Maui's `diagnose` client adds (`MCDiagnose` prints the
+/// server's text with `"%s\n"`), also after "no idle jobs in queue".
+///
+/// `queue_order`: Maui lists the jobs of its idle queue as its last iteration sorted them
+/// (`UIDiagnosePriority` walks `MUIQ`), which is the order `showq` prints under IDLE JOBS.
+/// Given (non-empty), exactly the idle jobs named in it are listed, in its order; so a
+/// `setspri` made since the last iteration shows its mark and new sum in the old order, as
+/// in Maui. Empty: every idle job, highest final priority first.
 [[nodiscard]] inline std::string render_maui_diagnose(const maui::weights& w, const maui::options& opts,
-                                                      std::span<const maui::job> jobs, const maui::context& c) {
+                                                      std::span<const maui::job> jobs, const maui::context& c,
+                                                      std::span<const std::uint32_t> queue_order = {}) {
     using maui::component_count;
     using maui::subcomponent_count;
     const auto e = maui::make_maui_engine(w, opts);
     std::vector<maui::job> idle;
     for (const auto& j : jobs)
         if (j.state == job_state::pending) idle.push_back(j);
-    if (idle.empty()) return "no idle jobs in queue\n";
-    std::vector<maui::priority_value> prio(idle.size());
-    for (std::size_t i = 0; i < idle.size(); ++i) prio[i] = e.priority(idle[i], c);
-    const auto order = maui::start_order(std::span<const maui::job>(idle), std::span<const maui::priority_value>(prio));
+    std::vector<std::size_t> order;
+    if (queue_order.empty()) {
+        std::vector<maui::priority_value> prio(idle.size());
+        for (std::size_t i = 0; i < idle.size(); ++i) prio[i] = e.priority(idle[i], c);
+        order = maui::start_order(std::span<const maui::job>(idle), std::span<const maui::priority_value>(prio));
+    } else {
+        std::unordered_map<std::uint32_t, std::size_t> at;
+        for (std::size_t i = 0; i < idle.size(); ++i) at.emplace(idle[i].id, i);
+        for (const std::uint32_t id : queue_order)
+            if (const auto it = at.find(id); it != at.end()) order.push_back(it->second);
+    }
+    if (order.empty()) return "no idle jobs in queue\n\n";
 
     const auto cw = [&](maui::component_id k) { return w.component_weight[maui::index(k)]; };
     // QUEUETIME and XFACTOR show when some QOS (DEFAULT included) adds a weight.
@@ -424,16 +448,16 @@ inline constexpr std::array<maui_column, maui::component_count> maui_columns{{
         double sum = 0, absolute = 0;
         for (std::size_t k = 0; k < component_count; ++k) {
             sum += static_cast<double>(w.component_weight[k]) * cf[k];
-            absolute += std::fabs(static_cast<double>(w.component_weight[k]) * cf[k]);
+            absolute += detail::maui_abs(static_cast<double>(w.component_weight[k]) * cf[k]);
         }
         total_priority += absolute;
         std::array<double, component_count> cp{};
         for (std::size_t k = 0; k < component_count; ++k) {
-            cp[k] = absolute != 0.0 ? std::fabs(static_cast<double>(w.component_weight[k]) * cf[k]) / absolute * 100.0
+            cp[k] = absolute != 0.0 ? detail::maui_abs(static_cast<double>(w.component_weight[k]) * cf[k]) / absolute * 100.0
                                     : 0.0;
-            total_c[k] += std::fabs(cf[k]);
+            total_c[k] += detail::maui_abs(cf[k]);
         }
-        for (std::size_t s = 0; s < subcomponent_count; ++s) total_s[s] += std::fabs(sf[s]);
+        for (std::size_t s = 0; s < subcomponent_count; ++s) total_s[s] += detail::maui_abs(sf[s]);
         std::string cells;
         for (const auto& col : detail::maui_columns) {
             const std::size_t k = maui::index(col.which);
@@ -443,7 +467,7 @@ inline constexpr std::array<maui_column, maui::component_count> maui_columns{{
                 if (sw[s] == 0 && !display[s]) continue;
                 if (!line.empty()) line += ':';
                 double v;
-                if (col.which == maui::component_id::cred) v = std::fabs(sf[s]);
+                if (col.which == maui::component_id::cred) v = detail::maui_abs(sf[s]);
                 else if (col.which == maui::component_id::targ) v = cp[k];
                 else v = static_cast<double>(w.component_weight[k]) * sw[s] * sf[s];
                 line += detail::maui_cell(v);
@@ -467,19 +491,19 @@ inline constexpr std::array<maui_column, maui::component_count> maui_columns{{
             if (w.sub_weight[s] == 0) continue;
             if (!line.empty()) line += ':';
             line += detail::maui_cell(total_priority != 0.0
-                                          ? std::fabs(total_s[s] * static_cast<double>(w.sub_weight[s]) *
+                                          ? detail::maui_abs(total_s[s] * static_cast<double>(w.sub_weight[s]) *
                                                       static_cast<double>(weight) * 100.0 / total_priority)
                                           : 0.0);
         }
         if (line.empty()) continue;
         footer += " " +
                   detail::maui_cell(total_priority != 0.0
-                                        ? std::fabs(total_c[k] * static_cast<double>(weight) * 100.0 / total_priority)
+                                        ? detail::maui_abs(total_c[k] * static_cast<double>(weight) * 100.0 / total_priority)
                                         : 0.0) +
                   "(" + line + ")";
     }
     std::snprintf(buf, sizeof buf, "%-20s %10s%c ", "Percent Contribution", "--------", ' ');
-    out += "\n" + std::string(buf) + footer + "\n\n* indicates system prio set on job\n";
+    out += "\n" + std::string(buf) + footer + "\n\n* indicates system prio set on job\n\n";
     return out;
 }
 

@@ -19,11 +19,18 @@ Hand calculation (see also tests/cli_diagnose.cpp):
   QOS high adds QTWEIGHT 10 and XFWEIGHT 50.
 - TARG: no QTTARGET; XFTARGET 4 for QOS high: (4 - XFACTOR)^-2.
 - CRED: USERCFG priorities (carol, dave: DEFAULT's 0), GROUPCFG, QOS, CLASS (batch 5,
-  debug 100); group guests' CLASSWEIGHT 3 replaces CLASSWEIGHT 1 for its jobs.
+  debug 100). maui.cfg's `GROUPCFG[guests] CLASSWEIGHT=3` has no effect: MGroupProcessConfig
+  (src/MGroup.c) converts the whole `CLASSWEIGHT=3` piece with strtol, storing 0, and
+  MJobGetStartPriority replaces the CLASS weight only for a group ClassWeight > 0.
 - RES: NODE, PROC x 10, PE x 5 with PE = 128 x max(procs / 128, mem / 256000); UJOBWEIGHT
   -100 has no effect (MJobGetStartPriority's weighted loop ends at WALLTIME).
 - USAGE: not computed for idle jobs (0).
 """
+
+def maui_abs(a):
+    """MPriority.c's ABS macro, (a >= 0) ? a : 0 - a: a negative zero stays negative."""
+    return a if a >= 0 else 0 - a
+
 
 CW = {"serv": 1, "targ": 1, "cred": 1, "attr": 1, "fs": 1, "res": 1, "usage": 1}
 # Configured subcomponent weights (mode 1 and mode 2 have no job: no QOS or group adjustment).
@@ -67,7 +74,7 @@ def job(name, sysprio, sf, sw_adjust):
 
 
 HIGH = {"SQT": 1 + 10, "SXF": 100 + 50}
-GUESTS = {"CC": 3}
+GUESTS = {}  # the group's CLASSWEIGHT is stored as 0 (see above)
 JOBS = [
     # 101 alice staff chem high batch: queued 7200 s, WCLimit 3600, 16 procs, 32000 MB, bypassed 2.
     job("101", 0, {"SQT": 7200 / 60.0, "SXF": (7200 + 3600) / 3600, "SBP": 2.0, "TXF": (4.0 - 3.0) ** -2,
@@ -143,7 +150,7 @@ def main():
         aprio = 0.0
         for c in SUM_ORDER:
             prio += CW[c] * cf[c]
-            aprio += abs(CW[c] * cf[c])
+            aprio += maui_abs(CW[c] * cf[c])
         final = max(prio, 1.0)
         final = min(final, 1e9)
         if j["sysprio"] > 0:
@@ -156,11 +163,11 @@ def main():
     total_s = {s: 0.0 for s in ORDER}
     for _, j, cf, prio, aprio in rows:
         total_priority += aprio
-        cp = {c: (abs(CW[c] * cf[c]) / aprio * 100.0 if aprio != 0 else 0.0) for c in SUM_ORDER}
+        cp = {c: (maui_abs(CW[c] * cf[c]) / aprio * 100.0 if aprio != 0 else 0.0) for c in SUM_ORDER}
         for c in SUM_ORDER:
-            total_c[c] += abs(cf[c])
+            total_c[c] += maui_abs(cf[c])
         for s in ORDER:
-            total_s[s] += abs(j["sf"][s] if not s.startswith("U") else 0.0)
+            total_s[s] += maui_abs(j["sf"][s] if not s.startswith("U") else 0.0)
         line = ""
         for comp in DISPLAY_ORDER:
             if CW[comp] == 0:
@@ -170,7 +177,7 @@ def main():
                 if j["sw"][s] == 0 and not (comp == "serv" and s in SDISPLAY):
                     continue
                 if comp == "cred":
-                    v = abs(j["sf"][s])
+                    v = maui_abs(j["sf"][s])
                 elif comp == "targ":
                     v = cp["targ"]
                 elif comp == "usage":
@@ -191,15 +198,17 @@ def main():
         for s in COMPONENT_SUBS[comp]:
             if SW[s] == 0:
                 continue
-            v = abs(total_s[s] * SW[s] * CW[comp] * 100.0 / total_priority) if total_priority != 0 else 0.0
+            v = maui_abs(total_s[s] * SW[s] * CW[comp] * 100.0 / total_priority) if total_priority != 0 else 0.0
             cells.append(cell(v))
         if cells:
-            v = abs(total_c[comp] * CW[comp] * 100.0 / total_priority) if total_priority != 0 else 0.0
+            v = maui_abs(total_c[comp] * CW[comp] * 100.0 / total_priority) if total_priority != 0 else 0.0
             footer += " %s(%s)" % (cell(v), ":".join(cells))
     out.append("\n")
     out.append("%-20s %10s%c " % ("Percent Contribution", "--------", " ") + footer + "\n")
     out.append("\n")
     out.append("* indicates system prio set on job\n")
+    # The diagnose client prints the server's text with "%s\n" (MCDiagnose, src/omclient.c).
+    out.append("\n")
     return "".join(out)
 
 
