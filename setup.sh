@@ -333,10 +333,14 @@ run_live() {
 # is installed (Debian packages none; README.md, "A real Flux", says how to build it): a real
 # instance filled, edited and recomputed, every scenario replayed through `mfprio queue
 # --from --check`, and `--live` against the instance; skipped without flux or flux-accounting
-# (CI replays the committed bundles, tests/data/flux, in the unit tests instead).
+# (CI replays the committed bundles, tests/data/flux, in the unit tests instead). Then
+# tests/live/maui.sh where MFPRIO_MAUI names a Maui 3.3 build (none is packaged; README.md, "A
+# real Maui"): Maui's simulator on three scenarios, each capture replayed with `mfprio
+# diagnose --from --check`; skipped otherwise (the unit tests replay tests/data/maui).
 live_checks() {
     run_live Slurm run.sh '^live Slurm: (skipped|mfprio and|DIFFERENT|[0-9]+ differences)'
     run_live Flux flux.sh '^live Flux: '
+    run_live Maui maui.sh '^live Maui: '
 }
 
 cmd_test() {

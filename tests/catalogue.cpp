@@ -623,7 +623,7 @@ TEST_CASE("catalogue: every command refuses a NUL byte (at its line and column) 
           "@diagnose/nodes.txt"}},
         {{"queue", "--policy", "@queue/seed003.policy", "--jobs", "@queue/jobs.txt", "--assoc", "@queue/assoc.txt"}},
         {{"lint", "--conf", "@lint/fine.conf", "--assoc", "@lint/assoc3.txt"}},
-        {{"lint", "--maui-cfg", "@diagnose/maui.cfg"}},
+        {{"lint", "--maui-cfg", "@maui/fairshare-20/maui.cfg"}},
     };
     const auto place = [&](const std::string& a) {
         const std::string target = dir + "/" + fs::path(a.substr(1)).filename().string();

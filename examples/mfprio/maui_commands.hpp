@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <ctime>
+#include <filesystem>
 #include <optional>
 #include <span>
 #include <string>
@@ -14,6 +15,7 @@
 #include <mfprio/config/maui_fs.hpp>
 #include <mfprio/config/maui_jobs.hpp>
 #include <mfprio/config/maui_model.hpp>
+#include <mfprio/config/maui_outputs.hpp>
 #include <mfprio/config/slurm_conf.hpp>
 #include <mfprio/report/diagnose.hpp>
 
@@ -24,8 +26,18 @@ namespace mfprio::cli {
 /// `mfprio diagnose`'s options: its --help lists them, its parser takes them and no other.
 inline constexpr option_row diagnose_option_rows[] = {
     {"--maui-cfg FILE", "maui.cfg (weights, caps, *CFG credentials, FS and accrual settings)"},
-    {"--jobs FILE", "jobs table (JobID|User|Group|Account|QOS|Class|SubmitTime|WCLimit|Procs|...)"},
-    {"--nodes FILE", "nodes table Name|Procs|Mem|Swap|Disk (resources for PE)"},
+    {"--jobs FILE", "the jobs: checkjob's output (one job or many; needs --stats or --now),\n"
+                    "the simulator's workload trace, or a jobs table\n"
+                    "(JobID|User|Group|Account|QOS|Class|SubmitTime|WCLimit|Procs|...)"},
+    {"--nodes FILE", "the simulator's resource trace, or a nodes table Name|Procs|Mem|Swap|Disk\n"
+                     "(resources for PE)"},
+    {"--stats FILE", "showstats -v's output: the scheduler's time (instead of --now)"},
+    {"--showq FILE", "showq's output: list the idle jobs in its order, the order of Maui's last\n"
+                     "iteration (as diagnose -p does; else by final priority)"},
+    {"--from DIR", "a capture: DIR/maui.cfg, checkjob.txt (or workload.trace, jobs.txt),\n"
+                   "resources.trace (or nodes.txt), showstats.txt, showq.txt, fs/ when there"},
+    {"--check", "with --from: compare with DIR/diagnose.txt byte for byte and each idle job's\n"
+                "final priority with checkjob's StartPriority; exit 1 on a difference"},
     {"--conf FILE", "or a slurm.conf whose NodeName lines give Procs and Mem"},
     {"--fs-dir DIR", "Maui's fair-share window files FS.<epoch>"},
     {"--now T", "time of the calculation: epoch seconds or YYYY-MM-DDTHH:MM:SS\n"
@@ -60,7 +72,9 @@ inline const std::string diagnose_help = render_help(
     "\n"
     "Ties are broken by submission time, then job id (Maui itself has no tie-break).\n"
     "\n"
-    "Example: mfprio diagnose --maui-cfg maui.cfg --jobs jobs.txt --nodes nodes.txt --fs-dir stats\n");
+    "Example: mfprio diagnose --maui-cfg maui.cfg --jobs jobs.txt --nodes nodes.txt --fs-dir stats\n"
+    "         mfprio diagnose --maui-cfg maui.cfg --jobs checkjob.txt --stats showstats.txt \\\n"
+    "             --showq showq.txt --nodes resources.trace --fs-dir $MAUIHOMEDIR/stats\n");
 
 /// Embedded Maui inputs (the demo's): maui.cfg, jobs and nodes texts, and a label.
 struct maui_sources {
@@ -68,10 +82,65 @@ struct maui_sources {
     std::string_view name;
 };
 
+/// `diagnose --check`: `o.out` (mfprio's diagnose -p) against DIR/diagnose.txt byte for
+/// byte, and each idle job's final priority against the StartPriority checkjob printed.
+inline outcome check_diagnose(outcome o, const std::string& dir, const config::maui_model& model,
+                              const std::optional<config::maui_checkjob_jobs>& checkjob) {
+    const std::string expected_path = (std::filesystem::path(dir) / "diagnose.txt").string();
+    auto expected_text = config::read_text_file(expected_path);
+    if (!expected_text) {
+        o.status = exit_data;
+        o.err += "mfprio: " + expected_text.error().to_string() + "\n";
+        o.out.clear();
+        return o;
+    }
+    const std::string mine = std::move(o.out);
+    o.out.clear();
+    bool same = true;
+    if (mine == *expected_text) {
+        o.out += "diagnose -p: identical to " + expected_path + "\n";
+    } else {
+        same = false;
+        const auto a = text::split_lines(*expected_text), b = text::split_lines(mine);
+        std::size_t n = 0;
+        while (n < a.size() && n < b.size() && a[n].text == b[n].text) ++n;
+        o.out += "diagnose -p: differs from " + expected_path + " at line " + std::to_string(n + 1) + "\n";
+        o.out += "  maui:   " + (n < a.size() ? std::string(a[n].text) : std::string("(end)")) + "\n";
+        o.out += "  mfprio: " + (n < b.size() ? std::string(b[n].text) : std::string("(end)")) + "\n";
+        if (n == a.size() && n == b.size()) o.out += "  (the line ends differ)\n";
+    }
+    std::size_t idle = 0, agree = 0;
+    if (checkjob) {
+        const auto e = model.engine();
+        const auto ctx = model.context();
+        for (std::size_t k = 0; k < model.jobs.size(); ++k) {
+            const auto& j = model.jobs[k];
+            if (j.state != job_state::pending) continue;
+            ++idle;
+            const std::int64_t maui_value = checkjob->printed[k].start_priority;
+            const std::int64_t mine_value = e.priority(j, ctx).value;
+            if (maui_value == mine_value) ++agree;
+            else
+                o.out += "job " + std::to_string(j.id) + ": checkjob's StartPriority " + std::to_string(maui_value) +
+                         ", mfprio " + std::to_string(mine_value) + "\n";
+        }
+        o.out += "StartPriority: " + std::to_string(agree) + " of " + std::to_string(idle) + " idle jobs identical\n";
+    }
+    if (same && agree == idle) {
+        o.out += "mfprio and Maui agree: diagnose -p byte for byte" +
+                 (checkjob ? ", StartPriority of " + std::to_string(idle) + " idle jobs" : std::string()) + "\n";
+    } else {
+        o.status = 1;
+        o.out += "mfprio and Maui differ\n";
+    }
+    return o;
+}
+
 /// `mfprio diagnose ...`; with `embedded`, the texts replace --maui-cfg, --jobs and --nodes.
 inline outcome run_diagnose(std::span<const std::string_view> args, const maui_sources* embedded = nullptr) {
     outcome o;
-    std::string cfg_path, jobs_path, nodes_path, conf_path, fs_dir;
+    std::string cfg_path, jobs_path, nodes_path, conf_path, fs_dir, stats_path, showq_path, from_dir;
+    bool check = false;
     std::optional<std::int64_t> now;
     std::optional<std::uint32_t> explain;
     bool running = false;
@@ -97,9 +166,13 @@ inline outcome run_diagnose(std::span<const std::string_view> args, const maui_s
             running = true;
             continue;
         }
+        if (a == "--check") {
+            check = true;
+            continue;
+        }
         if (a != "--maui-cfg" && a != "--jobs" && a != "--nodes" && a != "--conf" && a != "--fs-dir" && a != "--now" &&
             a != "--explain" && a != "--xfactor" && a != "--caps" && a != "--qttarget" && a != "--uproc-ujob" &&
-            a != "--group-classweight")
+            a != "--group-classweight" && a != "--stats" && a != "--showq" && a != "--from")
             return usage("unknown option '" + std::string(a) + "'");
         if (i + 1 >= args.size()) return usage("option " + std::string(a) + " needs a value");
         const std::string_view v = args[++i];
@@ -108,6 +181,9 @@ inline outcome run_diagnose(std::span<const std::string_view> args, const maui_s
         else if (a == "--nodes") nodes_path = v;
         else if (a == "--conf") conf_path = v;
         else if (a == "--fs-dir") fs_dir = v;
+        else if (a == "--stats") stats_path = v;
+        else if (a == "--showq") showq_path = v;
+        else if (a == "--from") from_dir = v;
         else if (std::string error; common_value(a, v, now, explain, error)) {
             if (!error.empty()) return usage(error);
         } else if (a == "--xfactor") {
@@ -132,8 +208,34 @@ inline outcome run_diagnose(std::span<const std::string_view> args, const maui_s
             else return usage("--qttarget takes moab or maui33");
         }
     }
+    if (!from_dir.empty()) {
+        namespace fs = std::filesystem;
+        const auto in = [&](std::string_view name) { return (fs::path(from_dir) / name).string(); };
+        const auto there = [&](std::string_view name) {
+            std::error_code ec;
+            return fs::exists(in(name), ec);
+        };
+        const auto pick = [&](std::string& dst, std::initializer_list<std::string_view> names) {
+            if (!dst.empty()) return;
+            for (const auto name : names)
+                if (there(name)) {
+                    dst = in(name);
+                    return;
+                }
+        };
+        pick(cfg_path, {"maui.cfg"});
+        pick(jobs_path, {"checkjob.txt", "workload.trace", "jobs.txt"});
+        if (conf_path.empty()) pick(nodes_path, {"resources.trace", "nodes.txt"});
+        if (!now) pick(stats_path, {"showstats.txt"});
+        pick(showq_path, {"showq.txt"});
+        pick(fs_dir, {"fs"});
+        if (cfg_path.empty()) return usage(from_dir + " has no maui.cfg");
+        if (jobs_path.empty()) return usage(from_dir + " has no checkjob.txt, workload.trace or jobs.txt");
+    }
+    if (check && from_dir.empty()) return usage("--check needs --from DIR (DIR/diagnose.txt is what it compares with)");
+    if (check && (running || explain)) return usage("--check compares diagnose -p: not with --running or --explain");
     if (embedded == nullptr && (cfg_path.empty() || jobs_path.empty()))
-        return usage("--maui-cfg and --jobs are required");
+        return usage("--maui-cfg and --jobs are required (or --from DIR)");
     if (!nodes_path.empty() && !conf_path.empty()) return usage("give --nodes or --conf, not both");
 
     const auto fail = [&](const input_error& e) {
@@ -150,7 +252,44 @@ inline outcome run_diagnose(std::span<const std::string_view> args, const maui_s
     if (qt) cfg->opts.target_queuetime = *qt;
     if (user_terms) cfg->opts.res_user_terms = *user_terms;
     if (group_class_weight) cfg->apply_group_class_weight = *group_class_weight;
-    auto jobs = embedded ? config::parse_maui_jobs(embedded->jobs, label + "jobs.txt") : config::read_maui_jobs(jobs_path);
+    if (!stats_path.empty()) {
+        auto text = config::read_text_file(stats_path);
+        if (!text) return fail(text.error());
+        auto st = config::parse_maui_showstats(*text, stats_path);
+        if (!st) return fail(st.error());
+        if (now && *now != st->now) return usage("--now and --stats give different times");
+        now = st->now;
+    }
+    std::vector<std::uint32_t> queue_order;
+    if (!showq_path.empty()) {
+        auto text = config::read_text_file(showq_path);
+        if (!text) return fail(text.error());
+        auto q = config::parse_maui_showq(*text, showq_path);
+        if (!q) return fail(q.error());
+        for (const auto& j : *q)
+            if (j.where == config::maui_showq_job::section::idle)
+                if (const auto id = config::parse_unsigned<std::uint32_t>(j.id)) queue_order.push_back(*id);
+    }
+    // The jobs: a jobs table, a workload trace or checkjob's output, told apart by content.
+    std::optional<config::maui_checkjob_jobs> checkjob;
+    auto jobs = [&]() -> expected<config::maui_jobs_table> {
+        if (embedded) return config::parse_maui_jobs(embedded->jobs, label + "jobs.txt");
+        auto text = config::read_text_file(jobs_path);
+        if (!text) return text.error();
+        switch (config::detect_maui_input(*text)) {
+        case config::maui_input_kind::workload_trace: return config::parse_maui_workload_trace(*text, jobs_path);
+        case config::maui_input_kind::checkjob: {
+            if (!now)
+                return text::make_error(jobs_path, 1, 1, "checkjob",
+                                  "checkjob prints durations: give the scheduler's time with --stats FILE or --now");
+            auto c = config::parse_maui_checkjob(*text, jobs_path, *now);
+            if (!c) return c.error();
+            checkjob = std::move(*c);
+            return checkjob->table;
+        }
+        default: return config::parse_maui_jobs(*text, jobs_path);
+        }
+    }();
     if (!jobs) return fail(jobs.error());
     maui::resources cluster{};
     if (embedded != nullptr) {
@@ -158,9 +297,11 @@ inline outcome run_diagnose(std::span<const std::string_view> args, const maui_s
         if (!r) return fail(r.error());
         cluster = *r;
     } else if (!nodes_path.empty()) {
-        auto t = config::read_table(nodes_path);
-        if (!t) return fail(t.error());
-        auto r = config::maui_nodes_from(*t);
+        auto text = config::read_text_file(nodes_path);
+        if (!text) return fail(text.error());
+        auto r = config::detect_maui_input(*text) == config::maui_input_kind::resource_trace
+                     ? config::parse_maui_resource_trace(*text, nodes_path)
+                     : config::parse_maui_nodes(*text, nodes_path);
         if (!r) return fail(r.error());
         cluster = *r;
     } else if (!conf_path.empty()) {
@@ -191,7 +332,9 @@ inline outcome run_diagnose(std::span<const std::string_view> args, const maui_s
         return o;
     }
     if (running) o.out = report::render_diagnose(rows, w, report::diagnose_columns_for(w, ctx, running), running);
-    else o.out = report::render_maui_diagnose(w, model->cfg.opts, std::span<const maui::job>(model->jobs), ctx);
+    else o.out = report::render_maui_diagnose(w, model->cfg.opts, std::span<const maui::job>(model->jobs), ctx,
+                                              queue_order);
+    if (check) return check_diagnose(std::move(o), from_dir, *model, checkjob);
     return o;
 }
 

@@ -3,7 +3,8 @@
 /// Umbrella header for the readers of scheduler input files (`mfprio::config`) and the model
 /// builders over them: slurm.conf, hostlists, pipe tables, the QOS, association and jobs
 /// tables, Slurm's own command outputs (scontrol, sacctmgr, sshare, squeue) and stored state,
-/// Maui's maui.cfg, jobs and fair-share window files, flux-accounting's tables, and the
+/// Maui's maui.cfg, jobs and fair-share window files, its checkjob, showq and showstats
+/// outputs and simulator traces, flux-accounting's tables, and the
 /// Slurm, Maui and Flux models and fair-share trees built from them.
 
 #include <mfprio/config/assoc_table.hpp>
@@ -18,6 +19,7 @@
 #include <mfprio/config/maui_fs.hpp>
 #include <mfprio/config/maui_jobs.hpp>
 #include <mfprio/config/maui_model.hpp>
+#include <mfprio/config/maui_outputs.hpp>
 #include <mfprio/config/qos_table.hpp>
 #include <mfprio/config/slurm_cluster.hpp>
 #include <mfprio/config/slurm_conf.hpp>
