@@ -27,6 +27,7 @@
 #include <mfprio/config/slurm_cluster.hpp>
 #include <mfprio/config/slurm_model.hpp>
 #include <mfprio/config/slurm_stored.hpp>
+#include <mfprio/queue/site.hpp>
 #include <mfprio/text/text.hpp>
 #include <mfprio/config/slurm_native.hpp>
 #include <mfprio/report/lint.hpp>
@@ -417,6 +418,9 @@ inline constexpr option_row sprio_option_rows[] = {
     {"-p, --partition L", "comma list of partitions"},
     {"-h, --noheader", "no header line"},
     {"--explain JOBID", "a plain-language breakdown of one job's priority"},
+    {"--site-policy FILE", "the SITE column as site_factor/mfprio computes it from this policy\n"
+                           "(PrioritySiteFactorParameters=policy=FILE): at the recalculation, or\n"
+                           "at submission for a job submitted since"},
     {"--help", "this text"},
 };
 
@@ -509,6 +513,23 @@ inline void verify_priorities(const loaded_cluster& lc, std::span<const report::
     if (differ != 0) o.status = 1;
 }
 
+/// Sets each pending job's site factor as site_factor/mfprio computes it with `site`: at the
+/// recalculation `calc` (site_factor_p_update), or at submission for a job submitted since
+/// (site_factor_p_set).
+inline void apply_site_policy(const queue::site_engine& site, config::slurm_model& model, std::int64_t calc) {
+    const auto gpu = model.cluster.find_tres("gres/gpu");
+    const auto ctx = model.context(calc);
+    for (std::size_t k = 0; k < model.jobs.size(); ++k) {
+        job& j = model.jobs[k];
+        if (j.state != job_state::pending) continue;
+        const std::int64_t begin = k < model.begin_times.size() ? model.begin_times[k] : 0;
+        const std::int64_t at = j.submit_time > calc ? j.submit_time : calc;
+        const auto value = site.priority(queue::site_job_of(j, ctx, j.submit_time > calc ? 0 : begin, gpu),
+                                         queue::site_context{at});
+        j.site_factor = static_cast<std::int32_t>(value);
+    }
+}
+
 /// `mfprio sprio ...`
 inline outcome run_sprio(std::span<const std::string_view> args, const slurm_sources* embedded = nullptr) {
     outcome o;
@@ -516,6 +537,7 @@ inline outcome run_sprio(std::span<const std::string_view> args, const slurm_sou
     report::sprio_options opt;
     std::optional<std::int64_t> now;
     std::optional<std::uint32_t> explain;
+    std::string site_policy;
     bool verify = false;
     const auto usage = [&](std::string msg) {
         o.status = exit_usage;
@@ -544,10 +566,12 @@ inline outcome run_sprio(std::span<const std::string_view> args, const slurm_sou
         else if (a == "-h" || a == "--noheader") opt.no_header = true;
         else if (a == "--verify") verify = true;
         else if (a == "--now" || a == "-o" || a == "--format" || a == "-j" || a == "--jobs-ids" || a == "-u" ||
-                 a == "--user" || a == "-p" || a == "--partition" || a == "--explain" || a == "-S" || a == "--sort") {
+                 a == "--user" || a == "-p" || a == "--partition" || a == "--explain" || a == "-S" || a == "--sort" ||
+                 a == "--site-policy") {
             auto v = value();
             if (!v) return usage(std::string("option ") + std::string(a) + " needs a value");
-            if (a == "--now") {
+            if (a == "--site-policy") site_policy = *v;
+            else if (a == "--now") {
                 now = parse_now(*v);
                 if (!now)
                     return usage("--now takes epoch seconds or YYYY-MM-DDTHH:MM:SS from 1970 to 9999, not '" +
@@ -578,6 +602,15 @@ inline outcome run_sprio(std::span<const std::string_view> args, const slurm_sou
     if (!lc) return o;
     opt.slurm_version = config::slurm_version_number(lc->slurm_version);
     const sprio_times times = times_of(*ci, now);
+    if (!site_policy.empty()) {
+        auto site = queue::load_site_policy_file(site_policy);
+        if (!site) {
+            o.status = exit_data;
+            o.err += "mfprio: " + site.error().to_string() + "\n";
+            return o;
+        }
+        apply_site_policy(*site, lc->model, times.calc);
+    }
     const auto placed = place_stored(*lc, times);
     const auto& model = lc->model;
     const std::int64_t t = times.calc;

@@ -106,6 +106,17 @@ PartitionName=debug Nodes=n1 Default=YES MaxTime=60 PriorityJobFactor=10 State=U
 PartitionName=big Nodes=f[1-4] MaxTime=2-0 PriorityJobFactor=40 PriorityTier=2 State=UP
 PartitionName=gpu Nodes=f[3-4] MaxTime=UNLIMITED PriorityJobFactor=25 State=UP
 CONF
+    # site_factor/mfprio: MFPRIO_SITE_PLUGIN_DIR holds site_factor_mfprio.so, the policy is
+    # DIR/etc/site.policy (written by the caller; policy_file below).
+    if [[ -n ${MFPRIO_SITE_PLUGIN_DIR:-} ]]; then
+        local plugins
+        plugins=$(dirname "$(dpkg -L slurm-wlm-basic-plugins 2>/dev/null | grep -m1 '/site_factor_none.so$' || echo /usr/lib/x86_64-linux-gnu/slurm-wlm/x.so)")
+        cat >>"$dir/etc/slurm.conf" <<CONF
+PluginDir=$plugins:$MFPRIO_SITE_PLUGIN_DIR
+PrioritySiteFactorPlugin=site_factor/mfprio
+PrioritySiteFactorParameters=policy=$dir/etc/site.policy
+CONF
+    fi
     cp "$dir/etc/slurm.conf" "$dir/etc/slurm.conf.written"
 }
 

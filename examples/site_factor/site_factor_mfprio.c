@@ -1,0 +1,140 @@
+/*
+ * site_factor/mfprio: a Slurm site_factor plugin (PrioritySiteFactorPlugin) whose factor is a
+ * policy file read by mfprio (site_core.cpp). This file is the only one that includes
+ * Slurm's headers: it copies what the policy reads of each job into a plain
+ * struct mfprio_site_job (site_job.h) and stores the value the policy gives, offset by
+ * NICE_OFFSET, in job_ptr->site_factor, which priority/multifactor adds unweighted.
+ *
+ * slurm.conf:
+ *   PrioritySiteFactorPlugin=site_factor/mfprio
+ *   PrioritySiteFactorParameters=policy=/etc/slurm/site.policy
+ *
+ * A missing or malformed policy is logged (its file, line, column and the reason) and every
+ * job's site factor is 0 until `scontrol reconfigure` reads a good one; slurmctld keeps
+ * running. The value is computed at submission and again at each priority recalculation
+ * (site_factor_p_update, PriorityCalcPeriod) for every pending job, at the time of the call.
+ *
+ * MIT licensed, like the rest of mfprio. Built against the headers of the Slurm release it
+ * is loaded by (plugin_version must match), it runs inside slurmctld; no Slurm code is
+ * copied here.
+ */
+#define _GNU_SOURCE
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "src/common/assoc_mgr.h"
+#include "src/common/list.h"
+#include "src/common/log.h"
+#include "src/common/slurm_xlator.h"
+#include "src/slurmctld/slurmctld.h"
+
+#include "site_job.h"
+
+const char plugin_name[] = "mfprio site_factor plugin";
+const char plugin_type[] = "site_factor/mfprio";
+const uint32_t plugin_version = SLURM_VERSION_NUMBER;
+
+/* The position of gres/gpu in the TRES arrays, -1 when the cluster has none. */
+static int gpu_pos = -1;
+
+static void _configure(const char *when)
+{
+	char reason[1024];
+
+	if (mfprio_site_configure(slurm_conf.site_factor_params, reason, sizeof(reason))) {
+		error("%s: %s: %s; every site factor is 0 until a reconfigure reads a good policy",
+		      plugin_type, when, reason);
+		return;
+	}
+	info("%s: %s: policy %s", plugin_type, when, mfprio_site_policy_path());
+}
+
+static void _find_gpu_pos(void)
+{
+	slurmdb_tres_rec_t tres = { .type = "gres", .name = "gpu" };
+	assoc_mgr_lock_t locks = { .tres = READ_LOCK };
+
+	assoc_mgr_lock(&locks);
+	gpu_pos = assoc_mgr_find_tres_pos(&tres, true);
+	assoc_mgr_unlock(&locks);
+}
+
+static void _fill(const job_record_t *job_ptr, struct mfprio_site_job *j)
+{
+	const struct job_details *d = job_ptr->details;
+
+	memset(j, 0, sizeof(*j));
+	j->id = job_ptr->job_id;
+	j->time_limit = job_ptr->time_limit;
+	if (d) {
+		j->submit_time = d->submit_time;
+		j->begin_time = d->begin_time;
+		j->nice = (int32_t) ((int64_t) d->nice - NICE_OFFSET);
+		j->cpus = d->min_cpus;
+		j->nodes = d->min_nodes;
+	}
+	if (job_ptr->part_ptr)
+		j->partition_priority = job_ptr->part_ptr->priority_job_factor;
+	if (job_ptr->qos_ptr)
+		j->qos_priority = ((slurmdb_qos_rec_t *) job_ptr->qos_ptr)->priority;
+	if (job_ptr->tres_req_cnt) {
+		j->mem_mb = job_ptr->tres_req_cnt[TRES_ARRAY_MEM];
+		if (gpu_pos >= 0)
+			j->gpus = job_ptr->tres_req_cnt[gpu_pos];
+	}
+}
+
+static void _set(job_record_t *job_ptr, time_t now)
+{
+	struct mfprio_site_job j;
+	int64_t value;
+
+	_fill(job_ptr, &j);
+	value = mfprio_site_value(&j, (int64_t) now);
+	job_ptr->site_factor = (uint32_t) (value + (int64_t) NICE_OFFSET);
+}
+
+extern int init(void)
+{
+	_configure("init");
+	debug("%s loaded", plugin_name);
+	return SLURM_SUCCESS;
+}
+
+extern int fini(void)
+{
+	mfprio_site_clear();
+	return SLURM_SUCCESS;
+}
+
+extern void site_factor_p_reconfig(void)
+{
+	_configure("reconfigure");
+}
+
+extern void site_factor_p_set(job_record_t *job_ptr)
+{
+	_find_gpu_pos();
+	_set(job_ptr, time(NULL));
+}
+
+static int _update(void *x, void *arg)
+{
+	job_record_t *job_ptr = x;
+
+	if (IS_JOB_PENDING(job_ptr))
+		_set(job_ptr, *(time_t *) arg);
+	return SLURM_SUCCESS;
+}
+
+extern void site_factor_p_update(void)
+{
+	time_t now = time(NULL);
+
+	if (!mfprio_site_loaded())
+		return;
+	_find_gpu_pos();
+	list_for_each(job_list, _update, &now);
+}
