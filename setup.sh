@@ -337,10 +337,56 @@ run_live() {
 # tests/live/maui.sh where MFPRIO_MAUI names a Maui 3.3 build (none is packaged; README.md, "A
 # real Maui"): Maui's simulator on three scenarios, each capture replayed with `mfprio
 # diagnose --from --check`; skipped otherwise (the unit tests replay tests/data/maui).
+# Between them, tests/live/site_factor.sh: site_factor/mfprio built from Debian's source of
+# the installed Slurm (build_site_plugin), loaded by the test cluster, and sprio against
+# `mfprio sprio --live --site-policy` for two policies and a malformed one, about five minutes.
 live_checks() {
     run_live Slurm run.sh '^live Slurm: (skipped|mfprio and|DIFFERENT|[0-9]+ differences)'
+    local plugin
+    if plugin=$(build_site_plugin); then
+        MFPRIO_SITE_PLUGIN_DIR=$plugin run_live site_factor site_factor.sh '^live site_factor: '
+    else
+        echo "live site_factor: skipped (see $logdir/site-plugin.log)"
+    fi
     run_live Flux flux.sh '^live Flux: '
     run_live Maui maui.sh '^live Maui: '
+}
+
+# build_site_plugin: site_factor/mfprio for the installed slurmctld, from Debian's source of
+# that release (apt-get source, with a deb-src entry added for it when there is none),
+# configured with debian/rules' options but PMIx and munge (whose headers a site_factor plugin
+# does not read); prints the plugin's directory. Fails (the live test is then skipped) where
+# that cannot be done: not root, no apt-get, no slurmctld, no network. The source and its
+# configuration are kept in build-site/ for the next run.
+build_site_plugin() {
+    local log=$logdir/site-plugin.log version src
+    {
+        ((EUID == 0)) && command -v apt-get >/dev/null && command -v dpkg-query >/dev/null || return 1
+        version=$(dpkg-query -W -f='${Version}' slurmctld 2>/dev/null) || return 1
+        [[ -n $version ]] || return 1
+        mkdir -p "$repo/build-site"
+        src=$(find "$repo/build-site" -maxdepth 1 -type d -name 'slurm-wlm-*' | head -1)
+        if [[ -z $src || ! -f $repo/build-site/version || $(cat "$repo/build-site/version") != "$version" ]]; then
+            rm -rf "$repo"/build-site/slurm-wlm*
+            if ! grep -rqs '^Types:.*deb-src' /etc/apt/sources.list.d/ && ! grep -qs '^deb-src' /etc/apt/sources.list; then
+                local f
+                for f in /etc/apt/sources.list.d/*.sources; do
+                    [[ -f $f ]] || continue
+                    sed 's/^Types: deb$/Types: deb-src/' "$f" >"/etc/apt/sources.list.d/mfprio-src-$(basename "$f")"
+                done
+                DEBIAN_FRONTEND=noninteractive apt-get update
+            fi
+            (cd "$repo/build-site" && apt-get source -qq "slurm-wlm=$version") || return 1
+            src=$(find "$repo/build-site" -maxdepth 1 -type d -name 'slurm-wlm-*' | head -1)
+            [[ -n $src ]] || return 1
+            (cd "$src" && ./configure --prefix=/usr --sysconfdir=/etc/slurm --enable-pam --without-rpath \
+                --disable-debug --enable-multiple-slurmd --enable-deprecated SUCMD=/bin/su SLEEP_CMD=/bin/sleep) || return 1
+            echo "$version" >"$repo/build-site/version"
+        fi
+        configure "$repo/build-site/build" -Dslurm_source="$src" -Dtests=false -Dbenchmarks=false -Dwerror=true || return 1
+        ninja -C "$repo/build-site/build" examples/site_factor/site_factor_mfprio.so || return 1
+    } >"$log" 2>&1
+    echo "$repo/build-site/build/examples/site_factor"
 }
 
 cmd_test() {

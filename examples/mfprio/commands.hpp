@@ -421,6 +421,8 @@ inline constexpr option_row sprio_option_rows[] = {
     {"--site-policy FILE", "the SITE column as site_factor/mfprio computes it from this policy\n"
                            "(PrioritySiteFactorParameters=policy=FILE): at the recalculation, or\n"
                            "at submission for a job submitted since"},
+    {"--site-snapshot DIR", "the plugin's snapshot=DIR: the time of its last update pass\n"
+                            "(DIR/site_factor_pass), instead of the recalculation's"},
     {"--help", "this text"},
 };
 
@@ -513,9 +515,9 @@ inline void verify_priorities(const loaded_cluster& lc, std::span<const report::
     if (differ != 0) o.status = 1;
 }
 
-/// Sets each pending job's site factor as site_factor/mfprio computes it with `site`: at the
-/// recalculation `calc` (site_factor_p_update), or at submission for a job submitted since
-/// (site_factor_p_set).
+/// Sets each pending job's site factor as site_factor/mfprio computes it with `site`: at its
+/// last update pass `calc` (site_factor_p_update), or at submission for a job submitted
+/// after it (site_factor_p_set).
 inline void apply_site_policy(const queue::site_engine& site, config::slurm_model& model, std::int64_t calc) {
     const auto gpu = model.cluster.find_tres("gres/gpu");
     const auto ctx = model.context(calc);
@@ -524,8 +526,9 @@ inline void apply_site_policy(const queue::site_engine& site, config::slurm_mode
         if (j.state != job_state::pending) continue;
         const std::int64_t begin = k < model.begin_times.size() ? model.begin_times[k] : 0;
         const std::int64_t at = j.submit_time > calc ? j.submit_time : calc;
-        const auto value = site.priority(queue::site_job_of(j, ctx, j.submit_time > calc ? 0 : begin, gpu),
-                                         queue::site_context{at});
+        const auto partitions = k < model.lists.size() ? model.lists[k].partitions : std::span<const std::uint32_t>{};
+        const auto value = site.priority(
+            queue::site_job_of(j, ctx, j.submit_time > calc ? 0 : begin, gpu, partitions), queue::site_context{at});
         j.site_factor = static_cast<std::int32_t>(value);
     }
 }
@@ -537,7 +540,7 @@ inline outcome run_sprio(std::span<const std::string_view> args, const slurm_sou
     report::sprio_options opt;
     std::optional<std::int64_t> now;
     std::optional<std::uint32_t> explain;
-    std::string site_policy;
+    std::string site_policy, site_snapshot;
     bool verify = false;
     const auto usage = [&](std::string msg) {
         o.status = exit_usage;
@@ -567,10 +570,11 @@ inline outcome run_sprio(std::span<const std::string_view> args, const slurm_sou
         else if (a == "--verify") verify = true;
         else if (a == "--now" || a == "-o" || a == "--format" || a == "-j" || a == "--jobs-ids" || a == "-u" ||
                  a == "--user" || a == "-p" || a == "--partition" || a == "--explain" || a == "-S" || a == "--sort" ||
-                 a == "--site-policy") {
+                 a == "--site-policy" || a == "--site-snapshot") {
             auto v = value();
             if (!v) return usage(std::string("option ") + std::string(a) + " needs a value");
             if (a == "--site-policy") site_policy = *v;
+            else if (a == "--site-snapshot") site_snapshot = *v;
             else if (a == "--now") {
                 now = parse_now(*v);
                 if (!now)
@@ -609,7 +613,33 @@ inline outcome run_sprio(std::span<const std::string_view> args, const slurm_sou
             o.err += "mfprio: " + site.error().to_string() + "\n";
             return o;
         }
-        apply_site_policy(*site, lc->model, times.calc);
+        std::int64_t pass = times.calc;
+        if (!site_snapshot.empty()) {
+            const std::string path = site_snapshot + "/site_factor_pass";
+            auto text = text::read_text_file(path);
+            if (!text) {
+                o.status = exit_data;
+                o.err += "mfprio: " + text.error().to_string() + "\n";
+                return o;
+            }
+            const std::string_view t = text::trim(*text);
+            const auto n = t.starts_with("pass=") ? text::parse_unsigned<std::uint64_t>(t.substr(5)) : std::nullopt;
+            if (!n || *n > static_cast<std::uint64_t>(text::max_epoch)) {
+                o.status = exit_data;
+                o.err += "mfprio: " + path + ":1:1: expected pass=EPOCH, got " + text::quote(t) + "\n";
+                return o;
+            }
+            pass = static_cast<std::int64_t>(*n);
+            if (pass < times.calc)
+                o.err += "mfprio sprio: warning: " + path + " is older than slurmctld's last recalculation (" +
+                         std::to_string(pass) + " < " + std::to_string(times.calc) +
+                         "): the plugin did not run at it\n";
+        }
+        // Without the plugin's own pass time, its update is taken to run at the
+        // recalculation's start (it runs within the same pass, usually the same second).
+        apply_site_policy(*site, lc->model, pass);
+    } else if (!site_snapshot.empty()) {
+        return usage("--site-snapshot needs --site-policy");
     }
     const auto placed = place_stored(*lc, times);
     const auto& model = lc->model;
@@ -664,6 +694,7 @@ inline constexpr option_row lint_option_rows[] = {
     {"--conf FILE", "slurm.conf"},
     {"--assoc FILE", "association table (sshare -a -l -P), with --conf"},
     {"--maui-cfg FILE", "maui.cfg"},
+    {"--site-policy FILE", "a policy of site_factor/mfprio (PrioritySiteFactorParameters=policy=FILE)"},
     {"--help", "this text"},
 };
 
@@ -672,6 +703,10 @@ inline const std::vector<std::string_view> lint_option_names = option_names_of({
 inline const std::string lint_help = render_help(
     "usage: mfprio lint --conf FILE [--assoc FILE]\n"
     "       mfprio lint --maui-cfg FILE\n"
+    "       mfprio lint --site-policy FILE\n"
+    "\n"
+    "With --site-policy, reads the policy as site_factor/mfprio reads it: an error names its\n"
+    "file, line, column and what is wrong (exit 65), as the plugin logs it.\n"
     "\n"
     "With --maui-cfg, lists what Maui 3.3 accepts in maui.cfg but reads otherwise than it\n"
     "looks: weights and caps read as C's strtol and int (1.5 is 1, 010 is 8; -1 and ten\n"
@@ -714,21 +749,42 @@ inline outcome run_lint_maui(const std::string& path) {
 /// `mfprio lint ...`
 inline outcome run_lint(std::span<const std::string_view> args) {
     outcome o;
-    std::string conf_path, assoc_path, maui_path;
+    std::string conf_path, assoc_path, maui_path, site_path;
     for (std::size_t i = 0; i < args.size(); ++i) {
         if (args[i] == "--help") {
             o.out = lint_help;
             return o;
         }
         if (!known_option(args[i], lint_option_names)) return unknown_option("lint", args[i], lint_option_names, lint_help);
-        if ((args[i] == "--conf" || args[i] == "--assoc" || args[i] == "--maui-cfg") && i + 1 < args.size()) {
-            (args[i] == "--conf" ? conf_path : args[i] == "--assoc" ? assoc_path : maui_path) = args[i + 1];
+        if ((args[i] == "--conf" || args[i] == "--assoc" || args[i] == "--maui-cfg" || args[i] == "--site-policy") &&
+            i + 1 < args.size()) {
+            (args[i] == "--conf"      ? conf_path
+             : args[i] == "--assoc"   ? assoc_path
+             : args[i] == "--maui-cfg" ? maui_path
+                                       : site_path) = args[i + 1];
             ++i;
         } else {
             o.status = exit_usage;
             o.err = "mfprio lint: option " + std::string(args[i]) + " needs a value\nTry 'mfprio lint --help'.\n";
             return o;
         }
+    }
+    if (!site_path.empty()) {
+        if (!conf_path.empty() || !assoc_path.empty() || !maui_path.empty()) {
+            o.status = exit_usage;
+            o.err = "mfprio lint: give --site-policy alone\nTry 'mfprio lint --help'.\n";
+            return o;
+        }
+        auto site = queue::load_site_policy_file(site_path);
+        if (!site) {
+            o.status = exit_data;
+            o.err = "mfprio: " + site.error().to_string() + "\n";
+            return o;
+        }
+        std::string terms;
+        for (const auto& name : site->names()) terms += (terms.empty() ? "" : ", ") + std::string(name);
+        o.out = "ok: " + site_path + ": " + terms + "\n";
+        return o;
     }
     if (!maui_path.empty()) {
         if (!conf_path.empty() || !assoc_path.empty()) {
@@ -740,7 +796,7 @@ inline outcome run_lint(std::span<const std::string_view> args) {
     }
     if (conf_path.empty()) {
         o.status = exit_usage;
-        o.err = "mfprio lint: --conf or --maui-cfg is required\nTry 'mfprio lint --help'.\n";
+        o.err = "mfprio lint: --conf, --maui-cfg or --site-policy is required\nTry 'mfprio lint --help'.\n";
         return o;
     }
     auto conf = config::read_slurm_conf(conf_path);

@@ -7,6 +7,8 @@
 
 #include "site_job.h"
 
+#include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <memory>
 #include <mutex>
@@ -19,6 +21,7 @@ namespace {
 
 struct loaded_policy {
     std::string path;
+    std::string snapshot; ///< snapshot=DIR ("" when not set)
     mfprio::queue::site_engine engine;
 };
 
@@ -38,10 +41,13 @@ void copy_error(const std::string& message, char* error, std::size_t size) {
     error[n] = '\0';
 }
 
-/// The value of `key=` in a comma-separated parameter list ("" when absent); `unknown`
-/// receives the first key that is not `policy`.
-std::string parameter(std::string_view list, std::string_view key, std::string& unknown) {
-    std::string value;
+/// The parameters of PrioritySiteFactorParameters: `policy=FILE[,snapshot=DIR]`; `unknown`
+/// receives the first item that is neither.
+struct parameters {
+    std::string policy, snapshot, unknown;
+};
+parameters parse_parameters(std::string_view list) {
+    parameters p;
     while (!list.empty()) {
         const std::size_t comma = list.find(',');
         const std::string_view item = mfprio::text::trim(list.substr(0, comma));
@@ -49,28 +55,28 @@ std::string parameter(std::string_view list, std::string_view key, std::string& 
         if (item.empty()) continue;
         const std::size_t eq = item.find('=');
         const std::string_view k = mfprio::text::trim(item.substr(0, eq));
-        if (k == key && eq != std::string_view::npos) value = std::string(mfprio::text::trim(item.substr(eq + 1)));
-        else if (unknown.empty()) unknown = std::string(item);
+        const std::string value = eq == std::string_view::npos ? std::string() : std::string(mfprio::text::trim(item.substr(eq + 1)));
+        if (k == "policy" && !value.empty()) p.policy = value;
+        else if (k == "snapshot" && !value.empty()) p.snapshot = value;
+        else if (p.unknown.empty()) p.unknown = std::string(item);
     }
-    return value;
+    return p;
 }
 
 } // namespace
 
-extern "C" int mfprio_site_configure(const char* parameters, char* error, std::size_t size) {
-    const std::string_view list = parameters != nullptr ? parameters : "";
-    std::string unknown;
-    const std::string path = parameter(list, "policy", unknown);
+extern "C" int mfprio_site_configure(const char* text, char* error, std::size_t size) {
+    const parameters p = parse_parameters(text != nullptr ? text : "");
     std::string message;
     std::shared_ptr<const loaded_policy> next;
-    if (!unknown.empty()) {
-        message = "PrioritySiteFactorParameters: unknown parameter '" + unknown + "' (policy=FILE)";
-    } else if (path.empty()) {
+    if (!p.unknown.empty()) {
+        message = "PrioritySiteFactorParameters: unknown parameter '" + p.unknown + "' (policy=FILE[,snapshot=DIR])";
+    } else if (p.policy.empty()) {
         message = "PrioritySiteFactorParameters has no policy=FILE";
     } else {
-        auto engine = mfprio::queue::load_site_policy_file(path);
+        auto engine = mfprio::queue::load_site_policy_file(p.policy);
         if (!engine) message = engine.error().to_string();
-        else next = std::make_shared<const loaded_policy>(loaded_policy{path, std::move(*engine)});
+        else next = std::make_shared<const loaded_policy>(loaded_policy{p.policy, p.snapshot, std::move(*engine)});
     }
     {
         std::lock_guard<std::mutex> lock(policy_mutex);
@@ -111,4 +117,25 @@ extern "C" void mfprio_site_clear(void) {
     std::lock_guard<std::mutex> lock(policy_mutex);
     current.reset();
     current_path.clear();
+}
+
+extern "C" int mfprio_site_note_pass(int64_t now, char* error, std::size_t size) {
+    const auto p = policy();
+    if (!p || p->snapshot.empty()) return 0;
+    // Written to a new file, then renamed: a reader sees the old pass or the new one.
+    const std::string final_path = p->snapshot + "/site_factor_pass";
+    const std::string temp_path = final_path + ".new";
+    std::FILE* f = std::fopen(temp_path.c_str(), "w");
+    if (f == nullptr) {
+        copy_error("cannot write " + temp_path + ": " + std::strerror(errno), error, size);
+        return -1;
+    }
+    const int written = std::fprintf(f, "pass=%lld\n", static_cast<long long>(now));
+    const bool ok = written > 0 && std::fclose(f) == 0;
+    if (!ok || std::rename(temp_path.c_str(), final_path.c_str()) != 0) {
+        copy_error("cannot write " + final_path + ": " + std::strerror(errno), error, size);
+        std::remove(temp_path.c_str());
+        return -1;
+    }
+    return 0;
 }

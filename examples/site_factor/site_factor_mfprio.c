@@ -7,7 +7,7 @@
  *
  * slurm.conf:
  *   PrioritySiteFactorPlugin=site_factor/mfprio
- *   PrioritySiteFactorParameters=policy=/etc/slurm/site.policy
+ *   PrioritySiteFactorParameters=policy=/etc/slurm/site.policy[,snapshot=DIR]
  *
  * A missing or malformed policy is logged (its file, line, column and the reason) and every
  * job's site factor is 0 until `scontrol reconfigure` reads a good one; slurmctld keeps
@@ -61,6 +61,16 @@ static void _find_gpu_pos(void)
 	assoc_mgr_unlock(&locks);
 }
 
+static int _max_partition_priority(void *x, void *arg)
+{
+	const part_record_t *part_ptr = x;
+	uint32_t *max = arg;
+
+	if (part_ptr && part_ptr->priority_job_factor > *max)
+		*max = part_ptr->priority_job_factor;
+	return SLURM_SUCCESS;
+}
+
 static void _fill(const job_record_t *job_ptr, struct mfprio_site_job *j)
 {
 	const struct job_details *d = job_ptr->details;
@@ -75,7 +85,13 @@ static void _fill(const job_record_t *job_ptr, struct mfprio_site_job *j)
 		j->cpus = d->min_cpus;
 		j->nodes = d->min_nodes;
 	}
-	if (job_ptr->part_ptr)
+	/*
+	 * A job of several partitions: the highest PriorityJobFactor among them (part_ptr is
+	 * the partition the scheduler tried last, which changes from one attempt to the next).
+	 */
+	if (job_ptr->part_ptr_list)
+		list_for_each(job_ptr->part_ptr_list, _max_partition_priority, &j->partition_priority);
+	else if (job_ptr->part_ptr)
 		j->partition_priority = job_ptr->part_ptr->priority_job_factor;
 	if (job_ptr->qos_ptr)
 		j->qos_priority = ((slurmdb_qos_rec_t *) job_ptr->qos_ptr)->priority;
@@ -133,8 +149,11 @@ extern void site_factor_p_update(void)
 {
 	time_t now = time(NULL);
 
-	if (!mfprio_site_loaded())
-		return;
+	char reason[1024];
+
+	/* Without a policy every pending job's site factor is 0. */
 	_find_gpu_pos();
 	list_for_each(job_list, _update, &now);
+	if (mfprio_site_note_pass((int64_t) now, reason, sizeof(reason)))
+		error("%s: %s", plugin_type, reason);
 }

@@ -29,7 +29,7 @@ struct mfprio_site_job {
 };
 
 /*
- * Reads PrioritySiteFactorParameters (`policy=FILE`) and the policy file. Returns 0, or -1
+ * Reads PrioritySiteFactorParameters (`policy=FILE[,snapshot=DIR]`) and the policy file. Returns 0, or -1
  * with the reason (file, line, column and what is wrong) in `error` (at most `size` bytes,
  * NUL-terminated); then no policy is loaded and every job's site factor is 0.
  */
@@ -43,6 +43,14 @@ const char *mfprio_site_policy_path(void);
 
 /* The site factor of `job` at `now` (0 without a policy), not offset by NICE_OFFSET. */
 int64_t mfprio_site_value(const struct mfprio_site_job *job, int64_t now);
+
+/*
+ * With snapshot=DIR among the parameters, records the time of an update pass in
+ * DIR/site_factor_pass ("pass=EPOCH", written to a new file, then renamed), for mfprio's
+ * offline twin (`mfprio sprio --live --site-policy FILE --site-snapshot DIR`). Returns 0, or
+ * -1 with the reason in `error`.
+ */
+int mfprio_site_note_pass(int64_t now, char *error, size_t size);
 
 /* Drops the policy. */
 void mfprio_site_clear(void);

@@ -12,6 +12,8 @@
 #
 # Needs root and Debian's slurmctld slurmd slurmdbd slurm-client munge mariadb-server.
 # MFPRIO_MAX_JOB_COUNT sets MaxJobCount (default Slurm's 10000), for benchmarks with more jobs.
+# MFPRIO_SITE_PLUGIN_DIR (a directory holding site_factor_mfprio.so) loads site_factor/mfprio
+# with the policy DIR/etc/site.policy.
 #
 # Usage does not decay (PriorityDecayHalfLife=0): it stays whole CPU-seconds, which sshare
 # and assoc_mgr print exactly, so that the classic (NO_FAIR_TREE) factors can be recomputed
@@ -106,15 +108,15 @@ PartitionName=debug Nodes=n1 Default=YES MaxTime=60 PriorityJobFactor=10 State=U
 PartitionName=big Nodes=f[1-4] MaxTime=2-0 PriorityJobFactor=40 PriorityTier=2 State=UP
 PartitionName=gpu Nodes=f[3-4] MaxTime=UNLIMITED PriorityJobFactor=25 State=UP
 CONF
-    # site_factor/mfprio: MFPRIO_SITE_PLUGIN_DIR holds site_factor_mfprio.so, the policy is
-    # DIR/etc/site.policy (written by the caller; policy_file below).
+    # site_factor/mfprio when MFPRIO_SITE_PLUGIN_DIR holds site_factor_mfprio.so: the policy
+    # is DIR/etc/site.policy (the caller writes it), the pass times go to DIR/state.
     if [[ -n ${MFPRIO_SITE_PLUGIN_DIR:-} ]]; then
         local plugins
         plugins=$(dirname "$(dpkg -L slurm-wlm-basic-plugins 2>/dev/null | grep -m1 '/site_factor_none.so$' || echo /usr/lib/x86_64-linux-gnu/slurm-wlm/x.so)")
         cat >>"$dir/etc/slurm.conf" <<CONF
 PluginDir=$plugins:$MFPRIO_SITE_PLUGIN_DIR
 PrioritySiteFactorPlugin=site_factor/mfprio
-PrioritySiteFactorParameters=policy=$dir/etc/site.policy
+PrioritySiteFactorParameters=policy=$dir/etc/site.policy,snapshot=$dir/state
 CONF
     fi
     cp "$dir/etc/slurm.conf" "$dir/etc/slurm.conf.written"

@@ -33,6 +33,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -54,7 +55,7 @@ struct site_job {
     std::int64_t submit_time = 0;          ///< details->submit_time
     std::int64_t begin_time = 0;           ///< details->begin_time (0: none)
     std::uint32_t time_limit = no_val32;   ///< minutes; no_val32 none, infinite32 UNLIMITED
-    std::uint32_t partition_priority = 0;  ///< the partition's PriorityJobFactor
+    std::uint32_t partition_priority = 0;  ///< the highest PriorityJobFactor of the job's partitions
     std::uint32_t qos_priority = 0;        ///< the QOS's Priority
     std::int32_t nice = 0;                 ///< nice value, not offset
     std::uint32_t cpus = 1;                ///< CPUs requested
@@ -234,17 +235,22 @@ using site_engine = dynamic_engine<site_job, site_context, site_result>;
 }
 
 /// What site_factor/mfprio reads of a Slurm job, from mfprio's own record of it and the
-/// pass's context: `begin_time` as scontrol's EligibleTime, the partition's PriorityJobFactor,
+/// pass's context: `begin_time` as scontrol's EligibleTime, the highest PriorityJobFactor of
+/// the job's partition and `partitions` (a job of several),
 /// the QOS's Priority, the requested memory (TRES `mem`, id 1) and GPUs (TRES `gpu_tres`,
 /// gres/gpu, when the cluster has it).
 [[nodiscard]] inline site_job site_job_of(const job& j, const slurm::context& c, std::int64_t begin_time,
-                                          std::optional<std::uint32_t> gpu_tres) {
+                                          std::optional<std::uint32_t> gpu_tres,
+                                          std::span<const std::uint32_t> partitions = {}) {
     site_job s;
     s.id = j.id;
     s.submit_time = j.submit_time;
     s.begin_time = begin_time;
     s.time_limit = j.time_limit;
     if (const auto* p = c.partition(j.partition)) s.partition_priority = p->priority_job_factor;
+    for (const std::uint32_t k : partitions)
+        if (const auto* p = c.partition(k); p != nullptr && p->priority_job_factor > s.partition_priority)
+            s.partition_priority = p->priority_job_factor;
     if (const auto* q = c.qos_at(j.qos)) s.qos_priority = q->priority;
     s.nice = j.nice;
     s.cpus = j.cpus;

@@ -1,0 +1,137 @@
+#!/usr/bin/env bash
+# site_factor/mfprio inside Debian's slurmctld: the test cluster of slurm_cluster.sh loads the
+# plugin (built from the Slurm source of the installed release), populate.sh fills it, and
+# after each of slurmctld's recalculations sprio's output (default and -l) must equal
+# `mfprio sprio --live --site-policy POLICY --site-snapshot DIR` byte for byte:
+#
+#   1. the xfactor preset with a queue-time term;
+#   2. another policy (partition, QOS, nice, GPUs, the Maui form of the expansion factor)
+#      written over the first and read by `scontrol reconfigure`;
+#   3. a malformed policy, reconfigured: slurmctld keeps running, its log names the policy's
+#      file, line and column, and every pending job's SITE is 0 from the next recalculation.
+#
+#   site_factor.sh OUT MFPRIO [PLUGIN_DIR]  exit 1 on a difference; the plugin's directory,
+#                                          else MFPRIO_SITE_PLUGIN_DIR
+#
+# OUT/xfactor and OUT/reconfigured hold what sprio printed (sprio.txt, sprio_l.txt), what
+# mfprio printed, the policy, the plugin's site_factor_pass and the --save bundle of the
+# same moment: tests/data/site_factor replays them offline.
+#
+# Skipped (exit 77) when not root, when the Slurm daemons are missing, or without the plugin.
+# About four minutes: three of slurmctld's recalculations (PriorityCalcPeriod=1, a minute).
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+out=${1:?usage: site_factor.sh OUT MFPRIO PLUGIN_DIR}
+mfprio=${2:?usage: site_factor.sh OUT MFPRIO PLUGIN_DIR}
+plugin_dir=${3:-${MFPRIO_SITE_PLUGIN_DIR:-}}
+mfprio=$(cd "$(dirname "$mfprio")" && pwd)/$(basename "$mfprio")
+
+skip() { printf 'live site_factor: skipped: %s\n' "$*"; exit 77; }
+((EUID == 0)) || skip "needs root"
+for b in slurmctld slurmd slurmdbd sacctmgr sprio munged mariadbd; do
+    command -v "$b" >/dev/null || skip "$b is not installed"
+done
+[[ -n $plugin_dir && -f $plugin_dir/site_factor_mfprio.so ]] || skip "no site_factor_mfprio.so (build with -Dslurm_source)"
+plugin_dir=$(cd "$plugin_dir" && pwd)
+
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+dir=$(mktemp -d "${TMPDIR:-/tmp}/mfprio-site.XXXXXX")
+cleanup() {
+    bash "$here/slurm_cluster.sh" stop "$dir" || true
+    bash "$here/populate.sh" remove-users || true
+    rm -rf "$dir"
+}
+trap cleanup EXIT
+
+mkdir -p "$dir/etc"
+cat >"$dir/etc/site.policy" <<'POLICY'
+# The expansion factor as SchedMD's xfactor plugin describes it, and the queue time.
+preset = xfactor
+queuetime = 2
+POLICY
+MFPRIO_SITE_PLUGIN_DIR=$plugin_dir bash "$here/slurm_cluster.sh" start "$dir" FAIR_TREE >/dev/null ||
+    { echo "live site_factor: the cluster did not start"; tail -20 "$dir/log/slurmctld.log"; exit 1; }
+# shellcheck disable=SC1091
+. "$dir/env"
+bash "$here/populate.sh" "$dir" >/dev/null || { echo "live site_factor: populating failed"; exit 1; }
+
+stamp=$dir/state/priority_last_decay_ran
+last_pass() { od -An -tx8 -N8 "$stamp" 2>/dev/null | tr -d ' '; }
+# Waits for slurmctld's next recalculation and a second more (the plugin's snapshot is
+# written at the end of its update).
+next_pass() {
+    local before
+    before=$(last_pass)
+    for _ in $(seq 1 900); do
+        [[ $(last_pass) != "$before" ]] && { sleep 1; return 0; }
+        sleep 0.1
+    done
+    echo "live site_factor: no recalculation in 90 s" >&2
+    return 1
+}
+
+status=0
+# sprio -l rows whose SITE the plugin set other than 0. A job whose priority an administrator
+# set shows SITE -214748364 whatever the plugin did (sprio prints 0 - NICE_OFFSET, cut to its
+# column): those rows are left out.
+computed_site='$5 != 0 && $5 != -214748364'
+# compare NAME: sprio and sprio -l against mfprio's twin, within one recalculation.
+compare() {
+    local name=$1 try pass
+    for try in 1 2 3; do
+        next_pass
+        pass=$(last_pass)
+        rm -rf "${out:?}/$name"
+        mkdir -p "$out/$name"
+        sprio >"$out/$name/sprio.txt"
+        sprio -l >"$out/$name/sprio_l.txt"
+        "$mfprio" sprio --live --site-policy "$dir/etc/site.policy" --site-snapshot "$dir/state" \
+            >"$out/$name/mfprio.txt" 2>"$out/$name/mfprio.err"
+        "$mfprio" sprio --live -l --site-policy "$dir/etc/site.policy" --site-snapshot "$dir/state" \
+            --save "$out/$name/bundle" >"$out/$name/mfprio_l.txt" 2>>"$out/$name/mfprio.err"
+        cp "$dir/etc/site.policy" "$dir/state/site_factor_pass" "$out/$name/"
+        [[ $(last_pass) == "$pass" ]] && break
+    done
+    if cmp -s "$out/$name/sprio.txt" "$out/$name/mfprio.txt" && cmp -s "$out/$name/sprio_l.txt" "$out/$name/mfprio_l.txt"; then
+        local jobs sites
+        jobs=$(tail -n +2 "$out/$name/sprio.txt" | wc -l)
+        sites=$(tail -n +2 "$out/$name/sprio_l.txt" | awk "$computed_site" | wc -l)
+        echo "live site_factor: $name: sprio and sprio -l identical ($jobs jobs, $sites with a SITE other than 0)"
+    else
+        echo "live site_factor: $name: DIFFERENT"
+        diff "$out/$name/sprio_l.txt" "$out/$name/mfprio_l.txt" | head -20 || true
+        cat "$out/$name/mfprio.err"
+        status=1
+    fi
+}
+
+compare xfactor
+
+cat >"$dir/etc/site.policy" <<'POLICY'
+# Partition and QOS priorities, nice, GPUs, and Maui's expansion factor with a minimum limit.
+partition = 3
+qos = 1
+qos.cap = 400
+nice = 1
+gpus = 50
+xfactor = 100
+xfactor.min_limit = 30
+POLICY
+scontrol reconfigure
+compare reconfigured
+
+printf 'queuetime = often\n' >"$dir/etc/site.policy"
+scontrol reconfigure
+next_pass
+if scontrol ping >/dev/null && grep -q "site.policy:1:13: queuetime: " "$dir/log/slurmctld.log" &&
+    [[ $(sprio -l -h | awk "$computed_site" | wc -l) == 0 ]]; then
+    echo "live site_factor: malformed: slurmctld running, the error in its log ($(grep -m1 -o 'site.policy:1:13: .*' "$dir/log/slurmctld.log" | cut -c1-80)), SITE 0"
+else
+    echo "live site_factor: malformed: FAILED"
+    grep site_factor "$dir/log/slurmctld.log" | tail -5
+    sprio -l | head -20
+    status=1
+fi
+exit $status
