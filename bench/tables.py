@@ -16,7 +16,8 @@ import os
 import subprocess
 import sys
 
-PROGRAMS = ["slurm_factor_bench", "slurm_engine_bench", "maui_bench", "queue_bench", "fairshare_bench", "cli_bench"]
+PROGRAMS = ["slurm_factor_bench", "slurm_engine_bench", "maui_bench", "queue_bench", "fairshare_bench", "site_bench",
+            "cli_bench"]
 
 # The programs whose benchmarks fall into kinds (engine/, fs/, pass/...) with counters of their own.
 GROUPED = {"slurm_factor_bench", "maui_bench", "queue_bench"}
@@ -26,6 +27,7 @@ BASELINES = {
     "slurm_engine_bench": "bm_dispatched",
     "maui_bench": "engine/dispatched",
     "queue_bench": None,
+    "site_bench": "bm_plain_c",
 }
 
 

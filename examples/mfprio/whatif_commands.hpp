@@ -42,6 +42,10 @@ inline constexpr option_row whatif_option_rows[] = {
                         "qos.NAME.Priority, qos.NAME.UsageFactor,\n"
                         "assoc.ACCOUNT.Shares, assoc.ACCOUNT/USER.Shares (a number or parent);\n"
                         "VALUE is one word on one line, checked as the setting's reader checks it"},
+    {"--site-policy FILE", "the policy site_factor/mfprio runs now: each pending job's SITE, on both\n"
+                           "sides, as the plugin computes it (see mfprio sprio --site-policy)"},
+    {"--new-site-policy FILE", "the policy after the change: the SITE of the after side (with or\n"
+                               "without --set; with --site-policy for the cluster as it is)"},
     {"--top N", "the N entries that move most (default 10)"},
     {"--head N", "the first N positions for the per-account and per-user shares\n"
                  "(default: 10% of the queue, at least 1)"},
@@ -143,7 +147,7 @@ inline outcome run_whatif(std::span<const std::string_view> args) {
     std::size_t top = 10;
     std::optional<std::size_t> head;
     std::optional<std::int64_t> after_s;
-    std::string svg_path;
+    std::string svg_path, site_policy, new_site_policy;
     bool json = false;
     const auto usage = [&](const std::string& msg) {
         o.status = exit_usage;
@@ -167,7 +171,9 @@ inline outcome run_whatif(std::span<const std::string_view> args) {
             json = true;
             continue;
         }
-        if (a != "--set" && a != "--top" && a != "--head" && a != "--now" && a != "--after" && a != "--svg") return usage("unknown option '" + std::string(a) + "'");
+        if (a != "--set" && a != "--top" && a != "--head" && a != "--now" && a != "--after" && a != "--svg" &&
+            a != "--site-policy" && a != "--new-site-policy")
+            return usage("unknown option '" + std::string(a) + "'");
         if (i + 1 >= args.size()) return usage("option " + std::string(a) + " needs a value");
         const std::string_view v = args[++i];
         if (a == "--set") {
@@ -184,6 +190,10 @@ inline outcome run_whatif(std::span<const std::string_view> args) {
             changes.emplace_back(key, std::string(value));
         } else if (a == "--svg") {
             svg_path = v;
+        } else if (a == "--site-policy") {
+            site_policy = v;
+        } else if (a == "--new-site-policy") {
+            new_site_policy = v;
         } else if (a == "--after") {
             const auto d = config::parse_slurm_time(v);
             if (!d || d->unlimited || d->seconds <= 0 || d->seconds > 3650LL * 86400)
@@ -200,7 +210,19 @@ inline outcome run_whatif(std::span<const std::string_view> args) {
             (a == "--top" ? top : head.emplace()) = *n;
         }
     }
-    if (changes.empty()) return usage("nothing to compare: give at least one --set KEY=VALUE");
+    if (changes.empty() && new_site_policy.empty())
+        return usage("nothing to compare: give at least one --set KEY=VALUE or --new-site-policy FILE");
+    std::optional<queue::site_engine> site, new_site;
+    for (auto [path, dst] : {std::pair{&site_policy, &site}, std::pair{&new_site_policy, &new_site}}) {
+        if (path->empty()) continue;
+        auto e = queue::load_site_policy_file(*path);
+        if (!e) {
+            o.status = exit_data;
+            o.err += "mfprio: " + e.error().to_string() + "\n";
+            return o;
+        }
+        *dst = std::move(*e);
+    }
     copt.usage_factors = after_s.has_value(); // charging reads the QOS UsageFactor
     auto ci = gather_inputs(copt, true, "whatif", o);
     if (!ci) return o;
@@ -228,6 +250,7 @@ inline outcome run_whatif(std::span<const std::string_view> args) {
         if (!m) return o;
         present->model = std::move(*m);
         present->fairshare_taken = taken;
+        if (site) apply_site_policy(*site, present->model, times.calc);
         placed = place_stored(*present, times);
     }
     if (after_s) {
@@ -253,11 +276,15 @@ inline outcome run_whatif(std::span<const std::string_view> args) {
             else config::keep_placements(placed, present->model, *side);
         }
     }
+    if (site) apply_site_policy(*site, *before, t);
+    if (new_site) apply_site_policy(*new_site, *after, t);
+    else if (site) apply_site_policy(*site, *after, t);
     const report::whatif_result r = report::compare_queues(*before, *after, t, std::max(t, times.listed));
 
     const report::whatif_summary sum = report::summarize_whatif(*before, *after, t, r, top, head);
     std::string changes_text;
     for (const auto& [k, v] : changes) changes_text += (changes_text.empty() ? "" : ", ") + k + "=" + v;
+    if (new_site) changes_text += (changes_text.empty() ? "" : ", ") + std::string("site policy ") + new_site_policy;
     if (!svg_path.empty()) {
         std::string title = changes_text;
         if (after_s) title += " (after " + std::to_string(*after_s) + " s)";
