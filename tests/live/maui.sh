@@ -34,8 +34,6 @@
 # workload's last submission and moves RMPOLLINTERVAL per iteration); about a minute.
 set -euo pipefail
 
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-
 skip() { printf 'live Maui: skipped: %s\n' "$*"; exit 77; }
 
 if [[ ${1:-} != inner ]]; then

@@ -79,8 +79,8 @@ status=0
 computed_site='$5 != 0 && $5 != -214748364'
 # compare NAME: sprio and sprio -l against mfprio's twin, within one recalculation.
 compare() {
-    local name=$1 try pass
-    for try in 1 2 3; do
+    local name=$1 pass
+    for _ in 1 2 3; do
         next_pass
         pass=$(last_pass)
         rm -rf "${out:?}/$name"
