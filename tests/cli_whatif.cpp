@@ -213,7 +213,7 @@ TEST_CASE("whatif: bad keys and values name them and the close matches") {
     CHECK(o.err.find("PriorityWeightAge: ") != std::string::npos);
     o = whatif({});
     CHECK(o.status == 2);
-    CHECK(o.err.starts_with("mfprio whatif: nothing to compare: give at least one --set KEY=VALUE\n"));
+    CHECK(o.err.starts_with("mfprio whatif: nothing to compare: give at least one --set KEY=VALUE or --new-site-policy FILE\n"));
     o = whatif({"--set", "PriorityWeightQOS=0", "--after", "soon"});
     CHECK(o.err.starts_with("mfprio whatif: --after takes a Slurm time string up to 3650 days (e.g. 7-0), not 'soon'\n"));
     o = whatif({"--set", "PriorityWeightQOS=0", "--top", "0"});
