@@ -38,6 +38,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_set>
@@ -189,6 +190,21 @@ struct requirement_parse {
     return out;
 }
 
+/// The totals MJobGetStartPriority's RES loop adds up over a job's requirements: procs (tasks
+/// x procs), nodes, mem, swap and disk (tasks x the amount), in that order, in 64 bits (a
+/// reader refuses a total past 2^32 - 1).
+[[nodiscard]] inline std::array<std::uint64_t, 5> requirement_totals(std::span<const maui::requirement> reqs) noexcept {
+    std::array<std::uint64_t, 5> sum{};
+    for (const auto& q : reqs) {
+        sum[0] += std::uint64_t{q.tasks} * q.procs;
+        sum[1] += q.nodes;
+        sum[2] += std::uint64_t{q.tasks} * q.mem_mb;
+        sum[3] += std::uint64_t{q.tasks} * q.swap_mb;
+        sum[4] += std::uint64_t{q.tasks} * q.disk_mb;
+    }
+    return sum;
+}
+
 /// One job of the Maui jobs table: its credential names and the job record (credential
 /// indices left unset, `no_cred`, until a model resolves the names).
 struct maui_job_row {
@@ -318,16 +334,7 @@ struct maui_jobs_table {
             const std::size_t at = row.columns[*c_req] + static_cast<std::size_t>(v.data() - row.cells[*c_req].data());
             if (!parsed.error.empty())
                 return make_error(t.file, row.line, at + parsed.offset, t.header[*c_req], who + ": Req: " + parsed.error);
-            // The totals MJobGetStartPriority's RES loop adds up: NODE += nodes, PROC += tasks x
-            // procs, MEM/SWAP/DISK += tasks x the amount.
-            std::array<std::uint64_t, 5> sum{}; // procs, nodes, mem, swap, disk
-            for (const auto& q : parsed.reqs) {
-                sum[0] += std::uint64_t{q.tasks} * q.procs;
-                sum[1] += q.nodes;
-                sum[2] += std::uint64_t{q.tasks} * q.mem_mb;
-                sum[3] += std::uint64_t{q.tasks} * q.swap_mb;
-                sum[4] += std::uint64_t{q.tasks} * q.disk_mb;
-            }
+            const auto sum = requirement_totals(parsed.reqs);
             const std::array<std::optional<std::size_t>, 5> cols{c_procs, c_nodes, c_mem, c_swap, c_disk};
             const std::array<const char*, 5> names{"Procs", "Nodes", "Mem", "Swap", "Disk"};
             const std::array<std::uint32_t*, 5> fields{&r.job.procs, &r.job.nodes, &r.job.mem_mb, &r.job.swap_mb,

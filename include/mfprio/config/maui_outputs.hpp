@@ -29,6 +29,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_set>
@@ -244,14 +245,7 @@ struct maui_checkjob_jobs {
             if (p.eligible > 0) j.eligible_time = now - p.eligible;
         }
         if (j.submit_time < 0) return fail(at, 1, "Time Queued", who + ": queued longer than the scheduler's time");
-        std::array<std::uint64_t, 5> sum{};
-        for (const auto& q : p.row.reqs) {
-            sum[0] += std::uint64_t{q.tasks} * q.procs;
-            sum[1] += q.nodes;
-            sum[2] += std::uint64_t{q.tasks} * q.mem_mb;
-            sum[3] += std::uint64_t{q.tasks} * q.swap_mb;
-            sum[4] += std::uint64_t{q.tasks} * q.disk_mb;
-        }
+        const auto sum = requirement_totals(p.row.reqs);
         const std::array<std::uint32_t*, 5> fields{&j.procs, &j.nodes, &j.mem_mb, &j.swap_mb, &j.disk_mb};
         for (std::size_t k = 0; k < 5; ++k) {
             if (sum[k] > 0xffffffffu) return fail(at, 1, "Req", who + ": the requirements add up past 4294967295");
@@ -555,9 +549,7 @@ struct maui_checkjob_jobs {
             *dst = static_cast<std::uint32_t>(*n);
         }
         q.last = true;
-        const std::array<std::uint64_t, 5> sum{std::uint64_t{q.tasks} * q.procs, q.nodes,
-                                               std::uint64_t{q.tasks} * q.mem_mb, std::uint64_t{q.tasks} * q.swap_mb,
-                                               std::uint64_t{q.tasks} * q.disk_mb};
+        const auto sum = requirement_totals(std::span<const maui::requirement>(&q, 1));
         const std::array<std::uint32_t*, 5> fields{&r.job.procs, &r.job.nodes, &r.job.mem_mb, &r.job.swap_mb,
                                                    &r.job.disk_mb};
         for (std::size_t k = 0; k < 5; ++k) {
