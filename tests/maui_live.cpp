@@ -214,6 +214,38 @@ TEST_CASE("maui live: Maui outputs that cannot be read are errors at their line 
     CHECK(bad_mem.error().column == 41); // the memory field "8x"
     const auto no_time = parse_maui_showstats("statistics for iteration 3\n", "s.txt");
     CHECK(!no_time);
+    // showq: a processor count that is no number, at its column; a text with no section.
+    const auto procs = parse_maui_showq("ACTIVE JOBS--------------------\nJOBNAME USERNAME STATE PROC REMAINING STARTTIME\n\n"
+                                        "100 alice Running many 2:00:00 Mon Jan 12 13:52:40\n",
+                                        "showq.txt");
+    REQUIRE(!procs);
+    CHECK(procs.error().line == 4);
+    CHECK(procs.error().column == 19); // "many"
+    CHECK(procs.error().message == "expected a processor count, got 'many'");
+    const auto not_showq = parse_maui_showq("hello\n", "showq.txt");
+    REQUIRE(!not_showq);
+    CHECK(not_showq.error().message.find("not the output of showq") != std::string::npos);
+    // The workload trace: a record of 10 fields; a task count that is no number (job 100's
+    // record of the service capture with its third field changed).
+    const auto fields = parse_maui_workload_trace("VERSION 230\n1 1 1 a g 60 Completed [batch:1] 0 0\n", "w.trace");
+    REQUIRE(!fields);
+    CHECK(fields.error().line == 2);
+    CHECK(fields.error().message == "expected 44 fields (version 230), got 10");
+    std::string record;
+    {
+        std::istringstream trace(slurp(capture("service-3/workload.trace")));
+        std::getline(trace, record); // VERSION 230
+        std::getline(trace, record); // job 100
+    }
+    REQUIRE(record.starts_with("100 2 8 "));
+    const auto tasks = parse_maui_workload_trace("100 2 x " + record.substr(8) + "\n", "w.trace");
+    REQUIRE(!tasks);
+    CHECK(tasks.error().line == 1);
+    CHECK(tasks.error().column == 7); // "x"
+    CHECK(tasks.error().message.find("tasks 'x' is not an integer") != std::string::npos);
+    const auto named_job = parse_maui_workload_trace("SP02.1 " + record.substr(4) + "\n", "w.trace");
+    REQUIRE(!named_job);
+    CHECK(named_job.error().column == 1);
     // A checkjob file given without the scheduler's time: the option to add is named.
     const std::string dir = capture("service-3");
     const auto o = diagnose({"--maui-cfg", dir + "/maui.cfg", "--jobs", dir + "/checkjob.txt"});
