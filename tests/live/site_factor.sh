@@ -6,7 +6,8 @@
 #
 #   1. the xfactor preset with a queue-time term;
 #   2. another policy (partition, QOS, nice, GPUs, the Maui form of the expansion factor)
-#      written over the first and read by `scontrol reconfigure`;
+#      written over the first and read by `scontrol reconfigure`, with jobs submitted after
+#      the recalculation (their site factor set at submission);
 #   3. a malformed policy, reconfigured: slurmctld keeps running, its log names the policy's
 #      file, line and column, and every pending job's SITE is 0 from the next recalculation.
 #
@@ -77,12 +78,16 @@ status=0
 # set shows SITE -214748364 whatever the plugin did (sprio prints 0 - NICE_OFFSET, cut to its
 # column): those rows are left out.
 computed_site='$5 != 0 && $5 != -214748364'
-# compare NAME: sprio and sprio -l against mfprio's twin, within one recalculation.
+# compare NAME [busy]: sprio and sprio -l against mfprio's twin, within one recalculation;
+# with busy, more jobs are submitted right after the recalculation, before the comparison.
 compare() {
-    local name=$1 pass
+    local name=$1 busy=${2:-} pass
     for _ in 1 2 3; do
         next_pass
         pass=$(last_pass)
+        # A busy cluster: jobs submitted after the recalculation, whose site factor the plugin
+        # set at submission (site_factor_p_set), not at the pass.
+        [[ -z $busy ]] || bash "$here/populate.sh" submit-more "$dir" >/dev/null
         rm -rf "${out:?}/$name"
         mkdir -p "$out/$name"
         sprio >"$out/$name/sprio.txt"
@@ -120,7 +125,7 @@ xfactor = 100
 xfactor.min_limit = 30
 POLICY
 scontrol reconfigure
-compare reconfigured
+compare reconfigured busy
 
 printf 'queuetime = often\n' >"$dir/etc/site.policy"
 scontrol reconfigure
