@@ -20,14 +20,14 @@ PROGRAMS = ["slurm_factor_bench", "slurm_engine_bench", "maui_bench", "queue_ben
             "cli_bench"]
 
 # The programs whose benchmarks fall into kinds (engine/, fs/, pass/...) with counters of their own.
-GROUPED = {"slurm_factor_bench", "maui_bench", "queue_bench"}
+GROUPED = {"slurm_factor_bench", "maui_bench", "queue_bench", "site_bench"}
 
 # The baseline each program's ratios are taken against (a benchmark name), where it has one.
 BASELINES = {
     "slurm_engine_bench": "bm_dispatched",
     "maui_bench": "engine/dispatched",
     "queue_bench": None,
-    "site_bench": "bm_plain_c",
+    "site_bench": "update/plain_c",
 }
 
 

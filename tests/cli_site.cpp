@@ -1,10 +1,11 @@
 // site_factor/mfprio's offline twin: `mfprio sprio --site-policy` on what a real slurmctld
-// printed with the plugin loaded. tests/data/site_factor/{xfactor,reconfigured} were captured
-// by tests/live/site_factor.sh from the test cluster (Debian 12's Slurm 22.05.8) running
+// printed with the plugin loaded. tests/data/site_factor/{xfactor,reconfigured,classic,
+// depth_oblivious} were captured by tests/live/site_factor.sh from the test cluster (Debian
+// 12's Slurm 22.05.8, usage decaying with a half-life of 7 days, a GPU job running) running
 // site_factor/mfprio, right after one of slurmctld's recalculations: the policy the plugin
-// read, the time of its last pass (site_factor_pass, its snapshot), the --save bundle of the
-// same moment, and sprio.txt and sprio_l.txt, what the real sprio printed. Every expected byte
-// below comes from those files.
+// read, its snapshot of that recalculation (site_factor_snapshot), the --save bundle of the
+// same moment, and sprio.txt, sprio_l.txt and sprio_n.txt, what the real sprio printed. Every
+// expected byte below comes from those files.
 
 #include <doctest/doctest.h>
 
@@ -35,15 +36,18 @@ mfprio::cli::outcome sprio(std::vector<std::string_view> args) { return mfprio::
 } // namespace
 
 TEST_CASE("site policy: sprio --site-policy gives the SITE column site_factor/mfprio set in slurmctld") {
-    for (const std::string name : {"xfactor", "reconfigured"}) {
+    for (const std::string name : {"xfactor", "reconfigured", "classic", "depth_oblivious"}) {
         CAPTURE(name);
         const std::string dir = capture(name);
         const std::string bundle = dir + "/bundle", policy = dir + "/site.policy";
         const auto plain = sprio({"--from", bundle, "--site-policy", policy, "--site-snapshot", dir});
         CHECK(plain.status == 0);
+        CHECK(plain.err.empty());
         CHECK(plain.out == slurp(dir + "/sprio.txt"));
         const auto l = sprio({"--from", bundle, "-l", "--site-policy", policy, "--site-snapshot", dir});
         CHECK(l.out == slurp(dir + "/sprio_l.txt"));
+        const auto n = sprio({"--from", bundle, "-n", "--site-policy", policy, "--site-snapshot", dir});
+        CHECK(n.out == slurp(dir + "/sprio_n.txt"));
         // At least one job has a SITE other than 0 (the test is about something).
         const std::string expected = slurp(dir + "/sprio_l.txt");
         bool site = false;
@@ -52,11 +56,34 @@ TEST_CASE("site policy: sprio --site-policy gives the SITE column site_factor/mf
         std::getline(lines, line);
         while (std::getline(lines, line)) {
             std::istringstream w(line);
-            std::string id, part, user, prio, s;
-            w >> id >> part >> user >> prio >> s;
-            if (s != "0" && s != "-214748364") site = true;
+            std::string id, part, user, prio, v;
+            w >> id >> part >> user >> prio >> v;
+            if (v != "0" && v != "-214748364") site = true;
         }
         CHECK(site);
+    }
+}
+
+TEST_CASE("site policy: without the snapshot, carol's job is not what slurmctld computed") {
+    // carol's GPU job runs on n1 throughout: her usage grows at each recalculation after the
+    // plugin's update, so that assoc_mgr's GPU minutes and sshare's six decimals of
+    // fair-share are not what the recalculation used. Under Fair Tree the GPU usage of the
+    // reconfigured policy's gpu_fair_use tells (the ranks are exact without the snapshot);
+    // under NO_FAIR_TREE and DEPTH_OBLIVIOUS fair-share does too. Without the snapshot the
+    // twin does not find slurmctld's priority for her job 9 and shows it as set by hand.
+    for (const std::string name : {"reconfigured", "classic", "depth_oblivious"}) {
+        CAPTURE(name);
+        const std::string dir = capture(name);
+        const auto l = sprio({"--from", dir + "/bundle", "-l", "--site-policy", dir + "/site.policy"});
+        CHECK(l.status == 0);
+        CHECK(l.out != slurp(dir + "/sprio_l.txt"));
+        CHECK(l.out.find("\n              9 gpu       mfprio-c") != std::string::npos);
+        const std::string theirs = slurp(dir + "/sprio_l.txt");
+        const auto row = [](const std::string& text) {
+            const std::size_t at = text.find("\n              9 gpu");
+            return text.substr(at, text.find('\n', at + 1) - at);
+        };
+        CHECK(row(l.out) != row(theirs));
     }
 }
 
@@ -77,12 +104,16 @@ TEST_CASE("site policy: bad --site-policy and --site-snapshot inputs are errors 
     CHECK(o.out.empty());
     const std::string stamp_dir = "/tmp/mfprio_cli_site_snapshot";
     std::filesystem::create_directories(stamp_dir);
-    std::ofstream(stamp_dir + "/site_factor_pass") << "pass=soon\n";
+    std::ofstream(stamp_dir + "/site_factor_snapshot") << "pass=soon\n";
     const auto s = sprio({"--from", dir + "/bundle", "--site-policy", dir + "/site.policy", "--site-snapshot", stamp_dir});
     CHECK(s.status == mfprio::cli::exit_data);
-    CHECK(s.err == "mfprio: " + stamp_dir + "/site_factor_pass:1:1: expected pass=EPOCH, got 'pass=soon'\n");
-    CHECK(sprio({"--from", dir + "/bundle", "--site-snapshot", dir}).status == mfprio::cli::exit_usage);
-    // lint --site-policy: the same error, and the terms of a good policy.
+    CHECK(s.err == "mfprio: " + stamp_dir + "/site_factor_snapshot:1:6: pass: expected epoch seconds, got 'soon'\n");
+    std::filesystem::remove(stamp_dir + "/site_factor_snapshot");
+    const auto none = sprio({"--from", dir + "/bundle", "--site-snapshot", stamp_dir});
+    CHECK(none.status == mfprio::cli::exit_data);
+    CHECK(none.err.find(stamp_dir + "/site_factor_snapshot") != std::string::npos);
+    // lint --site-policy: the same error, and the terms of a good policy (the compiled
+    // gpu_fair_use among them).
     const std::vector<std::string_view> lint_bad{"--site-policy", bad};
     CHECK(mfprio::cli::run_lint(lint_bad).status == mfprio::cli::exit_data);
     const std::string good = dir + "/site.policy";
@@ -90,18 +121,41 @@ TEST_CASE("site policy: bad --site-policy and --site-snapshot inputs are errors 
     const auto g = mfprio::cli::run_lint(lint_good);
     CHECK(g.status == 0);
     CHECK(g.out == "ok: " + good + ": xfactor, queuetime\n");
+    const std::string gpu = capture("reconfigured") + "/site.policy";
+    const std::vector<std::string_view> lint_gpu{"--site-policy", gpu};
+    CHECK(mfprio::cli::run_lint(lint_gpu).out.starts_with("ok: " + gpu + ": gpu_fair_use, partition"));
+}
+
+TEST_CASE("site policy: a snapshot of another recalculation is not used, and says so") {
+    // The captures' recalculations (their bundles' meta and snapshots): xfactor 1795769002,
+    // reconfigured 1795769062, classic 1795769128, depth_oblivious 1795769194;
+    // PriorityCalcPeriod is 60 s.
+    const std::string classic = capture("classic");
+    const auto older = sprio({"--from", classic + "/bundle", "-l", "--site-policy", classic + "/site.policy",
+                              "--site-snapshot", capture("xfactor")});
+    CHECK(older.status == 0);
+    CHECK(older.err.find("site_factor_snapshot is older than slurmctld's last recalculation (1795769002 < 1795769128): "
+                         "the plugin did not run at it; not used") != std::string::npos);
+    CHECK(older.out != slurp(classic + "/sprio_l.txt"));
+    const std::string r = capture("reconfigured");
+    const auto newer = sprio({"--from", r + "/bundle", "-l", "--site-policy", r + "/site.policy", "--site-snapshot", classic});
+    CHECK(newer.status == 0);
+    CHECK(newer.err.find("site_factor_snapshot is newer than slurmctld's last recalculation (1795769128 >= "
+                         "1795769062 + PriorityCalcPeriod): a recalculation is under way; not used, run again") !=
+          std::string::npos);
 }
 
 TEST_CASE("site policy: whatif --new-site-policy predicts the queue slurmctld computed after the reconfigure") {
     // From the capture under the xfactor preset, the change to the reconfigured policy, at
-    // the time of the plugin's next pass (the reconfigured capture's site_factor_pass): every
-    // job's new priority is the one the real sprio printed after `scontrol reconfigure`, but
-    // for jobs 8 and 17, whose priorities populate.sh set by hand (scontrol update
+    // the time of the plugin's next pass (the reconfigured capture's snapshot): every job's
+    // new priority is the one the real sprio printed after `scontrol reconfigure`, but for
+    // jobs 8 and 17, whose priorities populate.sh set by hand (scontrol update
     // priority=...), which a recomputation at another time does not keep.
     const std::string x = capture("xfactor"), r = capture("reconfigured");
-    const std::string pass = slurp(r + "/site_factor_pass");
-    REQUIRE(pass.starts_with("pass="));
-    const std::string now = pass.substr(5, pass.find('\n') - 5);
+    const std::string snapshot = slurp(r + "/site_factor_snapshot");
+    const std::size_t at = snapshot.find("\npass=");
+    REQUIRE(at != std::string::npos);
+    const std::string now = snapshot.substr(at + 6, snapshot.find('\n', at + 1) - at - 6);
     const std::string bundle = x + "/bundle", before = x + "/site.policy", after = r + "/site.policy";
     const std::vector<std::string_view> args{"--from", bundle, "--site-policy", before,
                                              "--new-site-policy", after, "--now", now, "--json"};

@@ -372,6 +372,30 @@ TEST_CASE("native: sshare -P, assoc_mgr and sacctmgr assoc merge by association"
     CHECK(d.error().column == 25);
 }
 
+TEST_CASE("native: assoc_mgr's GrpTRESMins gives each association's GPU usage in minutes") {
+    // The line as Slurm 22.05.8's `scontrol show assoc_mgr flags=assoc` prints it
+    // (tests/data/site_factor/*/bundle): each TRES's limit (N: none) and its usage in
+    // minutes in parentheses.
+    std::string text(assoc_mgr);
+    const std::string mins = "    GrpTRESMins=cpu=N(0),mem=N(30),energy=N(0),node=N(0),billing=N(0),fs/disk=N(0),vmem=N(0),"
+                             "pages=N(0),gres/gpu=N(47)\n";
+    text.insert(text.find("ClusterName=c Account=root UserName=root(0)"), mins);
+    auto a = read_assoc_inputs(std::vector<conf_input>{{std::string(sshare_p), "sshare.txt"}, {text, "assoc_mgr.txt"}});
+    REQUIRE(a);
+    const auto alice = a->find_user("chem", "alice");
+    REQUIRE(alice);
+    CHECK(a->rows[*alice].gpu_minutes == 47u);
+    CHECK_FALSE(a->rows[*a->find_user("root", "root")].gpu_minutes.has_value());
+    // A usage that is not a count: its line and the column of the gres/gpu item.
+    std::string bad = text;
+    bad.replace(bad.find("gres/gpu=N(47)"), 14, "gres/gpu=N(4x)");
+    auto b = read_assoc_inputs(std::vector<conf_input>{{std::string(sshare_p), "sshare.txt"}, {bad, "assoc_mgr.txt"}});
+    REQUIRE(!b);
+    CHECK(b.error().line == 12);
+    CHECK(b.error().column == 105);
+    CHECK(b.error().message == "expected gres/gpu=LIMIT(MINUTES), got 'gres/gpu=N(4x)'");
+}
+
 TEST_CASE("native: squeue -h -O text: a line without the 15 fields names its line") {
     const std::string good = "8|bob|chem|big|high|2026-11-25T15:12:10|2026-11-25T15:12:10|2026-11-25T15:12:10|2|32|"
                              "1-00:00:00|0|cpu=32,mem=16000M,node=2|PENDING|55320\n";

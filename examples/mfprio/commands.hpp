@@ -26,6 +26,7 @@
 #include <mfprio/config/slurm_fairshare.hpp>
 #include <mfprio/config/slurm_cluster.hpp>
 #include <mfprio/config/slurm_model.hpp>
+#include <mfprio/config/site_snapshot.hpp>
 #include <mfprio/config/slurm_stored.hpp>
 #include <mfprio/queue/site.hpp>
 #include <mfprio/text/text.hpp>
@@ -34,6 +35,7 @@
 #include <mfprio/report/sprio.hpp>
 
 #include "live.hpp"
+#include "../site_factor/site_factors.hpp"
 
 namespace mfprio::cli {
 
@@ -421,8 +423,9 @@ inline constexpr option_row sprio_option_rows[] = {
     {"--site-policy FILE", "the SITE column as site_factor/mfprio computes it from this policy\n"
                            "(PrioritySiteFactorParameters=policy=FILE): at the recalculation, or\n"
                            "at submission for a job submitted since"},
-    {"--site-snapshot DIR", "the plugin's snapshot=DIR: the time of its last update pass\n"
-                            "(DIR/site_factor_pass), instead of the recalculation's"},
+    {"--site-snapshot DIR", "the plugin's snapshot=DIR (DIR/site_factor_snapshot): its last\n"
+                            "update's time, and the usage slurmctld's last recalculation used\n"
+                            "(classic and depth-oblivious fair-share exact; GPU usage)"},
     {"--help", "this text"},
 };
 
@@ -515,22 +518,88 @@ inline void verify_priorities(const loaded_cluster& lc, std::span<const report::
     if (differ != 0) o.status = 1;
 }
 
+/// Each association's GPU usage in whole minutes as `scontrol show assoc_mgr` printed it
+/// (nullopt where the inputs have none).
+[[nodiscard]] inline std::vector<std::optional<std::uint64_t>> gpu_minutes_of(const config::assoc_table& assoc) {
+    std::vector<std::optional<std::uint64_t>> out(assoc.rows.size());
+    for (std::size_t i = 0; i < assoc.rows.size(); ++i) out[i] = assoc.rows[i].gpu_minutes;
+    return out;
+}
+
 /// Sets each pending job's site factor as site_factor/mfprio computes it with `site`: at its
 /// last update pass `calc` (site_factor_p_update), or at submission for a job submitted
-/// after it (site_factor_p_set).
-inline void apply_site_policy(const queue::site_engine& site, config::slurm_model& model, std::int64_t calc) {
+/// after it (site_factor_p_set). The association's GPU usage is `gpu_at_pass`'s (the
+/// plugin's snapshot) for a job of the pass where given, else `gpu_now`'s (assoc_mgr's: the
+/// usage changes at each recalculation and when a job ends, not in between).
+inline void apply_site_policy(const queue::site_engine& site, config::slurm_model& model, std::int64_t calc,
+                              std::span<const std::optional<std::uint64_t>> gpu_now,
+                              std::span<const std::optional<std::uint64_t>> gpu_at_pass = {}) {
     const auto gpu = model.cluster.find_tres("gres/gpu");
     const auto ctx = model.context(calc);
     for (std::size_t k = 0; k < model.jobs.size(); ++k) {
         job& j = model.jobs[k];
         if (j.state != job_state::pending) continue;
         const std::int64_t begin = k < model.begin_times.size() ? model.begin_times[k] : 0;
-        const std::int64_t at = j.submit_time > calc ? j.submit_time : calc;
+        const bool at_pass = j.submit_time <= calc;
+        const std::int64_t at = at_pass ? calc : j.submit_time;
         const auto partitions = k < model.lists.size() ? model.lists[k].partitions : std::span<const std::uint32_t>{};
-        const auto value = site.priority(
-            queue::site_job_of(j, ctx, j.submit_time > calc ? 0 : begin, gpu, partitions), queue::site_context{at});
+        std::optional<std::uint64_t> used;
+        if (at_pass && j.association < gpu_at_pass.size()) used = gpu_at_pass[j.association];
+        if (!used && j.association < gpu_now.size()) used = gpu_now[j.association];
+        const auto value = site.priority(queue::site_job_of(j, ctx, at_pass ? begin : 0, gpu, partitions, used.value_or(0)),
+                                         queue::site_context{at});
         j.site_factor = static_cast<std::int32_t>(value);
     }
+}
+
+/// The association of each job whose fair-share factor slurmctld computes in a pass at
+/// `pass`, in the order of its job list (job id order): pending and not held; then the jobs
+/// submitted since, in the same order. (slurmctld also skips a job whose priority an
+/// administrator set, which the inputs do not tell apart: one counts here as needing it.)
+[[nodiscard]] inline std::vector<std::size_t> needing_fairshare(const config::slurm_model& m, std::int64_t pass) {
+    std::vector<std::size_t> order;
+    for (std::size_t k = 0; k < m.jobs.size(); ++k)
+        if (m.jobs[k].state == job_state::pending) order.push_back(k);
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+        const bool late_a = m.jobs[a].submit_time > pass, late_b = m.jobs[b].submit_time > pass;
+        if (late_a != late_b) return late_b;
+        return m.jobs[a].id < m.jobs[b].id;
+    });
+    std::vector<std::size_t> out;
+    out.reserve(order.size());
+    for (const std::size_t k : order) out.push_back(m.jobs[k].association);
+    return out;
+}
+
+/// The plugin's snapshot in `dir` when it stands for slurmctld's last recalculation `calc`
+/// (taken within PriorityCalcPeriod after it); nullopt with a warning in `o.err` when it
+/// is older (the plugin did not run at it) or newer (a recalculation under way), and with
+/// an error (exit 65) when it cannot be read.
+[[nodiscard]] inline std::optional<config::site_snapshot> read_site_snapshot(const std::string& dir, std::int64_t calc,
+                                                                             std::int64_t period, bool& failed, outcome& o) {
+    const std::string path = dir + "/" + std::string(config::site_snapshot_file);
+    auto text = text::read_text_file(path);
+    if (text) {
+        auto s = config::parse_site_snapshot(*text, path);
+        if (s) {
+            if (s->pass < calc)
+                o.err += "mfprio sprio: warning: " + path + " is older than slurmctld's last recalculation (" +
+                         std::to_string(s->pass) + " < " + std::to_string(calc) +
+                         "): the plugin did not run at it; not used\n";
+            else if (s->pass >= calc + (period > 0 ? period : 1))
+                o.err += "mfprio sprio: warning: " + path + " is newer than slurmctld's last recalculation (" +
+                         std::to_string(s->pass) + " >= " + std::to_string(calc) + " + PriorityCalcPeriod): a "
+                         "recalculation is under way; not used, run again\n";
+            else
+                return std::move(*s);
+            return std::nullopt;
+        }
+        text = s.error();
+    }
+    failed = true;
+    o.status = exit_data;
+    o.err += "mfprio: " + text.error().to_string() + "\n";
+    return std::nullopt;
 }
 
 /// `mfprio sprio ...`
@@ -606,40 +675,42 @@ inline outcome run_sprio(std::span<const std::string_view> args, const slurm_sou
     if (!lc) return o;
     opt.slurm_version = config::slurm_version_number(lc->slurm_version);
     const sprio_times times = times_of(*ci, now);
+    std::optional<config::site_snapshot> snapshot;
+    if (!site_snapshot.empty()) {
+        bool failed = false;
+        snapshot = read_site_snapshot(site_snapshot, times.calc, lc->conf.calc_period, failed, o);
+        if (failed) return o;
+    }
+    // Classic and depth-oblivious fair-share as slurmctld computed it in the snapshot's
+    // pass (Fair Tree's factors are ranks, exact from sshare already).
+    const auto& flags = lc->conf.flags;
+    const bool depth_oblivious = flags.has(slurm::priority_flag::depth_oblivious);
+    if (snapshot && (depth_oblivious || !flags.has(slurm::priority_flag::fair_tree))) {
+        const std::string path = site_snapshot + "/" + std::string(config::site_snapshot_file);
+        auto fs = config::snapshot_fairshare(*snapshot, lc->assoc, needing_fairshare(lc->model, snapshot->pass),
+                                             depth_oblivious, lc->conf.fairshare_dampening, path);
+        if (!fs) {
+            o.status = exit_data;
+            o.err += "mfprio: " + fs.error().to_string() + "\n";
+            return o;
+        }
+        for (std::size_t i = 0; i < fs->size(); ++i)
+            if (lc->assoc.rows[i].is_user()) lc->model.cluster.set_fairshare(static_cast<std::uint32_t>(i), (*fs)[i]);
+        lc->fairshare_taken = false;
+    }
     if (!site_policy.empty()) {
-        auto site = queue::load_site_policy_file(site_policy);
+        auto site = queue::load_site_policy_file(site_policy, site::site_factor_registry());
         if (!site) {
             o.status = exit_data;
             o.err += "mfprio: " + site.error().to_string() + "\n";
             return o;
         }
-        std::int64_t pass = times.calc;
-        if (!site_snapshot.empty()) {
-            const std::string path = site_snapshot + "/site_factor_pass";
-            auto text = text::read_text_file(path);
-            if (!text) {
-                o.status = exit_data;
-                o.err += "mfprio: " + text.error().to_string() + "\n";
-                return o;
-            }
-            const std::string_view t = text::trim(*text);
-            const auto n = t.starts_with("pass=") ? text::parse_unsigned<std::uint64_t>(t.substr(5)) : std::nullopt;
-            if (!n || *n > static_cast<std::uint64_t>(text::max_epoch)) {
-                o.status = exit_data;
-                o.err += "mfprio: " + path + ":1:1: expected pass=EPOCH, got " + text::quote(t) + "\n";
-                return o;
-            }
-            pass = static_cast<std::int64_t>(*n);
-            if (pass < times.calc)
-                o.err += "mfprio sprio: warning: " + path + " is older than slurmctld's last recalculation (" +
-                         std::to_string(pass) + " < " + std::to_string(times.calc) +
-                         "): the plugin did not run at it\n";
-        }
-        // Without the plugin's own pass time, its update is taken to run at the
-        // recalculation's start (it runs within the same pass, usually the same second).
-        apply_site_policy(*site, lc->model, pass);
-    } else if (!site_snapshot.empty()) {
-        return usage("--site-snapshot needs --site-policy");
+        // Without the plugin's snapshot, its update is taken to run at the recalculation's
+        // start (it runs within the same pass, usually the same second).
+        const auto now_gpu = gpu_minutes_of(lc->assoc);
+        const auto pass_gpu = snapshot ? config::snapshot_gpu_minutes(*snapshot, lc->assoc)
+                                       : std::vector<std::optional<std::uint64_t>>{};
+        apply_site_policy(*site, lc->model, snapshot ? snapshot->pass : times.calc, now_gpu, pass_gpu);
     }
     const auto placed = place_stored(*lc, times);
     const auto& model = lc->model;
@@ -775,7 +846,7 @@ inline outcome run_lint(std::span<const std::string_view> args) {
             o.err = "mfprio lint: give --site-policy alone\nTry 'mfprio lint --help'.\n";
             return o;
         }
-        auto site = queue::load_site_policy_file(site_path);
+        auto site = queue::load_site_policy_file(site_path, site::site_factor_registry());
         if (!site) {
             o.status = exit_data;
             o.err = "mfprio: " + site.error().to_string() + "\n";

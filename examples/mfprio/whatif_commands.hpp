@@ -215,7 +215,7 @@ inline outcome run_whatif(std::span<const std::string_view> args) {
     std::optional<queue::site_engine> site, new_site;
     for (auto [path, dst] : {std::pair{&site_policy, &site}, std::pair{&new_site_policy, &new_site}}) {
         if (path->empty()) continue;
-        auto e = queue::load_site_policy_file(*path);
+        auto e = queue::load_site_policy_file(*path, site::site_factor_registry());
         if (!e) {
             o.status = exit_data;
             o.err += "mfprio: " + e.error().to_string() + "\n";
@@ -250,7 +250,7 @@ inline outcome run_whatif(std::span<const std::string_view> args) {
         if (!m) return o;
         present->model = std::move(*m);
         present->fairshare_taken = taken;
-        if (site) apply_site_policy(*site, present->model, times.calc);
+        if (site) apply_site_policy(*site, present->model, times.calc, gpu_minutes_of(pc->assoc));
         placed = place_stored(*present, times);
     }
     if (after_s) {
@@ -276,9 +276,10 @@ inline outcome run_whatif(std::span<const std::string_view> args) {
             else config::keep_placements(placed, present->model, *side);
         }
     }
-    if (site) apply_site_policy(*site, *before, t);
-    if (new_site) apply_site_policy(*new_site, *after, t);
-    else if (site) apply_site_policy(*site, *after, t);
+    const auto gpu_minutes = gpu_minutes_of(pc->assoc);
+    if (site) apply_site_policy(*site, *before, t, gpu_minutes);
+    if (new_site) apply_site_policy(*new_site, *after, t, gpu_minutes);
+    else if (site) apply_site_policy(*site, *after, t, gpu_minutes);
     const report::whatif_result r = report::compare_queues(*before, *after, t, std::max(t, times.listed));
 
     const report::whatif_summary sum = report::summarize_whatif(*before, *after, t, r, top, head);

@@ -3,19 +3,30 @@
 //
 // slurmctld calls the plugin under its job write lock (submission, the periodic update) or
 // its configuration lock (reconfigure); the policy is swapped under a mutex, so a
-// reconfigure never frees an engine another call is using.
+// reconfigure never frees an engine another call is using. Policies are read with the site's
+// registry (site_factors.hpp: the built-in site factors and the site's compiled ones).
+//
+// The snapshot is copied under slurmctld's locks and written by a thread of the plugin's
+// own, outside them: the job lock is held for the copy, not for the file.
 
 #include "site_job.h"
 
 #include <cerrno>
+#include <condition_variable>
 #include <cstdio>
 #include <cstring>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <thread>
+#include <utility>
 
+#include <mfprio/config/site_snapshot.hpp>
 #include <mfprio/queue/site.hpp>
+
+#include "site_factors.hpp"
 
 namespace {
 
@@ -74,7 +85,7 @@ extern "C" int mfprio_site_configure(const char* text, char* error, std::size_t 
     } else if (p.policy.empty()) {
         message = "PrioritySiteFactorParameters has no policy=FILE";
     } else {
-        auto engine = mfprio::queue::load_site_policy_file(p.policy);
+        auto engine = mfprio::queue::load_site_policy_file(p.policy, site::site_factor_registry());
         if (!engine) message = engine.error().to_string();
         else next = std::make_shared<const loaded_policy>(loaded_policy{p.policy, p.snapshot, std::move(*engine)});
     }
@@ -110,32 +121,142 @@ extern "C" int64_t mfprio_site_value(const struct mfprio_site_job* job, int64_t 
     j.nodes = job->nodes;
     j.mem_mb = job->mem_mb;
     j.gpus = job->gpus;
+    j.owner_gpu_minutes = job->owner_gpu_minutes;
     return p->engine.priority(j, mfprio::queue::site_context{now});
 }
 
+namespace {
+
+/// The snapshot being copied (under slurmctld's locks) and the writer thread that writes
+/// the last one committed.
+class snapshot_writer {
+public:
+    ~snapshot_writer() { stop(); }
+
+    mfprio::config::site_snapshot& filling() { return filling_; }
+
+    /// Hands `filling()` to the thread (replacing a snapshot not yet written) as the pass
+    /// at `now` for `dir`.
+    void commit(std::int64_t now, std::string dir) {
+        filling_.pass = now;
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            ready_ = std::move(filling_);
+            dir_ = std::move(dir);
+            if (!thread_.joinable()) {
+                stopping_ = false;
+                thread_ = std::thread([this] { run(); });
+            }
+        }
+        filling_ = {};
+        wake_.notify_one();
+    }
+
+    /// The thread's last error, cleared.
+    std::string take_error() {
+        std::lock_guard<std::mutex> lock(mutex_);
+        return std::exchange(error_, std::string());
+    }
+
+    void stop() {
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            stopping_ = true;
+        }
+        wake_.notify_one();
+        if (thread_.joinable()) thread_.join();
+        filling_ = {};
+        ready_.reset();
+    }
+
+private:
+    void run() {
+        std::unique_lock<std::mutex> lock(mutex_);
+        for (;;) {
+            wake_.wait(lock, [this] { return stopping_ || ready_.has_value(); });
+            if (stopping_) return;
+            mfprio::config::site_snapshot s = std::move(*ready_);
+            ready_.reset();
+            const std::string dir = dir_;
+            lock.unlock();
+            std::string failure = write(s, dir);
+            lock.lock();
+            if (!failure.empty()) error_ = std::move(failure);
+        }
+    }
+
+    /// Written to a new file, then renamed: a reader sees the old snapshot or the new one.
+    static std::string write(const mfprio::config::site_snapshot& s, const std::string& dir) {
+        const std::string final_path = dir + "/" + std::string(mfprio::config::site_snapshot_file);
+        const std::string temp_path = final_path + ".new";
+        const std::string text = mfprio::config::format_site_snapshot(s);
+        std::FILE* f = std::fopen(temp_path.c_str(), "w");
+        if (f == nullptr) return "cannot write " + temp_path + ": " + std::strerror(errno);
+        const bool written = std::fwrite(text.data(), 1, text.size(), f) == text.size();
+        const bool closed = std::fclose(f) == 0;
+        if (!written || !closed || std::rename(temp_path.c_str(), final_path.c_str()) != 0) {
+            const std::string why = std::strerror(errno);
+            std::remove(temp_path.c_str());
+            return "cannot write " + final_path + ": " + why;
+        }
+        return {};
+    }
+
+    mfprio::config::site_snapshot filling_;
+    std::mutex mutex_;
+    std::condition_variable wake_;
+    std::optional<mfprio::config::site_snapshot> ready_;
+    std::string dir_, error_;
+    bool stopping_ = false;
+    std::thread thread_;
+};
+
+snapshot_writer writer;
+
+} // namespace
+
+extern "C" int mfprio_site_snapshot_wanted(void) {
+    const auto p = policy();
+    return p && !p->snapshot.empty();
+}
+
+extern "C" void mfprio_site_snapshot_add(const struct mfprio_site_assoc* a) {
+    if (a == nullptr) return;
+    mfprio::config::snapshot_assoc s;
+    s.id = a->id;
+    s.account = a->account != nullptr ? a->account : "";
+    s.user = a->user != nullptr ? a->user : "";
+    s.partition = a->partition != nullptr ? a->partition : "";
+    s.shares_raw = a->shares_raw;
+    s.level_shares = a->level_shares;
+    s.shares_norm = a->shares_norm;
+    s.usage_raw = a->usage_raw;
+    s.usage_norm = a->usage_norm;
+    s.usage_efctv = a->usage_efctv;
+    s.fs_parent = a->fs_parent;
+    s.gpu_usage = a->gpu_usage;
+    writer.filling().assocs.push_back(std::move(s));
+}
+
+extern "C" void mfprio_site_snapshot_commit(int64_t now) {
+    const auto p = policy();
+    if (!p || p->snapshot.empty()) {
+        writer.filling() = {};
+        return;
+    }
+    writer.commit(now, p->snapshot);
+}
+
+extern "C" int mfprio_site_take_error(char* error, std::size_t size) {
+    const std::string e = writer.take_error();
+    if (e.empty()) return 0;
+    copy_error(e, error, size);
+    return 1;
+}
+
 extern "C" void mfprio_site_clear(void) {
+    writer.stop();
     std::lock_guard<std::mutex> lock(policy_mutex);
     current.reset();
     current_path.clear();
-}
-
-extern "C" int mfprio_site_note_pass(int64_t now, char* error, std::size_t size) {
-    const auto p = policy();
-    if (!p || p->snapshot.empty()) return 0;
-    // Written to a new file, then renamed: a reader sees the old pass or the new one.
-    const std::string final_path = p->snapshot + "/site_factor_pass";
-    const std::string temp_path = final_path + ".new";
-    std::FILE* f = std::fopen(temp_path.c_str(), "w");
-    if (f == nullptr) {
-        copy_error("cannot write " + temp_path + ": " + std::strerror(errno), error, size);
-        return -1;
-    }
-    const int written = std::fprintf(f, "pass=%lld\n", static_cast<long long>(now));
-    const bool ok = written > 0 && std::fclose(f) == 0;
-    if (!ok || std::rename(temp_path.c_str(), final_path.c_str()) != 0) {
-        copy_error("cannot write " + final_path + ": " + std::strerror(errno), error, size);
-        std::remove(temp_path.c_str());
-        return -1;
-    }
-    return 0;
 }

@@ -9,6 +9,11 @@
  *   PrioritySiteFactorPlugin=site_factor/mfprio
  *   PrioritySiteFactorParameters=policy=/etc/slurm/site.policy[,snapshot=DIR]
  *
+ * With snapshot=DIR, each update also copies every association's usage (raw, normalized,
+ * effective, GPU) as slurmctld's recalculation uses it; the plugin's writer thread writes it
+ * to DIR/site_factor_snapshot outside slurmctld's locks. The time the update held the job
+ * lock (the pending jobs, then the copy) is logged at debug level.
+ *
  * A missing or malformed policy is logged (its file, line, column and the reason) and every
  * job's site factor is 0 until `scontrol reconfigure` reads a good one; slurmctld keeps
  * running. The value is computed at submission and again at each priority recalculation
@@ -100,6 +105,15 @@ static void _fill(const job_record_t *job_ptr, struct mfprio_site_job *j)
 		if (gpu_pos >= 0)
 			j->gpus = job_ptr->tres_req_cnt[gpu_pos];
 	}
+	/* The association's GPU usage, whole minutes as assoc_mgr prints them (assoc lock held). */
+	if ((gpu_pos >= 0) && job_ptr->assoc_ptr) {
+		const slurmdb_assoc_rec_t *assoc = job_ptr->assoc_ptr;
+
+		if (assoc->usage && assoc->usage->usage_tres_raw &&
+		    (assoc->usage->usage_tres_raw[gpu_pos] > 0))
+			j->owner_gpu_minutes =
+				(uint64_t) assoc->usage->usage_tres_raw[gpu_pos] / 60;
+	}
 }
 
 static void _set(job_record_t *job_ptr, time_t now)
@@ -132,28 +146,92 @@ extern void site_factor_p_reconfig(void)
 
 extern void site_factor_p_set(job_record_t *job_ptr)
 {
+	assoc_mgr_lock_t locks = { .assoc = READ_LOCK };
+
 	_find_gpu_pos();
+	assoc_mgr_lock(&locks);
 	_set(job_ptr, time(NULL));
+	assoc_mgr_unlock(&locks);
 }
+
+struct update_pass {
+	time_t now;
+	int pending;
+};
 
 static int _update(void *x, void *arg)
 {
 	job_record_t *job_ptr = x;
+	struct update_pass *pass = arg;
 
-	if (IS_JOB_PENDING(job_ptr))
-		_set(job_ptr, *(time_t *) arg);
+	if (IS_JOB_PENDING(job_ptr)) {
+		_set(job_ptr, pass->now);
+		pass->pending++;
+	}
 	return SLURM_SUCCESS;
+}
+
+static int _copy_assoc(void *x, void *arg)
+{
+	const slurmdb_assoc_rec_t *assoc = x;
+	struct mfprio_site_assoc a = { 0 };
+	int *count = arg;
+
+	if (!assoc->usage)
+		return SLURM_SUCCESS;
+	a.id = assoc->id;
+	a.account = assoc->acct;
+	a.user = assoc->user;
+	a.partition = assoc->partition;
+	a.shares_raw = assoc->shares_raw;
+	a.level_shares = assoc->usage->level_shares;
+	a.shares_norm = assoc->usage->shares_norm;
+	a.usage_raw = assoc->usage->usage_raw;
+	a.usage_norm = assoc->usage->usage_norm;
+	a.usage_efctv = assoc->usage->usage_efctv;
+	if (assoc->usage->fs_assoc_ptr)
+		a.fs_parent = assoc->usage->fs_assoc_ptr->id;
+	if ((gpu_pos >= 0) && assoc->usage->usage_tres_raw)
+		a.gpu_usage = assoc->usage->usage_tres_raw[gpu_pos];
+	mfprio_site_snapshot_add(&a);
+	(*count)++;
+	return SLURM_SUCCESS;
+}
+
+static long _micros_since(const struct timespec *start)
+{
+	struct timespec end;
+
+	clock_gettime(CLOCK_MONOTONIC, &end);
+	return (long) ((end.tv_sec - start->tv_sec) * 1000000L +
+		       (end.tv_nsec - start->tv_nsec) / 1000L);
 }
 
 extern void site_factor_p_update(void)
 {
-	time_t now = time(NULL);
-
+	struct update_pass pass = { .now = time(NULL) };
+	assoc_mgr_lock_t locks = { .assoc = READ_LOCK };
+	struct timespec start;
+	long jobs_us, snapshot_us = 0;
+	int assocs = 0;
 	char reason[1024];
 
 	/* Without a policy every pending job's site factor is 0. */
 	_find_gpu_pos();
-	list_for_each(job_list, _update, &now);
-	if (mfprio_site_note_pass((int64_t) now, reason, sizeof(reason)))
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	assoc_mgr_lock(&locks);
+	list_for_each(job_list, _update, &pass);
+	jobs_us = _micros_since(&start);
+	if (mfprio_site_snapshot_wanted()) {
+		clock_gettime(CLOCK_MONOTONIC, &start);
+		if (assoc_mgr_assoc_list)
+			list_for_each(assoc_mgr_assoc_list, _copy_assoc, &assocs);
+		mfprio_site_snapshot_commit((int64_t) pass.now);
+		snapshot_us = _micros_since(&start);
+	}
+	assoc_mgr_unlock(&locks);
+	debug("%s: update of %d pending jobs: %ld us; snapshot of %d associations: %ld us (job lock held)",
+	      plugin_type, pass.pending, jobs_us, assocs, snapshot_us);
+	if (mfprio_site_take_error(reason, sizeof(reason)))
 		error("%s: %s", plugin_type, reason);
 }

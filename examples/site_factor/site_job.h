@@ -26,6 +26,23 @@ struct mfprio_site_job {
 	uint32_t nodes;              /* details->min_nodes */
 	uint64_t mem_mb;             /* tres_req_cnt[TRES_ARRAY_MEM] */
 	uint64_t gpus;               /* tres_req_cnt of gres/gpu */
+	uint64_t owner_gpu_minutes;  /* assoc usage_tres_raw of gres/gpu, whole minutes */
+};
+
+/* An association as the snapshot records it (site_snapshot.hpp); strings NULL for none. */
+struct mfprio_site_assoc {
+	uint32_t id;
+	const char *account;
+	const char *user;
+	const char *partition;
+	uint32_t shares_raw;         /* SLURMDB_FS_USE_PARENT for Fairshare=parent */
+	uint32_t level_shares;
+	double shares_norm;
+	long double usage_raw;
+	long double usage_norm;
+	long double usage_efctv;
+	uint32_t fs_parent;          /* usage->fs_assoc_ptr's id, 0 for none (the root) */
+	long double gpu_usage;       /* usage_tres_raw of gres/gpu, 0 without */
 };
 
 /*
@@ -45,14 +62,24 @@ const char *mfprio_site_policy_path(void);
 int64_t mfprio_site_value(const struct mfprio_site_job *job, int64_t now);
 
 /*
- * With snapshot=DIR among the parameters, records the time of an update pass in
- * DIR/site_factor_pass ("pass=EPOCH", written to a new file, then renamed), for mfprio's
- * offline twin (`mfprio sprio --live --site-policy FILE --site-snapshot DIR`). Returns 0, or
- * -1 with the reason in `error`.
+ * The snapshot (snapshot=DIR among the parameters) of an update pass, for mfprio's offline
+ * twin (`mfprio sprio --live --site-policy FILE --site-snapshot DIR`):
+ * mfprio_site_snapshot_wanted() says whether one is configured; mfprio_site_snapshot_add()
+ * copies one association (called under slurmctld's locks, as little work as a copy);
+ * mfprio_site_snapshot_commit() hands the copy to the plugin's writer thread, which writes
+ * DIR/site_factor_snapshot (to a new file, then renamed) outside slurmctld's locks.
  */
-int mfprio_site_note_pass(int64_t now, char *error, size_t size);
+int mfprio_site_snapshot_wanted(void);
+void mfprio_site_snapshot_add(const struct mfprio_site_assoc *assoc);
+void mfprio_site_snapshot_commit(int64_t now);
 
-/* Drops the policy. */
+/*
+ * The writer thread's last error (cannot write the snapshot), copied into `error` and
+ * cleared: returns 1 when there was one, else 0.
+ */
+int mfprio_site_take_error(char *error, size_t size);
+
+/* Drops the policy and stops the writer thread. */
 void mfprio_site_clear(void);
 
 #ifdef __cplusplus

@@ -1,25 +1,33 @@
 #!/usr/bin/env bash
 # site_factor/mfprio inside Debian's slurmctld: the test cluster of slurm_cluster.sh loads the
 # plugin (built from the Slurm source of the installed release), populate.sh fills it, and
-# after each of slurmctld's recalculations sprio's output (default and -l) must equal
-# `mfprio sprio --live --site-policy POLICY --site-snapshot DIR` byte for byte:
+# after each of slurmctld's recalculations sprio's output (default, -l and -n) must equal
+# `mfprio sprio --live --site-policy POLICY --site-snapshot DIR` byte for byte. Usage decays
+# (PriorityDecayHalfLife=7-0) and a GPU job runs on n1 throughout, so that CPU and GPU usage
+# grow at every recalculation:
 #
-#   1. the xfactor preset with a queue-time term;
-#   2. another policy (partition, QOS, nice, GPUs, the Maui form of the expansion factor)
-#      written over the first and read by `scontrol reconfigure`, with jobs submitted after
-#      the recalculation (their site factor set at submission);
-#   3. a malformed policy, reconfigured: slurmctld keeps running, its log names the policy's
+#   1. xfactor: the xfactor preset with a queue-time term (Fair Tree);
+#   2. reconfigured: the GPU policy compiled into the plugin (site_factors.hpp's
+#      gpu_fair_use, which reads the association's GPU usage) with partition, QOS, nice, GPU
+#      and Maui expansion-factor terms, written over the first and read by `scontrol
+#      reconfigure`, with jobs submitted after the recalculation (their site factor set at
+#      submission);
+#   3. classic: slurmctld restarted with PriorityFlags=NO_FAIR_TREE, more jobs submitted
+#      after the recalculation: the fair-share factors from the plugin's snapshot;
+#   4. depth_oblivious: the same with PriorityFlags=DEPTH_OBLIVIOUS;
+#   5. a malformed policy, reconfigured: slurmctld keeps running, its log names the policy's
 #      file, line and column, and every pending job's SITE is 0 from the next recalculation.
 #
 #   site_factor.sh OUT MFPRIO [PLUGIN_DIR]  exit 1 on a difference; the plugin's directory,
 #                                          else MFPRIO_SITE_PLUGIN_DIR
 #
-# OUT/xfactor and OUT/reconfigured hold what sprio printed (sprio.txt, sprio_l.txt), what
-# mfprio printed, the policy, the plugin's site_factor_pass and the --save bundle of the
-# same moment: tests/data/site_factor replays them offline.
+# OUT/NAME holds what sprio printed (sprio.txt, sprio_l.txt, sprio_n.txt), what mfprio
+# printed, the policy, the plugin's snapshot (site_factor_snapshot) and the --save bundle of
+# the same moment: tests/data/site_factor replays them offline.
 #
 # Skipped (exit 77) when not root, when the Slurm daemons are missing, or without the plugin.
-# About four minutes: three of slurmctld's recalculations (PriorityCalcPeriod=1, a minute).
+# About seven minutes: five of slurmctld's recalculations (PriorityCalcPeriod=1, a minute)
+# and two restarts.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -52,11 +60,21 @@ cat >"$dir/etc/site.policy" <<'POLICY'
 preset = xfactor
 queuetime = 2
 POLICY
-MFPRIO_SITE_PLUGIN_DIR=$plugin_dir bash "$here/slurm_cluster.sh" start "$dir" FAIR_TREE >/dev/null ||
+MFPRIO_SITE_PLUGIN_DIR=$plugin_dir MFPRIO_DECAY_HALF_LIFE=7-0 MFPRIO_N1_GPU=1 \
+    bash "$here/slurm_cluster.sh" start "$dir" FAIR_TREE >/dev/null ||
     { echo "live site_factor: the cluster did not start"; tail -20 "$dir/log/slurmctld.log"; exit 1; }
 # shellcheck disable=SC1091
 . "$dir/env"
 bash "$here/populate.sh" "$dir" >/dev/null || { echo "live site_factor: populating failed"; exit 1; }
+# A GPU job running on n1 for the whole test: carol's GPU (and CPU) usage grows at each
+# recalculation, after the plugin's update and before the next one.
+sbatch --uid=mfprio-carol --chdir=/tmp -o /dev/null -e /dev/null -p debug -A physics -n 1 --gres=gpu:1 \
+    --mem=100 -t 30 --wrap "sleep 1700" >/dev/null
+for _ in $(seq 1 100); do
+    [[ $(squeue -h -u mfprio-carol -p debug -t R -o %i) ]] && break
+    sleep 0.2
+done
+[[ $(squeue -h -u mfprio-carol -p debug -t R -o %i) ]] || { echo "live site_factor: the GPU job did not start"; exit 1; }
 
 stamp=$dir/state/priority_last_decay_ran
 last_pass() { od -An -tx8 -N8 "$stamp" 2>/dev/null | tr -d ' '; }
@@ -92,21 +110,24 @@ compare() {
         mkdir -p "$out/$name"
         sprio >"$out/$name/sprio.txt"
         sprio -l >"$out/$name/sprio_l.txt"
-        "$mfprio" sprio --live --site-policy "$dir/etc/site.policy" --site-snapshot "$dir/state" \
-            >"$out/$name/mfprio.txt" 2>"$out/$name/mfprio.err"
-        "$mfprio" sprio --live -l --site-policy "$dir/etc/site.policy" --site-snapshot "$dir/state" \
-            --save "$out/$name/bundle" >"$out/$name/mfprio_l.txt" 2>>"$out/$name/mfprio.err"
-        cp "$dir/etc/site.policy" "$dir/state/site_factor_pass" "$out/$name/"
+        sprio -n >"$out/$name/sprio_n.txt"
+        local twin=("$mfprio" sprio --live --site-policy "$dir/etc/site.policy" --site-snapshot "$dir/state")
+        "${twin[@]}" >"$out/$name/mfprio.txt" 2>"$out/$name/mfprio.err"
+        "${twin[@]}" -l --save "$out/$name/bundle" >"$out/$name/mfprio_l.txt" 2>>"$out/$name/mfprio.err"
+        "${twin[@]}" -n >"$out/$name/mfprio_n.txt" 2>>"$out/$name/mfprio.err"
+        cp "$dir/etc/site.policy" "$dir/state/site_factor_snapshot" "$out/$name/"
         [[ $(last_pass) == "$pass" ]] && break
     done
-    if cmp -s "$out/$name/sprio.txt" "$out/$name/mfprio.txt" && cmp -s "$out/$name/sprio_l.txt" "$out/$name/mfprio_l.txt"; then
+    if cmp -s "$out/$name/sprio.txt" "$out/$name/mfprio.txt" && cmp -s "$out/$name/sprio_l.txt" "$out/$name/mfprio_l.txt" &&
+        cmp -s "$out/$name/sprio_n.txt" "$out/$name/mfprio_n.txt"; then
         local jobs sites
         jobs=$(tail -n +2 "$out/$name/sprio.txt" | wc -l)
         sites=$(tail -n +2 "$out/$name/sprio_l.txt" | awk "$computed_site" | wc -l)
-        echo "live site_factor: $name: sprio and sprio -l identical ($jobs jobs, $sites with a SITE other than 0)"
+        echo "live site_factor: $name: sprio, sprio -l and -n identical ($jobs jobs, $sites with a SITE other than 0)"
     else
         echo "live site_factor: $name: DIFFERENT"
         diff "$out/$name/sprio_l.txt" "$out/$name/mfprio_l.txt" | head -20 || true
+        diff "$out/$name/sprio_n.txt" "$out/$name/mfprio_n.txt" | head -10 || true
         cat "$out/$name/mfprio.err"
         status=1
     fi
@@ -115,7 +136,10 @@ compare() {
 compare xfactor
 
 cat >"$dir/etc/site.policy" <<'POLICY'
-# Partition and QOS priorities, nice, GPUs, and Maui's expansion factor with a minimum limit.
+# The site's GPU fair use (compiled into the plugin), partition and QOS priorities, nice,
+# GPUs, and Maui's expansion factor with a minimum limit.
+gpu_fair_use = 5000
+gpu_fair_use.budget = 20
 partition = 3
 qos = 1
 qos.cap = 400
@@ -126,6 +150,16 @@ xfactor.min_limit = 30
 POLICY
 scontrol reconfigure
 compare reconfigured busy
+
+# Classic and depth-oblivious fair-share under decay, with a job running: exact only
+# through the snapshot's usage.
+for flags in NO_FAIR_TREE DEPTH_OBLIVIOUS; do
+    bash "$here/slurm_cluster.sh" restart-ctld "$dir" "$flags" >/dev/null ||
+        { echo "live site_factor: slurmctld did not restart with $flags"; exit 1; }
+    name=classic
+    [[ $flags == DEPTH_OBLIVIOUS ]] && name=depth_oblivious
+    compare "$name" busy
+done
 
 printf 'queuetime = often\n' >"$dir/etc/site.policy"
 scontrol reconfigure

@@ -13,12 +13,15 @@
 # Needs root and Debian's slurmctld slurmd slurmdbd slurm-client munge mariadb-server.
 # MFPRIO_MAX_JOB_COUNT sets MaxJobCount (default Slurm's 10000), for benchmarks with more jobs.
 # MFPRIO_SITE_PLUGIN_DIR (a directory holding site_factor_mfprio.so) loads site_factor/mfprio
-# with the policy DIR/etc/site.policy.
+# with the policy DIR/etc/site.policy and its snapshot in DIR/state. MFPRIO_N1_GPU=1 gives n1
+# one GPU (its device file /dev/null: always there, nothing opens it), so that GPU jobs run
+# and GPU usage accrues.
 #
-# Usage does not decay (PriorityDecayHalfLife=0): it stays whole CPU-seconds, which sshare
-# and assoc_mgr print exactly, so that the classic (NO_FAIR_TREE) factors can be recomputed
-# to the bit. With decay, the classic factors depend on digits of usage that no Slurm
-# command prints; Fair Tree's do not (mfprio sprio --help, --fairshare).
+# Usage does not decay (PriorityDecayHalfLife=0) unless MFPRIO_DECAY_HALF_LIFE sets one: it
+# stays whole CPU-seconds, which sshare and assoc_mgr print exactly, so that the classic
+# (NO_FAIR_TREE) factors can be recomputed to the bit. With decay, the classic factors depend
+# on digits of usage that no Slurm command prints (site_factor/mfprio's snapshot has them);
+# Fair Tree's do not (mfprio sprio --help, --fairshare).
 set -euo pipefail
 
 die() { printf 'slurm_cluster.sh: %s\n' "$*" >&2; exit 1; }
@@ -91,7 +94,7 @@ GresTypes=gpu
 PriorityType=priority/multifactor
 PriorityFlags=$flags
 PriorityCalcPeriod=1
-PriorityDecayHalfLife=0
+PriorityDecayHalfLife=${MFPRIO_DECAY_HALF_LIFE:-0}
 PriorityUsageResetPeriod=NONE
 PriorityMaxAge=1-0
 PriorityFavorSmall=NO
@@ -102,7 +105,7 @@ PriorityWeightPartition=4000
 PriorityWeightQOS=6000
 PriorityWeightAssoc=500
 PriorityWeightTRES=CPU=1000,Mem=2000,GRES/gpu=3000
-NodeName=n1 NodeHostname=localhost NodeAddr=127.0.0.1 CPUs=2 RealMemory=1000 State=UNKNOWN
+NodeName=n1 NodeHostname=localhost NodeAddr=127.0.0.1 CPUs=2 RealMemory=1000${MFPRIO_N1_GPU:+ Gres=gpu:1} State=UNKNOWN
 NodeName=f[1-4] NodeAddr=127.0.0.1 Port=$dead_port CPUs=16 RealMemory=64000 Gres=gpu:2 State=UNKNOWN
 PartitionName=debug Nodes=n1 Default=YES MaxTime=60 PriorityJobFactor=10 State=UP
 PartitionName=big Nodes=f[1-4] MaxTime=2-0 PriorityJobFactor=40 PriorityTier=2 State=UP
@@ -118,6 +121,11 @@ PluginDir=$plugins:$MFPRIO_SITE_PLUGIN_DIR
 PrioritySiteFactorPlugin=site_factor/mfprio
 PrioritySiteFactorParameters=policy=$dir/etc/site.policy,snapshot=$dir/state
 CONF
+    fi
+    if [[ -n ${MFPRIO_N1_GPU:-} ]]; then
+        echo "NodeName=n1 Name=gpu File=/dev/null" >"$dir/etc/gres.conf"
+    else
+        : >"$dir/etc/gres.conf"
     fi
     cp "$dir/etc/slurm.conf" "$dir/etc/slurm.conf.written"
 }
@@ -177,7 +185,6 @@ StoragePass=mfprio
 StorageLoc=slurm_acct_db
 CONF
     chmod 600 "$dir/etc/slurmdbd.conf"
-    : >"$dir/etc/gres.conf"
     echo "export SLURM_CONF=$dir/etc/slurm.conf" >"$dir/env"
     export SLURM_CONF=$dir/etc/slurm.conf
 

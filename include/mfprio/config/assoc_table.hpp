@@ -69,6 +69,9 @@ struct assoc_row {
     std::optional<double> printed_raw_usage; ///< RawUsage as sshare printed it, when a more precise one replaced `raw_usage`
     std::optional<std::string> grp_tres_mins; ///< GrpTRESMins as printed (not used in calculations)
     std::optional<std::string> tres_run_mins; ///< TRESRunMins as printed (not used in calculations)
+    /// GPU usage in whole minutes (usage_tres_raw of gres/gpu), from `scontrol show
+    /// assoc_mgr`'s GrpTRESMins; for site_factor/mfprio's twin.
+    std::optional<std::uint64_t> gpu_minutes;
     std::size_t line = 0;              ///< 1-based line in the file; 0 for a synthesized root
 
     /// True for user associations (leaves).

@@ -21,6 +21,7 @@
 #include <mfprio/config/maui_model.hpp>
 #include <mfprio/config/maui_outputs.hpp>
 #include <mfprio/config/qos_table.hpp>
+#include <mfprio/config/site_snapshot.hpp>
 #include <mfprio/config/slurm_cluster.hpp>
 #include <mfprio/config/slurm_conf.hpp>
 #include <mfprio/config/slurm_fairshare.hpp>

@@ -610,7 +610,8 @@ namespace detail {
 /// - one `sshare -a -l -P` / `-p` output (or any association table, see assoc_table.hpp):
 ///   the tree, shares and sshare's columns;
 /// - `scontrol show assoc_mgr` (`flags=assoc`): RawUsage with its two decimals instead of
-///   sshare's integer (`UsageRaw/Norm/Efctv=`);
+///   sshare's integer (`UsageRaw/Norm/Efctv=`), and the GPU usage in minutes (GrpTRESMins'
+///   `gres/gpu=LIMIT(USED)`);
 /// - `sacctmgr show assoc -P`: the association priority (`Priority`, which sacctmgr prints
 ///   with what the account gave its users).
 /// An association in assoc_mgr or sacctmgr that the sshare output does not have is an error
@@ -672,7 +673,7 @@ namespace detail {
         if (!out->has_column("Priority")) out->columns.emplace_back("Priority");
     }
     static constexpr std::string_view assoc_keys[] = {"ClusterName", "Account", "UserName", "Partition", "Priority",
-                                                      "UsageRaw/Norm/Efctv"};
+                                                      "UsageRaw/Norm/Efctv", "GrpTRESMins"};
     const auto keep = [](std::string_view k) { return detail::one_of(k, assoc_keys); };
     std::optional<input_error> error;
     const auto fail = [&](input_error e) {
@@ -700,6 +701,25 @@ namespace detail {
                                            "priority " + text::quote(prio->value) + " is not an integer from 0 to 4294967295"));
                 if (!out->rows[*r].priority) out->rows[*r].priority = *v; // sacctmgr's, where given, first
                 if (!out->has_column("Priority")) out->columns.emplace_back("Priority");
+            }
+            if (const scontrol_pair* mins = rec.find("GrpTRESMins")) {
+                // "cpu=N(12),...,gres/gpu=N(34)": each TRES's limit and, in parentheses, its
+                // usage in whole minutes.
+                const std::string_view v = mins->value;
+                std::size_t at = 0;
+                for (const std::string_view item : split(v, ',')) {
+                    const std::size_t item_at = at;
+                    at += item.size() + 1;
+                    if (!item.starts_with("gres/gpu=")) continue;
+                    const std::size_t open = item.find('(');
+                    const auto used = open != std::string_view::npos && item.ends_with(')')
+                                          ? parse_unsigned<std::uint64_t>(item.substr(open + 1, item.size() - open - 2))
+                                          : std::nullopt;
+                    if (!used)
+                        return fail(make_error(in->name, mins->line, mins->value_column + item_at, "GrpTRESMins",
+                                               "expected gres/gpu=LIMIT(MINUTES), got " + text::quote(item)));
+                    out->rows[*r].gpu_minutes = *used;
+                }
             }
             const scontrol_pair* usage = rec.find("UsageRaw/Norm/Efctv");
             if (usage == nullptr) return true;

@@ -62,6 +62,10 @@ struct site_job {
     std::uint32_t nodes = 1;               ///< nodes requested
     std::uint64_t mem_mb = 0;              ///< memory requested in total, MB
     std::uint64_t gpus = 0;                ///< gres/gpu requested
+    /// The GPU usage of the job's association as slurmctld keeps it (usage_tres_raw of
+    /// gres/gpu: GPU-seconds, decayed by PriorityDecayHalfLife), in whole minutes, as
+    /// `scontrol show assoc_mgr` prints it in GrpTRESMins.
+    std::uint64_t owner_gpu_minutes = 0;
 };
 
 /// The pass: the time the plugin's update (or the job's submission) computes at.
@@ -185,64 +189,72 @@ template <site_value K>
 }
 } // namespace detail
 
-/// The registry of site factors and the preset `xfactor` (see the file comment).
+/// The registry of site factors and the preset `xfactor` (see the file comment), to add a
+/// site's own factors to (a factor type over `site_job` and `site_context`).
+[[nodiscard]] inline registry<site_job, site_context> make_site_registry() {
+    registry<site_job, site_context> r;
+    bool ok = true;
+    ok = detail::site_add<site_value::queuetime>(r) && ok;
+    ok = r.add_configured<site_xfactor>(
+             "xfactor", {"min_limit", "default_limit", "form", "round", "cap"},
+             [](const factor_options& o) -> expected<site_xfactor> {
+                 auto s = detail::site_shape_of(o);
+                 if (!s) return s.error();
+                 site_xfactor v;
+                 v.shape = *s;
+                 auto min = detail::site_time_option(o, "min_limit", 0);
+                 if (!min) return min.error();
+                 auto def = detail::site_time_option(o, "default_limit", 86400);
+                 if (!def) return def.error();
+                 v.min_limit = *min;
+                 v.default_limit = *def;
+                 if (const std::string* f = o.find("form")) {
+                     const std::string_view t = text::trim(*f);
+                     if (text::iequals(t, "wait")) v.wait_only = true;
+                     else if (!text::iequals(t, "maui"))
+                         return factor_options::error("form", "expected maui or wait, got " + text::quote(*f));
+                 }
+                 return v;
+             }) && ok;
+    ok = detail::site_add<site_value::partition>(r) && ok;
+    ok = detail::site_add<site_value::qos>(r) && ok;
+    ok = detail::site_add<site_value::nice>(r) && ok;
+    ok = detail::site_add<site_value::cpus>(r) && ok;
+    ok = detail::site_add<site_value::nodes>(r) && ok;
+    ok = detail::site_add<site_value::mem>(r) && ok;
+    ok = detail::site_add<site_value::gpus>(r) && ok;
+    ok = r.add_preset("xfactor", std::string(site_xfactor_preset)) && ok;
+    MFPRIO_ASSERT(ok);
+    return r;
+}
+
+/// `make_site_registry()`, built once.
 [[nodiscard]] inline const registry<site_job, site_context>& site_registry() {
-    static const registry<site_job, site_context> reg = [] {
-        registry<site_job, site_context> r;
-        bool ok = true;
-        ok = detail::site_add<site_value::queuetime>(r) && ok;
-        ok = r.add_configured<site_xfactor>(
-                 "xfactor", {"min_limit", "default_limit", "form", "round", "cap"},
-                 [](const factor_options& o) -> expected<site_xfactor> {
-                     auto s = detail::site_shape_of(o);
-                     if (!s) return s.error();
-                     site_xfactor v;
-                     v.shape = *s;
-                     auto min = detail::site_time_option(o, "min_limit", 0);
-                     if (!min) return min.error();
-                     auto def = detail::site_time_option(o, "default_limit", 86400);
-                     if (!def) return def.error();
-                     v.min_limit = *min;
-                     v.default_limit = *def;
-                     if (const std::string* f = o.find("form")) {
-                         const std::string_view t = text::trim(*f);
-                         if (text::iequals(t, "wait")) v.wait_only = true;
-                         else if (!text::iequals(t, "maui"))
-                             return factor_options::error("form", "expected maui or wait, got " + text::quote(*f));
-                     }
-                     return v;
-                 }) && ok;
-        ok = detail::site_add<site_value::partition>(r) && ok;
-        ok = detail::site_add<site_value::qos>(r) && ok;
-        ok = detail::site_add<site_value::nice>(r) && ok;
-        ok = detail::site_add<site_value::cpus>(r) && ok;
-        ok = detail::site_add<site_value::nodes>(r) && ok;
-        ok = detail::site_add<site_value::mem>(r) && ok;
-        ok = detail::site_add<site_value::gpus>(r) && ok;
-        ok = r.add_preset("xfactor", std::string(site_xfactor_preset)) && ok;
-        MFPRIO_ASSERT(ok);
-        return r;
-    }();
+    static const registry<site_job, site_context> reg = make_site_registry();
     return reg;
 }
 
 /// A site policy's engine.
 using site_engine = dynamic_engine<site_job, site_context, site_result>;
 
-/// Parses a site policy (the policy-file format, over `site_registry()`).
-[[nodiscard]] inline expected<site_engine> load_site_policy(std::string_view text, std::string_view file) {
-    return load_policy(text, site_registry(), site_result{}, file);
+/// Parses a site policy (the policy-file format, over `reg`: `site_registry()` or a site's
+/// own, with its factors added).
+[[nodiscard]] inline expected<site_engine> load_site_policy(std::string_view text, std::string_view file,
+                                                            const registry<site_job, site_context>& reg = site_registry()) {
+    return load_policy(text, reg, site_result{}, file);
 }
 
 /// What site_factor/mfprio reads of a Slurm job, from mfprio's own record of it and the
 /// pass's context: `begin_time` as scontrol's EligibleTime, the highest PriorityJobFactor of
 /// the job's partition and `partitions` (a job of several),
 /// the QOS's Priority, the requested memory (TRES `mem`, id 1) and GPUs (TRES `gpu_tres`,
-/// gres/gpu, when the cluster has it).
+/// gres/gpu, when the cluster has it), and its association's GPU usage in whole minutes.
 [[nodiscard]] inline site_job site_job_of(const job& j, const slurm::context& c, std::int64_t begin_time,
                                           std::optional<std::uint32_t> gpu_tres,
-                                          std::span<const std::uint32_t> partitions = {}) {
+                                          std::span<const std::uint32_t> partitions = {},
+                                          std::uint64_t owner_gpu_minutes = 0) {
     site_job s;
+    s.owner_gpu_minutes = owner_gpu_minutes;
     s.id = j.id;
     s.submit_time = j.submit_time;
     s.begin_time = begin_time;
@@ -263,8 +275,9 @@ using site_engine = dynamic_engine<site_job, site_context, site_result>;
 }
 
 /// Reads a site policy file (errors name the path).
-[[nodiscard]] inline expected<site_engine> load_site_policy_file(const std::string& path) {
-    return load_policy_file(path, site_registry(), site_result{});
+[[nodiscard]] inline expected<site_engine> load_site_policy_file(const std::string& path,
+                                                                 const registry<site_job, site_context>& reg = site_registry()) {
+    return load_policy_file(path, reg, site_result{});
 }
 
 } // namespace mfprio::queue
