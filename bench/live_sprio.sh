@@ -36,14 +36,7 @@ bash "$live/populate.sh" "$dir"
 . "$dir/env"
 
 echo "live_sprio.sh: submitting $jobs pending jobs" >&2
-users=(alice:chem bob:chem carol:physics dave:theory erin:theory alice:physics)
-parts=(big gpu big,gpu)
-qos=(normal high low)
-for ((i = 0; i < jobs; i++)); do
-    ua=${users[i % 6]}
-    printf '%s %s %s %s %s %s\n' "${ua%%:*}" "${ua#*:}" "${parts[i % 3]}" "${qos[(i / 3) % 3]}" $((1 + i % 16)) $((5 + i % 600))
-done | xargs -P 4 -L 1 sh -c 'sbatch --uid="mfprio-$0" -A "$1" -p "$2" --qos="$3" -n "$4" -t "$5" \
-        --chdir=/tmp -o /dev/null -e /dev/null --wrap true >/dev/null'
+bash "$live/populate.sh" submit-many "$dir" "$jobs"
 pending=$(squeue -h -t PD -o %i | wc -l)
 echo "live_sprio.sh: $pending jobs pending" >&2
 

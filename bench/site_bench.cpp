@@ -10,10 +10,11 @@
 // - update/reconfigured: the nine-term policy of tests/live/site_factor.sh's second step
 //   (with the site's compiled gpu_fair_use).
 // - lock/...: what the plugin does under slurmctld's job lock in one update, through its C
-//   interface (site_core.cpp, as the C shim calls it): every pending job's value, then
-//   (lock/snapshot) the copy of 2,000 associations for the snapshot and its hand-over to
-//   the writer thread. write/2000 is that thread's work for the same snapshot (the text, a
-//   new file, the rename), outside the lock.
+//   interface (site_core.cpp, as the C shim calls it): every pending job's value
+//   (lock/jobs), the copy of 2,000 associations for the snapshot and its hand-over to the
+//   writer thread (lock/snapshot), both (lock/jobs_and_snapshot). write/2000 is that
+//   thread's work for the same snapshot (the text, a new file, the rename), outside the
+//   lock; it runs beside the next iterations, as beside slurmctld.
 //
 // Before timing, the two xfactor variants are checked to give the same value for every job.
 
@@ -23,6 +24,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <random>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -202,11 +204,12 @@ struct assoc_names {
     }
 };
 
-void bm_lock(benchmark::State& state, bool snapshot) {
+void bm_lock(benchmark::State& state, bool with_jobs, bool snapshot) {
     const plugin_setup setup("preset = xfactor\n", snapshot);
-    const auto js = c_jobs();
+    const auto all = c_jobs();
+    const std::span<const mfprio_site_job> js(all.data(), with_jobs ? all.size() : 0);
     const assoc_names names;
-    std::vector<std::int64_t> out(js.size());
+    std::vector<std::int64_t> out(all.size());
     for (auto _ : state) {
         for (std::size_t i = 0; i < js.size(); ++i) out[i] = mfprio_site_value(&js[i], now);
         if (mfprio_site_snapshot_wanted()) {
@@ -243,8 +246,9 @@ void bm_write(benchmark::State& state) {
 BENCHMARK(bm_plain_c)->Name("update/plain_c");
 BENCHMARK_CAPTURE(bm_policy, xfactor, "preset = xfactor\n")->Name("update/xfactor");
 BENCHMARK_CAPTURE(bm_policy, reconfigured, reconfigured)->Name("update/reconfigured");
-BENCHMARK_CAPTURE(bm_lock, no_snapshot, false)->Name("lock/no_snapshot")->Unit(benchmark::kMicrosecond);
-BENCHMARK_CAPTURE(bm_lock, snapshot, true)->Name("lock/snapshot")->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(bm_lock, jobs, true, false)->Name("lock/jobs")->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(bm_lock, snapshot, false, true)->Name("lock/snapshot")->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(bm_lock, jobs_and_snapshot, true, true)->Name("lock/jobs_and_snapshot")->Unit(benchmark::kMicrosecond);
 BENCHMARK(bm_write)->Name("write/2000")->Unit(benchmark::kMicrosecond);
 
 } // namespace

@@ -3,7 +3,8 @@
 //
 // slurmctld calls the plugin under its job write lock (submission, the periodic update) or
 // its configuration lock (reconfigure); the policy is swapped under a mutex, so a
-// reconfigure never frees an engine another call is using. Policies are read with the site's
+// reconfigure never frees an engine another call is using (each thread holds the policy it
+// last read until the next change). Policies are read with the site's
 // registry (site_factors.hpp: the built-in site factors and the site's compiled ones).
 //
 // The snapshot is copied under slurmctld's locks and written by a thread of the plugin's
@@ -11,6 +12,7 @@
 
 #include "site_job.h"
 
+#include <atomic>
 #include <cerrno>
 #include <condition_variable>
 #include <cstdio>
@@ -22,6 +24,7 @@
 #include <string_view>
 #include <thread>
 #include <utility>
+#include <vector>
 
 #include <mfprio/config/site_snapshot.hpp>
 #include <mfprio/queue/site.hpp>
@@ -39,10 +42,20 @@ struct loaded_policy {
 std::mutex policy_mutex;
 std::shared_ptr<const loaded_policy> current;
 std::string current_path;
+/// +1 at each change of `current`: a thread keeps the policy it last read until it changes,
+/// so that the value of each job costs no lock.
+std::atomic<std::uint64_t> generation{1};
 
-std::shared_ptr<const loaded_policy> policy() {
-    std::lock_guard<std::mutex> lock(policy_mutex);
-    return current;
+const loaded_policy* policy() {
+    thread_local std::uint64_t seen = 0;
+    thread_local std::shared_ptr<const loaded_policy> held;
+    const std::uint64_t now = generation.load(std::memory_order_acquire);
+    if (seen != now) {
+        std::lock_guard<std::mutex> lock(policy_mutex);
+        held = current;
+        seen = generation.load(std::memory_order_relaxed);
+    }
+    return held.get();
 }
 
 void copy_error(const std::string& message, char* error, std::size_t size) {
@@ -93,6 +106,7 @@ extern "C" int mfprio_site_configure(const char* text, char* error, std::size_t 
         std::lock_guard<std::mutex> lock(policy_mutex);
         current = next;
         current_path = next ? next->path : std::string();
+        generation.fetch_add(1, std::memory_order_release);
     }
     if (next) return 0;
     copy_error(message, error, size);
@@ -127,28 +141,72 @@ extern "C" int64_t mfprio_site_value(const struct mfprio_site_job* job, int64_t 
 
 namespace {
 
+/// An association as copied under slurmctld's locks: its numbers, and its names as offsets
+/// into the copy's name buffer (no allocation per association).
+struct copied_assoc {
+    mfprio_site_assoc values; ///< the names' pointers are left null
+    std::uint32_t account = 0, user = 0, partition = 0;
+};
+
+/// What the copy under the locks fills: the associations and their names.
+struct copied_snapshot {
+    std::int64_t pass = 0;
+    std::vector<copied_assoc> assocs;
+    std::string names;
+    void clear() {
+        assocs.clear();
+        names.clear();
+    }
+    std::uint32_t add_name(const char* name) {
+        const auto at = static_cast<std::uint32_t>(names.size());
+        if (name != nullptr) names.append(name);
+        names.push_back('\0');
+        return at;
+    }
+    /// The snapshot the library writes, built outside the locks.
+    [[nodiscard]] mfprio::config::site_snapshot expand() const {
+        mfprio::config::site_snapshot s;
+        s.pass = pass;
+        s.assocs.reserve(assocs.size());
+        for (const auto& c : assocs) {
+            const mfprio_site_assoc& a = c.values;
+            s.assocs.push_back({a.id, names.c_str() + c.account, names.c_str() + c.user, names.c_str() + c.partition,
+                                a.shares_raw, a.level_shares, a.shares_norm, a.usage_raw, a.usage_norm, a.usage_efctv,
+                                a.fs_parent, a.gpu_usage, 0});
+        }
+        return s;
+    }
+};
+
 /// The snapshot being copied (under slurmctld's locks) and the writer thread that writes
-/// the last one committed.
+/// the last one committed. Two copies take turns: the one being filled and the one the
+/// thread writes, so that after the first passes the copy allocates nothing.
 class snapshot_writer {
 public:
     ~snapshot_writer() { stop(); }
 
-    mfprio::config::site_snapshot& filling() { return filling_; }
+    copied_snapshot& filling() { return filling_; }
 
     /// Hands `filling()` to the thread (replacing a snapshot not yet written) as the pass
-    /// at `now` for `dir`.
+    /// at `now` for `dir`; `filling()` is then empty, with the capacity of an earlier copy.
     void commit(std::int64_t now, std::string dir) {
         filling_.pass = now;
         {
             std::lock_guard<std::mutex> lock(mutex_);
-            ready_ = std::move(filling_);
+            std::swap(ready_, filling_);
+            has_ready_ = true;
             dir_ = std::move(dir);
             if (!thread_.joinable()) {
                 stopping_ = false;
                 thread_ = std::thread([this] { run(); });
             }
+            // The thread's last copy, done with, if it gave it back; else what was ready.
+            if (has_spare_) {
+                std::swap(filling_, spare_);
+                has_spare_ = false;
+            }
         }
-        filling_ = {};
+        filling_.clear();
         wake_.notify_one();
     }
 
@@ -166,22 +224,29 @@ public:
         wake_.notify_one();
         if (thread_.joinable()) thread_.join();
         filling_ = {};
-        ready_.reset();
+        ready_ = {};
+        spare_ = {};
+        has_ready_ = has_spare_ = false;
     }
 
 private:
     void run() {
         std::unique_lock<std::mutex> lock(mutex_);
+        copied_snapshot mine;
         for (;;) {
-            wake_.wait(lock, [this] { return stopping_ || ready_.has_value(); });
+            wake_.wait(lock, [this] { return stopping_ || has_ready_; });
             if (stopping_) return;
-            mfprio::config::site_snapshot s = std::move(*ready_);
-            ready_.reset();
+            std::swap(mine, ready_);
+            has_ready_ = false;
             const std::string dir = dir_;
             lock.unlock();
-            std::string failure = write(s, dir);
+            std::string failure = write(mine.expand(), dir);
             lock.lock();
             if (!failure.empty()) error_ = std::move(failure);
+            if (!has_spare_) {
+                std::swap(spare_, mine);
+                has_spare_ = true;
+            }
         }
     }
 
@@ -202,10 +267,10 @@ private:
         return {};
     }
 
-    mfprio::config::site_snapshot filling_;
+    copied_snapshot filling_, ready_, spare_;
+    bool has_ready_ = false, has_spare_ = false;
     std::mutex mutex_;
     std::condition_variable wake_;
-    std::optional<mfprio::config::site_snapshot> ready_;
     std::string dir_, error_;
     bool stopping_ = false;
     std::thread thread_;
@@ -222,26 +287,20 @@ extern "C" int mfprio_site_snapshot_wanted(void) {
 
 extern "C" void mfprio_site_snapshot_add(const struct mfprio_site_assoc* a) {
     if (a == nullptr) return;
-    mfprio::config::snapshot_assoc s;
-    s.id = a->id;
-    s.account = a->account != nullptr ? a->account : "";
-    s.user = a->user != nullptr ? a->user : "";
-    s.partition = a->partition != nullptr ? a->partition : "";
-    s.shares_raw = a->shares_raw;
-    s.level_shares = a->level_shares;
-    s.shares_norm = a->shares_norm;
-    s.usage_raw = a->usage_raw;
-    s.usage_norm = a->usage_norm;
-    s.usage_efctv = a->usage_efctv;
-    s.fs_parent = a->fs_parent;
-    s.gpu_usage = a->gpu_usage;
-    writer.filling().assocs.push_back(std::move(s));
+    copied_snapshot& s = writer.filling();
+    copied_assoc c;
+    c.values = *a;
+    c.values.account = c.values.user = c.values.partition = nullptr;
+    c.account = s.add_name(a->account);
+    c.user = s.add_name(a->user);
+    c.partition = s.add_name(a->partition);
+    s.assocs.push_back(c);
 }
 
 extern "C" void mfprio_site_snapshot_commit(int64_t now) {
     const auto p = policy();
     if (!p || p->snapshot.empty()) {
-        writer.filling() = {};
+        writer.filling().clear();
         return;
     }
     writer.commit(now, p->snapshot);
@@ -259,4 +318,5 @@ extern "C" void mfprio_site_clear(void) {
     std::lock_guard<std::mutex> lock(policy_mutex);
     current.reset();
     current_path.clear();
+    generation.fetch_add(1, std::memory_order_release);
 }

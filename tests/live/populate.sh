@@ -14,6 +14,9 @@
 #   populate.sh submit-more DIR   submits four more pending jobs of different kinds (one
 #                                 partition; two partitions and a QOS; GPUs with nice; an
 #                                 array), for captures of a busy cluster
+#   populate.sh submit-many DIR N submits N pending jobs over the five users, six associations,
+#                                 three partitions (one job in three on two) and three QOS,
+#                                 four sbatch at a time, for benchmarks
 set -euo pipefail
 
 users=(alice bob carol dave erin)
@@ -42,6 +45,20 @@ if [[ ${1:-} == submit-more ]]; then
         squeue -h -r -j "$ids" -O "EligibleTime" | grep -q "N/A" || break
         sleep 0.2
     done
+    exit 0
+fi
+
+if [[ ${1:-} == submit-many ]]; then
+    # shellcheck disable=SC1091
+    . "$2/env"
+    ua=(alice:chem bob:chem carol:physics dave:theory erin:theory alice:physics)
+    parts=(big gpu big,gpu)
+    qos=(normal high low)
+    for ((i = 0; i < $3; i++)); do
+        u=${ua[i % 6]}
+        printf '%s %s %s %s %s %s\n' "${u%%:*}" "${u#*:}" "${parts[i % 3]}" "${qos[(i / 3) % 3]}" $((1 + i % 16)) $((5 + i % 600))
+    done | xargs -P 4 -L 1 sh -c 'sbatch --uid="mfprio-$0" -A "$1" -p "$2" --qos="$3" -n "$4" -t "$5" \
+            --chdir=/tmp -o /dev/null -e /dev/null --wrap true >/dev/null'
     exit 0
 fi
 
