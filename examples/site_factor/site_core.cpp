@@ -37,7 +37,16 @@ struct loaded_policy {
     std::string path;
     std::string snapshot; ///< snapshot=DIR ("" when not set)
     mfprio::queue::site_engine engine;
+    std::uint32_t reads = 0; ///< what its terms read of a job (site_reads)
 };
+
+// The C header's bits are the library's.
+static_assert(MFPRIO_SITE_READS_TIMES == mfprio::queue::site_reads_times &&
+              MFPRIO_SITE_READS_PARTITION == mfprio::queue::site_reads_partition &&
+              MFPRIO_SITE_READS_QOS == mfprio::queue::site_reads_qos &&
+              MFPRIO_SITE_READS_REQUEST == mfprio::queue::site_reads_request &&
+              MFPRIO_SITE_READS_TRES == mfprio::queue::site_reads_tres &&
+              MFPRIO_SITE_READS_OWNER_GPU == mfprio::queue::site_reads_owner_gpu);
 
 std::mutex policy_mutex;
 std::shared_ptr<const loaded_policy> current;
@@ -100,7 +109,11 @@ extern "C" int mfprio_site_configure(const char* text, char* error, std::size_t 
     } else {
         auto engine = mfprio::queue::load_site_policy_file(p.policy, site::site_factor_registry());
         if (!engine) message = engine.error().to_string();
-        else next = std::make_shared<const loaded_policy>(loaded_policy{p.policy, p.snapshot, std::move(*engine)});
+        else {
+            const auto names = engine->names();
+            const std::uint32_t reads = mfprio::queue::site_policy_reads(names, site::site_factor_reads);
+            next = std::make_shared<const loaded_policy>(loaded_policy{p.policy, p.snapshot, std::move(*engine), reads});
+        }
     }
     {
         std::lock_guard<std::mutex> lock(policy_mutex);
@@ -114,6 +127,11 @@ extern "C" int mfprio_site_configure(const char* text, char* error, std::size_t 
 }
 
 extern "C" int mfprio_site_loaded(void) { return policy() != nullptr; }
+
+extern "C" uint32_t mfprio_site_reads(void) {
+    const loaded_policy* p = policy();
+    return p != nullptr ? p->reads : 0;
+}
 
 extern "C" const char* mfprio_site_policy_path(void) {
     std::lock_guard<std::mutex> lock(policy_mutex);

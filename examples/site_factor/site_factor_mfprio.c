@@ -76,16 +76,23 @@ static int _max_partition_priority(void *x, void *arg)
 	return SLURM_SUCCESS;
 }
 
-static void _fill(const job_record_t *job_ptr, struct mfprio_site_job *j)
+/* Fills what the policy reads (`reads`, MFPRIO_SITE_READS_*), nothing else. */
+static void _fill(const job_record_t *job_ptr, uint32_t reads, struct mfprio_site_job *j)
 {
 	const struct job_details *d = job_ptr->details;
 
 	memset(j, 0, sizeof(*j));
 	j->id = job_ptr->job_id;
-	j->time_limit = job_ptr->time_limit;
-	if (d) {
-		j->submit_time = d->submit_time;
-		j->begin_time = d->begin_time;
+	j->cpus = 1;
+	j->nodes = 1;
+	if (reads & MFPRIO_SITE_READS_TIMES) {
+		j->time_limit = job_ptr->time_limit;
+		if (d) {
+			j->submit_time = d->submit_time;
+			j->begin_time = d->begin_time;
+		}
+	}
+	if ((reads & MFPRIO_SITE_READS_REQUEST) && d) {
 		j->nice = (int32_t) ((int64_t) d->nice - NICE_OFFSET);
 		j->cpus = d->min_cpus;
 		j->nodes = d->min_nodes;
@@ -94,19 +101,22 @@ static void _fill(const job_record_t *job_ptr, struct mfprio_site_job *j)
 	 * A job of several partitions: the highest PriorityJobFactor among them (part_ptr is
 	 * the partition the scheduler tried last, which changes from one attempt to the next).
 	 */
-	if (job_ptr->part_ptr_list)
-		list_for_each(job_ptr->part_ptr_list, _max_partition_priority, &j->partition_priority);
-	else if (job_ptr->part_ptr)
-		j->partition_priority = job_ptr->part_ptr->priority_job_factor;
-	if (job_ptr->qos_ptr)
+	if (reads & MFPRIO_SITE_READS_PARTITION) {
+		if (job_ptr->part_ptr_list)
+			list_for_each(job_ptr->part_ptr_list, _max_partition_priority,
+				      &j->partition_priority);
+		else if (job_ptr->part_ptr)
+			j->partition_priority = job_ptr->part_ptr->priority_job_factor;
+	}
+	if ((reads & MFPRIO_SITE_READS_QOS) && job_ptr->qos_ptr)
 		j->qos_priority = ((slurmdb_qos_rec_t *) job_ptr->qos_ptr)->priority;
-	if (job_ptr->tres_req_cnt) {
+	if ((reads & MFPRIO_SITE_READS_TRES) && job_ptr->tres_req_cnt) {
 		j->mem_mb = job_ptr->tres_req_cnt[TRES_ARRAY_MEM];
 		if (gpu_pos >= 0)
 			j->gpus = job_ptr->tres_req_cnt[gpu_pos];
 	}
 	/* The association's GPU usage, whole minutes as assoc_mgr prints them (assoc lock held). */
-	if ((gpu_pos >= 0) && job_ptr->assoc_ptr) {
+	if ((reads & MFPRIO_SITE_READS_OWNER_GPU) && (gpu_pos >= 0) && job_ptr->assoc_ptr) {
 		const slurmdb_assoc_rec_t *assoc = job_ptr->assoc_ptr;
 
 		if (assoc->usage && assoc->usage->usage_tres_raw &&
@@ -116,12 +126,12 @@ static void _fill(const job_record_t *job_ptr, struct mfprio_site_job *j)
 	}
 }
 
-static void _set(job_record_t *job_ptr, time_t now)
+static void _set(job_record_t *job_ptr, uint32_t reads, time_t now)
 {
 	struct mfprio_site_job j;
 	int64_t value;
 
-	_fill(job_ptr, &j);
+	_fill(job_ptr, reads, &j);
 	value = mfprio_site_value(&j, (int64_t) now);
 	job_ptr->site_factor = (uint32_t) (value + (int64_t) NICE_OFFSET);
 }
@@ -150,12 +160,13 @@ extern void site_factor_p_set(job_record_t *job_ptr)
 
 	_find_gpu_pos();
 	assoc_mgr_lock(&locks);
-	_set(job_ptr, time(NULL));
+	_set(job_ptr, mfprio_site_reads(), time(NULL));
 	assoc_mgr_unlock(&locks);
 }
 
 struct update_pass {
 	time_t now;
+	uint32_t reads;
 	int pending;
 };
 
@@ -165,7 +176,7 @@ static int _update(void *x, void *arg)
 	struct update_pass *pass = arg;
 
 	if (IS_JOB_PENDING(job_ptr)) {
-		_set(job_ptr, pass->now);
+		_set(job_ptr, pass->reads, pass->now);
 		pass->pending++;
 	}
 	return SLURM_SUCCESS;
@@ -209,7 +220,7 @@ static long _micros_since(const struct timespec *start)
 
 extern void site_factor_p_update(void)
 {
-	struct update_pass pass = { .now = time(NULL) };
+	struct update_pass pass = { .now = time(NULL), .reads = mfprio_site_reads() };
 	assoc_mgr_lock_t locks = { .assoc = READ_LOCK };
 	struct timespec start;
 	long jobs_us, snapshot_us = 0;

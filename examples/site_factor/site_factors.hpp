@@ -2,8 +2,9 @@
 // The site's own factors, compiled into site_factor/mfprio and into mfprio's offline twin
 // (`mfprio sprio --site-policy`, `whatif`, `lint`), so that both read the same policy files.
 // A site adds its factor types here: each reads `mfprio::queue::site_job` and
-// `mfprio::queue::site_context`, is registered under the name its policy files use, and has
-// its unit tests in site_factors_test.cpp. Rebuild the plugin and the tool after a change.
+// `mfprio::queue::site_context`, is registered under the name its policy files use, says
+// which of the job's fields it reads (`site_factor_reads`), and has its unit tests in
+// site_factors_test.cpp. Rebuild the plugin and the tool after a change.
 //
 // The example is examples/policy's GPU-hours fair use (gpu_policy.hpp), over what the plugin
 // knows of a Slurm job: the GPUs it requests, its time limit, and its association's GPU usage
@@ -40,6 +41,12 @@ struct site_gpu_fair_use {
                                         static_cast<double>(j.owner_gpu_minutes) / 60.0, j.time_limit};
         return policy(r, c);
     }
+};
+
+/// What each of the site's factors reads of a job (`mfprio::queue::site_reads`): the plugin
+/// fills only that. A factor missing here is given every field.
+inline constexpr mfprio::queue::site_factor_reads site_factor_reads[] = {
+    {"gpu_fair_use", mfprio::queue::site_reads_times | mfprio::queue::site_reads_tres | mfprio::queue::site_reads_owner_gpu},
 };
 
 /// `mfprio::queue::make_site_registry()` with the site's factors added.

@@ -85,3 +85,20 @@ TEST_CASE("gpu_fair_use: bad options name the file, line and column") {
     // The built-in registry alone does not know the site's factor.
     CHECK_FALSE(mfprio::queue::load_site_policy("gpu_fair_use = 1\n", "site.policy").has_value());
 }
+
+TEST_CASE("site_policy_reads: what the plugin fills for a policy") {
+    using namespace mfprio::queue;
+    const auto reads = [](const char* text) {
+        auto e = load_site_policy(text, "site.policy", site::site_factor_registry());
+        REQUIRE(e.has_value());
+        const auto names = e->names();
+        return site_policy_reads(names, site::site_factor_reads);
+    };
+    CHECK(reads("preset = xfactor\nqueuetime = 2\n") == site_reads_times);
+    CHECK(reads("partition = 1\nqos = 1\n") == (site_reads_partition | site_reads_qos));
+    CHECK(reads("nice = 1\nmem = 1\n") == (site_reads_request | site_reads_tres));
+    CHECK(reads("gpu_fair_use = 1\n") == (site_reads_times | site_reads_tres | site_reads_owner_gpu));
+    // A factor no table names reads everything.
+    const std::string_view unknown[] = {"queuetime", "someone_elses"};
+    CHECK(site_policy_reads(unknown) == site_reads_all);
+}

@@ -55,6 +55,18 @@ int mfprio_site_configure(const char *parameters, char *error, size_t size);
 /* Whether a policy is loaded. */
 int mfprio_site_loaded(void);
 
+/*
+ * What the loaded policy reads of a job (mfprio::queue::site_reads): the shim fills only
+ * those fields of struct mfprio_site_job; 0 without a policy.
+ */
+#define MFPRIO_SITE_READS_TIMES 1u     /* submit_time, begin_time, time_limit */
+#define MFPRIO_SITE_READS_PARTITION 2u /* partition_priority */
+#define MFPRIO_SITE_READS_QOS 4u       /* qos_priority */
+#define MFPRIO_SITE_READS_REQUEST 8u   /* nice, cpus, nodes */
+#define MFPRIO_SITE_READS_TRES 16u     /* mem_mb, gpus */
+#define MFPRIO_SITE_READS_OWNER_GPU 32u /* owner_gpu_minutes */
+uint32_t mfprio_site_reads(void);
+
 /* The policy file in use ("" when none). */
 const char *mfprio_site_policy_path(void);
 

@@ -106,6 +106,46 @@ namespace detail {
 }
 } // namespace detail
 
+/// What a site factor reads of a job, as bits: a site_factor plugin fills only those fields
+/// (each is another record of slurmctld's to reach, often out of cache).
+enum site_reads : std::uint32_t {
+    site_reads_times = 1,        ///< submit_time, begin_time, time_limit
+    site_reads_partition = 2,    ///< partition_priority
+    site_reads_qos = 4,          ///< qos_priority
+    site_reads_request = 8,      ///< nice, cpus, nodes
+    site_reads_tres = 16,        ///< mem_mb, gpus
+    site_reads_owner_gpu = 32,   ///< owner_gpu_minutes
+    site_reads_all = 63,
+};
+
+/// What each built-in site factor reads (`site_reads`), by name.
+struct site_factor_reads {
+    std::string_view name;
+    std::uint32_t reads;
+};
+inline constexpr site_factor_reads builtin_site_reads[] = {
+    {"queuetime", site_reads_times}, {"xfactor", site_reads_times},   {"partition", site_reads_partition},
+    {"qos", site_reads_qos},         {"nice", site_reads_request},    {"cpus", site_reads_request},
+    {"nodes", site_reads_request},   {"mem", site_reads_tres},        {"gpus", site_reads_tres},
+};
+
+/// What a policy with these terms reads: the union of each term's `site_reads`, from
+/// `builtin_site_reads` and `more` (a site's own factors); a term named in neither reads
+/// everything.
+[[nodiscard]] inline std::uint32_t site_policy_reads(std::span<const std::string_view> terms,
+                                                     std::span<const site_factor_reads> more = {}) {
+    std::uint32_t out = 0;
+    for (const std::string_view t : terms) {
+        std::uint32_t r = site_reads_all;
+        for (const auto& b : builtin_site_reads)
+            if (text::iequals(b.name, t)) r = b.reads;
+        for (const auto& b : more)
+            if (text::iequals(b.name, t)) r = b.reads;
+        out |= r;
+    }
+    return out;
+}
+
 /// The site factors other than `xfactor`, by name.
 enum class site_value : std::uint8_t { queuetime, partition, qos, nice, cpus, nodes, mem, gpus };
 
