@@ -21,41 +21,56 @@ namespace mfprio::cli {
 using args_t = std::span<const std::string_view>;
 
 /// A command: its name, one line about it, how to run it, its help text and the options its
-/// parser takes (every spelling of its option rows).
+/// parser takes (every spelling of its option rows: their names, and with whether each takes
+/// a value, for the man page and the shell completion).
 struct command {
     std::string_view name;
     std::string_view summary;
     outcome (*run)(args_t);
     std::string_view help;
     std::span<const std::string_view> options;
+    std::span<const option_spelling> spellings;
 };
 
 inline const command commands[] = {
     {"sprio", "what Slurm's sprio prints, from files, a saved bundle or the live cluster",
-     [](args_t a) { return run_sprio(a); }, sprio_help, sprio_option_names},
+     [](args_t a) { return run_sprio(a); }, sprio_help, sprio_option_names, sprio_option_spellings},
     {"sshare", "what Slurm's sshare prints, fair-share taken or computed", [](args_t a) { return run_sshare(a); },
-     sshare_help, sshare_option_names},
+     sshare_help, sshare_option_names, sshare_option_spellings},
     {"usage", "charges running jobs for a while and prints the association table after",
-     [](args_t a) { return run_usage(a); }, usage_help, usage_option_names},
+     [](args_t a) { return run_usage(a); }, usage_help, usage_option_names, usage_option_spellings},
     {"whatif", "what a configuration change would do to the pending queue", [](args_t a) { return run_whatif(a); },
-     whatif_help, whatif_option_names},
+     whatif_help, whatif_option_names, whatif_option_spellings},
     {"diagnose", "what Maui 3.3's diagnose -p prints, from maui.cfg and a jobs table",
-     [](args_t a) { return run_diagnose(a); }, diagnose_help, diagnose_option_names},
+     [](args_t a) { return run_diagnose(a); }, diagnose_help, diagnose_option_names, diagnose_option_spellings},
     {"queue", "a runtime-configured engine (policy file or preset) over a jobs table",
-     [](args_t a) { return run_queue(a); }, queue_help, queue_option_names},
+     [](args_t a) { return run_queue(a); }, queue_help, queue_option_names, queue_option_spellings},
     {"lint", "checks slurm.conf's priority weights, or how Maui 3.3 reads a maui.cfg",
-     [](args_t a) { return run_lint(a); }, lint_help, lint_option_names},
+     [](args_t a) { return run_lint(a); }, lint_help, lint_option_names, lint_option_spellings},
     {"demo", "three clusters from the seeds (the default when no command is given)",
-     [](args_t a) { return run_demo(a); }, demo_help, demo_option_names},
+     [](args_t a) { return run_demo(a); }, demo_help, demo_option_names, demo_option_spellings},
 };
 
 inline constexpr std::string_view main_usage = "usage: mfprio [COMMAND] [OPTIONS]  (mfprio help COMMAND: its options)";
 
+/// What mfprio is, as `--help` and the man page say it.
+inline constexpr std::string_view main_description =
+    "Multifactor job priority, computed the way Slurm, Maui and Flux compute it, from your own files\n"
+    "or a live Slurm cluster.";
+
+/// The exit statuses, as `--help` and the man page list them.
+inline constexpr std::string_view main_exit_status =
+    "0 success, 1 lint warnings or --verify differences, 2 usage error, 65 bad input data.";
+
+/// "mfprio 0.1.0".
+inline std::string version_text() {
+    return "mfprio " + std::to_string(MFPRIO_VERSION_MAJOR) + "." + std::to_string(MFPRIO_VERSION_MINOR) + "." +
+           std::to_string(MFPRIO_VERSION_PATCH);
+}
+
 /// `mfprio --help`: the commands, one line each.
 inline std::string main_help() {
-    std::string out = std::string(main_usage) +
-                      "\n\nMultifactor job priority, computed the way Slurm, Maui and Flux compute it, from your own "
-                      "files\nor a live Slurm cluster.\n\nCommands:\n";
+    std::string out = std::string(main_usage) + "\n\n" + std::string(main_description) + "\n\nCommands:\n";
     for (const command& c : commands) {
         char line[256];
         std::snprintf(line, sizeof line, "  %-9.*s%.*s\n", static_cast<int>(c.name.size()), c.name.data(),
@@ -66,7 +81,7 @@ inline std::string main_help() {
            "  --help, -h, help      this text; mfprio help COMMAND or mfprio COMMAND --help: every option\n"
            "  --version, -V         the version\n"
            "\n"
-           "Exit status: 0 success, 1 lint warnings or --verify differences, 2 usage error, 65 bad input data.\n";
+           "Exit status: " + std::string(main_exit_status) + "\n";
     return out;
 }
 
@@ -99,8 +114,7 @@ inline outcome run_main(args_t args) {
         return o;
     }
     if (cmd == "--version" || cmd == "-V") {
-        o.out = "mfprio " + std::to_string(MFPRIO_VERSION_MAJOR) + "." + std::to_string(MFPRIO_VERSION_MINOR) + "." +
-                std::to_string(MFPRIO_VERSION_PATCH) + "\n";
+        o.out = version_text() + "\n";
         return o;
     }
     if (cmd == "help") {

@@ -143,12 +143,20 @@ struct option_spelling {
     return out;
 }
 
-/// The spellings of every row of `groups`, for the known-option check and "did you mean".
-[[nodiscard]] inline std::vector<std::string_view> option_names_of(
+/// The spellings of every row of `groups`: what a command's parser takes, its man page and
+/// its shell completion list.
+[[nodiscard]] inline std::vector<option_spelling> option_spellings_of(
     std::initializer_list<std::span<const option_row>> groups) {
-    std::vector<std::string_view> out;
+    std::vector<option_spelling> out;
     for (const auto rows : groups)
-        for (const auto& s : option_spellings(rows)) out.push_back(s.name);
+        for (const auto& s : option_spellings(rows)) out.push_back(s);
+    return out;
+}
+
+/// The names of `spellings`, for the known-option check and "did you mean".
+[[nodiscard]] inline std::vector<std::string_view> option_names_of(std::span<const option_spelling> spellings) {
+    std::vector<std::string_view> out;
+    for (const auto& s : spellings) out.push_back(s.name);
     return out;
 }
 
@@ -429,7 +437,8 @@ inline constexpr option_row sprio_option_rows[] = {
     {"--help", "this text"},
 };
 
-inline const std::vector<std::string_view> sprio_option_names = option_names_of({input_option_rows, sprio_option_rows});
+inline const std::vector<option_spelling> sprio_option_spellings = option_spellings_of({input_option_rows, sprio_option_rows});
+inline const std::vector<std::string_view> sprio_option_names = option_names_of(sprio_option_spellings);
 
 inline const std::string sprio_help = render_help(
     "usage: mfprio sprio --conf FILE... --qos FILE --assoc FILE... --jobs FILE [options]\n"
@@ -769,7 +778,8 @@ inline constexpr option_row lint_option_rows[] = {
     {"--help", "this text"},
 };
 
-inline const std::vector<std::string_view> lint_option_names = option_names_of({lint_option_rows});
+inline const std::vector<option_spelling> lint_option_spellings = option_spellings_of({lint_option_rows});
+inline const std::vector<std::string_view> lint_option_names = option_names_of(lint_option_spellings);
 
 inline const std::string lint_help = render_help(
     "usage: mfprio lint --conf FILE [--assoc FILE]\n"

@@ -229,7 +229,8 @@ inline constexpr option_row demo_option_rows[] = {
     {"--help", "this text"},
 };
 
-inline const std::vector<std::string_view> demo_option_names = option_names_of({demo_option_rows});
+inline const std::vector<option_spelling> demo_option_spellings = option_spellings_of({demo_option_rows});
+inline const std::vector<std::string_view> demo_option_names = option_names_of(demo_option_spellings);
 
 inline const std::string demo_help = render_help(
     "usage: mfprio demo\n"

@@ -62,7 +62,8 @@ inline constexpr option_row sshare_option_rows[] = {
     {"--help", "this text"},
 };
 
-inline const std::vector<std::string_view> sshare_option_names = option_names_of({sshare_option_rows});
+inline const std::vector<option_spelling> sshare_option_spellings = option_spellings_of({sshare_option_rows});
+inline const std::vector<std::string_view> sshare_option_names = option_names_of(sshare_option_spellings);
 
 inline const std::string sshare_help = render_help(
     "usage: mfprio sshare --conf FILE... --assoc FILE... [options]\n"
@@ -215,7 +216,8 @@ inline constexpr option_row usage_option_rows[] = {
     {"--help", "this text"},
 };
 
-inline const std::vector<std::string_view> usage_option_names = option_names_of({usage_option_rows});
+inline const std::vector<option_spelling> usage_option_spellings = option_spellings_of({usage_option_rows});
+inline const std::vector<std::string_view> usage_option_names = option_names_of(usage_option_spellings);
 
 inline const std::string usage_help = render_help(
     "usage: mfprio usage --conf FILE --qos FILE --assoc FILE --jobs FILE --elapsed DURATION [options]\n"

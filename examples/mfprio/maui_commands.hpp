@@ -58,7 +58,8 @@ inline constexpr option_row diagnose_option_rows[] = {
     {"--help", "this text"},
 };
 
-inline const std::vector<std::string_view> diagnose_option_names = option_names_of({diagnose_option_rows});
+inline const std::vector<option_spelling> diagnose_option_spellings = option_spellings_of({diagnose_option_rows});
+inline const std::vector<std::string_view> diagnose_option_names = option_names_of(diagnose_option_spellings);
 
 inline const std::string diagnose_help = render_help(
     "usage: mfprio diagnose --maui-cfg FILE --jobs FILE [options]\n"

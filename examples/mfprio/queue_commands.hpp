@@ -76,7 +76,8 @@ inline constexpr option_row queue_option_rows[] = {
     {"--help", "this text"},
 };
 
-inline const std::vector<std::string_view> queue_option_names = option_names_of({queue_option_rows});
+inline const std::vector<option_spelling> queue_option_spellings = option_spellings_of({queue_option_rows});
+inline const std::vector<std::string_view> queue_option_names = option_names_of(queue_option_spellings);
 
 inline const std::string queue_help = render_help(
     "usage: mfprio queue --policy P --jobs FILE [options]\n"

@@ -61,7 +61,8 @@ inline constexpr option_row whatif_option_rows[] = {
     {"--help", "this text"},
 };
 
-inline const std::vector<std::string_view> whatif_option_names = option_names_of({whatif_option_rows, input_option_rows});
+inline const std::vector<option_spelling> whatif_option_spellings = option_spellings_of({whatif_option_rows, input_option_rows});
+inline const std::vector<std::string_view> whatif_option_names = option_names_of(whatif_option_spellings);
 
 inline const std::string whatif_help = render_help(
     "usage: mfprio whatif (--conf FILE... --qos FILE --assoc FILE... --jobs FILE | --live | --from DIR)\n"
