@@ -9,7 +9,8 @@
 #                     clang build with AddressSanitizer and UBSan (with a fuzz target per
 #                     reader, run 20 s each: tests/fuzz), the queue tests built with
 #                     ThreadSanitizer (clang), the install and consumer checks (pkg-config,
-#                     CMake package and meson subproject), and a live Slurm cluster on localhost against
+#                     CMake package and meson subproject), the Debian packages (built, lintian,
+#                     installed, used, removed; as root), and a live Slurm cluster on localhost against
 #                     which mfprio's sprio and sshare are compared (as root, where apt-get
 #                     installs Debian's Slurm; MFPRIO_NO_LIVE_SLURM=1 turns it off).
 #                     Ends with "N passed, N failed".
@@ -35,6 +36,9 @@ packages=(meson ninja-build pkg-config g++ clang libclang-rt-dev doctest-dev lib
 # `./setup.sh test` also starts a one-host Slurm cluster on localhost (tests/live) and
 # compares mfprio with the real sprio and sshare; these are its daemons and commands.
 live_packages=(slurmctld slurmd slurmdbd slurm-client munge mariadb-server)
+# ... and builds the Debian packages (debian/), checks them with lintian, installs them and
+# uses what they install (bash-completion: where the completion goes and how bash loads it).
+package_packages=(debhelper lintian bash-completion groff-base)
 jobs=${MFPRIO_JOBS:-$(nproc 2>/dev/null || echo 2)}
 
 say() { printf '\n== %s\n' "$*"; }
@@ -65,6 +69,22 @@ install_deps() {
 
 # install_live_deps: the Slurm and database packages of the live test, where apt-get can
 # install them as root; otherwise the live test reports itself skipped.
+# install_package_deps: what building and checking the Debian packages needs (as root,
+# where apt-get can); without it the package checks are skipped.
+install_package_deps() {
+    command -v apt-get >/dev/null 2>&1 && command -v dpkg-query >/dev/null 2>&1 || return 0
+    ((EUID == 0)) || return 0
+    local missing=() p
+    for p in "${package_packages[@]}"; do
+        [[ $(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true) == installed ]] || missing+=("$p")
+    done
+    ((${#missing[@]} == 0)) && return 0
+    say "installing ${missing[*]} (Debian package checks)"
+    { DEBIAN_FRONTEND=noninteractive apt-get update &&
+        DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}"; } ||
+        echo "setup.sh: could not install ${missing[*]}: the Debian package checks will be skipped"
+}
+
 install_live_deps() {
     [[ -z ${MFPRIO_NO_LIVE_SLURM:-} ]] || return 0
     command -v apt-get >/dev/null 2>&1 && command -v dpkg-query >/dev/null 2>&1 || return 0
@@ -283,6 +303,82 @@ consumer_checks() {
     rm -rf "$tmp"
 }
 
+# package_checks: the Debian packages built from the tree (dpkg-buildpackage -us -uc -b),
+# lintian without an error or a warning, installed with apt-get, then what an administrator
+# and a developer use of them: `mfprio --version`, `man -w mfprio`, the bash completion as
+# bash-completion loads it, a CMake consumer with no prefix given and a pkg-config consumer;
+# then removed. As root where apt-get and debhelper are, else skipped.
+package_checks() {
+    say "package: the Debian packages mfprio and libmfprio-dev"
+    if ((EUID != 0)) || ! command -v apt-get >/dev/null 2>&1 || ! command -v dh >/dev/null 2>&1 ||
+       ! command -v lintian >/dev/null 2>&1; then
+        echo "package: skipped (needs root, apt-get, debhelper and lintian)"
+        return 0
+    fi
+    local tmp version
+    tmp=$(mktemp -d "${TMPDIR:-/tmp}/mfprio-package.XXXXXX")
+    version=$(sed -n "s/^  version : '\(.*\)',$/\1/p" "$repo/meson.build")
+    copy_repo "$tmp/mfprio"
+    if ! (cd "$tmp/mfprio" && dpkg-buildpackage -us -uc -b) >"$logdir/package-build.log" 2>&1; then
+        tail -n 40 "$logdir/package-build.log"
+        fail "package: dpkg-buildpackage -us -uc -b (see $logdir/package-build.log)"
+        rm -rf "$tmp"
+        return 0
+    fi
+    local debs=("$tmp/mfprio_${version}_"*.deb "$tmp/libmfprio-dev_${version}_all.deb")
+    pass "package: dpkg-buildpackage built $(cd "$tmp" && ls mfprio_*.deb libmfprio-dev_*.deb | tr '\n' ' ')"
+    if lintian --fail-on error,warning "${debs[@]}" >"$logdir/package-lintian.log" 2>&1; then
+        pass "package: lintian, no error or warning"
+    else
+        cat "$logdir/package-lintian.log"
+        fail "package: lintian (see $logdir/package-lintian.log)"
+    fi
+    if ! DEBIAN_FRONTEND=noninteractive apt-get install -y "${debs[@]}" >"$logdir/package-install.log" 2>&1; then
+        tail -n 20 "$logdir/package-install.log"
+        fail "package: apt-get install (see $logdir/package-install.log)"
+        rm -rf "$tmp"
+        return 0
+    fi
+    pass "package: installed with apt-get install"
+    local got
+    got=$(/usr/bin/mfprio --version 2>&1 || true)
+    [[ $got == "mfprio $version" ]] && pass "package: mfprio --version: $got" ||
+        fail "package: mfprio --version printed '$got', not 'mfprio $version'"
+    got=$(man -w mfprio 2>&1 || true)
+    [[ $got == /usr/share/man/man1/mfprio.1* ]] && pass "package: man -w mfprio: $got" ||
+        fail "package: man -w mfprio printed '$got'"
+    # As bash-completion loads it on the first Tab: by the command's name.
+    got=$(bash -c '. /usr/share/bash-completion/bash_completion; _completion_loader mfprio;
+        COMP_WORDS=(mfprio sprio --li); COMP_CWORD=2; _mfprio; printf "%s " "${COMPREPLY[@]}"' 2>&1 || true)
+    [[ " $got " == *" --live "* ]] && pass "package: bash completes 'mfprio sprio --li' to --live" ||
+        fail "package: bash completion of 'mfprio sprio --li' gave '$got'"
+    cp -r "$repo/tests/consumer" "$tmp/cmake-consumer"
+    if CXX=g++ cmake -G Ninja -S "$tmp/cmake-consumer" -B "$tmp/cmake-consumer/build" >"$logdir/package-cmake.log" 2>&1 &&
+       cmake --build "$tmp/cmake-consumer/build" >>"$logdir/package-cmake.log" 2>&1 && "$tmp/cmake-consumer/build/consumer"; then
+        pass "package: CMake consumer, find_package(mfprio) with no prefix given"
+    else
+        tail -n 20 "$logdir/package-cmake.log"
+        fail "package: CMake consumer (see $logdir/package-cmake.log)"
+    fi
+    cp -r "$repo/tests/consumer" "$tmp/pkgconfig-consumer"
+    if CXX=g++ meson setup "$tmp/pkgconfig-consumer/build" "$tmp/pkgconfig-consumer" --wrap-mode=nofallback \
+            -Dwerror=true >"$logdir/package-pkgconfig.log" 2>&1 &&
+       meson compile -C "$tmp/pkgconfig-consumer/build" >>"$logdir/package-pkgconfig.log" 2>&1 &&
+       "$tmp/pkgconfig-consumer/build/consumer"; then
+        pass "package: pkg-config consumer (dependency('mfprio'))"
+    else
+        tail -n 20 "$logdir/package-pkgconfig.log"
+        fail "package: pkg-config consumer (see $logdir/package-pkgconfig.log)"
+    fi
+    if DEBIAN_FRONTEND=noninteractive apt-get purge -y mfprio libmfprio-dev >"$logdir/package-remove.log" 2>&1 &&
+       [[ ! -e /usr/bin/mfprio && ! -e /usr/include/mfprio ]]; then
+        pass "package: removed"
+    else
+        fail "package: apt-get purge (see $logdir/package-remove.log)"
+    fi
+    rm -rf "$tmp"
+}
+
 # install_plan_checks: `meson install` of a build with the tool installs bin/mfprio, and
 # -Dinstall_tool=false leaves it out (read from meson's install plan, nothing compiled).
 install_plan_checks() {
@@ -391,6 +487,7 @@ build_site_plugin() {
 
 cmd_test() {
     install_deps
+    install_package_deps
     install_live_deps
     logdir=$repo/build-logs
     rm -rf "$logdir"
@@ -425,6 +522,7 @@ cmd_test() {
 
     consumer_checks
     install_plan_checks
+    package_checks
     live_checks
 
     say "summary ($((SECONDS - start)) s, logs in $logdir)"
