@@ -2,6 +2,7 @@
 // jobs (1,000,000; 10,000 with MFPRIO_BENCH_SMALL=1) through `engine.batch`:
 //   fixed_weights    make_fixed_multifactor<...>: weights are template arguments;
 //   runtime_weights  make_multifactor: weights read at run time, as from slurm.conf;
+//   one_job_*        the same engines' one-job path, `priority`, job by job;
 //   dispatched       the baseline: one virtual call per factor per job and a vector of
 //                    weights, the generic loop of a runtime-configured scheduler;
 //   memory_floor     not an engine: reads what the engines read and computes nothing, to
@@ -191,7 +192,25 @@ struct memory_floor {
     }
 };
 
+/// The engine's one-job path, `priority(job, context)`, job by job: what a scheduler that
+/// computes one job at a time (at submission, at an update) pays.
+template <class Engine>
+void run_one_job(benchmark::State& state, const Engine& e) {
+    const auto& w = workload();
+    const std::span<const mfprio::job> jobs(w.jobs);
+    std::vector<mfprio::priority_value> out(jobs.size());
+    mfprio::priority_value* const o = out.data();
+    for (auto _ : state) {
+        for (std::size_t k = 0; k < jobs.size(); ++k) o[k] = e.priority(jobs[k], w.ctx);
+        benchmark::DoNotOptimize(out.data());
+        benchmark::ClobberMemory();
+    }
+    per_job_counters(state, jobs.size());
+}
+
 void bm_memory_floor(benchmark::State& state) { run_batch(state, memory_floor{}); }
+void bm_one_job_fixed(benchmark::State& state) { run_one_job(state, make_fixed()); }
+void bm_one_job_runtime(benchmark::State& state) { run_one_job(state, make_runtime()); }
 void bm_dispatched(benchmark::State& state) { run_batch(state, dyn_engine(bench_weights, bench_settings())); }
 void bm_fixed_weights(benchmark::State& state) { run_batch(state, make_fixed()); }
 void bm_runtime_weights(benchmark::State& state) { run_batch(state, make_runtime()); }
@@ -248,6 +267,8 @@ BENCHMARK(bm_dispatched)->Unit(benchmark::kMillisecond);
 BENCHMARK(bm_memory_floor)->Unit(benchmark::kMillisecond);
 BENCHMARK(bm_fixed_weights)->Unit(benchmark::kMillisecond);
 BENCHMARK(bm_runtime_weights)->Unit(benchmark::kMillisecond);
+BENCHMARK(bm_one_job_fixed)->Unit(benchmark::kMillisecond);
+BENCHMARK(bm_one_job_runtime)->Unit(benchmark::kMillisecond);
 
 int main(int argc, char** argv) {
     benchmark::Initialize(&argc, argv);

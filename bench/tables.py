@@ -16,7 +16,7 @@ import os
 import subprocess
 import sys
 
-PROGRAMS = ["slurm_factor_bench", "slurm_engine_bench", "maui_bench", "queue_bench", "fairshare_bench", "site_bench",
+PROGRAMS = ["slurm_factor_bench", "slurm_engine_bench", "slurm_engine_bench_o2", "maui_bench", "queue_bench", "fairshare_bench", "site_bench",
             "cli_bench"]
 
 # The programs whose benchmarks fall into kinds (engine/, fs/, pass/...) with counters of their own.
@@ -24,7 +24,8 @@ GROUPED = {"slurm_factor_bench", "maui_bench", "queue_bench", "site_bench"}
 
 # The baseline each program's ratios are taken against (a benchmark name), where it has one.
 BASELINES = {
-    "slurm_engine_bench": "bm_dispatched",
+    "slurm_engine_bench": "bm_memory_floor",
+    "slurm_engine_bench_o2": "bm_memory_floor",
     "maui_bench": "engine/dispatched",
     "queue_bench": None,
     "site_bench": "update/plain_c",
