@@ -7,6 +7,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "docs.hpp"
 
@@ -60,6 +61,38 @@ TEST_CASE("docs: every option of every command is in the man page and the bash c
         }
     }
     CHECK(options > 100);
+}
+
+TEST_CASE("docs: an option's listed values are the ones its parser takes, and the completion offers them") {
+    const std::string bash = cli::render_bash_completion();
+    std::size_t lists = 0;
+    for (const cli::command& c : cli::commands) {
+        CAPTURE(c.name);
+        for (const cli::option_spelling& s : c.spellings) {
+            if (s.values.empty()) continue;
+            CAPTURE(s.name);
+            ++lists;
+            CHECK(bash.find("        " + std::string(s.name) + ") COMPREPLY=($(compgen -W '" + std::string(s.values) + "'") !=
+                  std::string::npos);
+            // The parser's complaint about this option's value, if it makes one.
+            const auto refuses = [&](std::string_view value) {
+                const std::vector<std::string_view> args{c.name, s.name, value};
+                const auto o = cli::run_main(args);
+                return o.err.find(std::string(s.name) + " takes") != std::string::npos ||
+                       o.err.find("unknown algorithm") != std::string::npos;
+            };
+            std::string_view words = s.values;
+            while (!words.empty()) {
+                const std::size_t sp = words.find(' ');
+                const std::string_view w = words.substr(0, sp);
+                CAPTURE(w);
+                CHECK_FALSE(refuses(w));
+                words = sp == std::string_view::npos ? std::string_view{} : words.substr(sp + 1);
+            }
+            CHECK(refuses("no-such-value"));
+        }
+    }
+    CHECK(lists >= 8);
 }
 
 TEST_CASE("docs: the man page names the version and the exit statuses, and guards roff's control lines") {

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The tool's generated man page and bash completion as installed: groff reads the man page
 # without a warning (when groff is installed), and bash, with the completion loaded,
-# completes `mfprio sprio --li` to --live, `mfprio wh` to whatif and a file after --conf.
+# completes `mfprio sprio --li` to --live, `mfprio wh` to whatif, a file after --conf and
+# an option's listed values after it.
 #
 #   docs.sh MAN_PAGE COMPLETION
 set -euo pipefail
@@ -36,4 +37,6 @@ check --live mfprio sprio --li
 check whatif mfprio wh
 check "$man" mfprio sprio --conf "${man%/*}/mfprio."
 check --maui-cfg mfprio lint --maui
+check fair-tree mfprio sshare --algorithm fair-t
+check computed mfprio sprio --fairshare c
 exit $status

@@ -79,7 +79,15 @@ inline std::vector<std::string> split_list(std::string_view s) {
 struct option_row {
     std::string_view left;
     std::string_view help;
+    /// The words its value is one of, space-separated ("" for a file, a number, a name...):
+    /// what the shell completion offers after it; tests/cli_docs.cpp checks that the parser
+    /// takes each and refuses another.
+    std::string_view values = {};
 };
+
+/// The values of --fairshare and of --algorithm (fairshare::parse_algorithm's names).
+inline constexpr std::string_view fairshare_source_values = "taken computed auto";
+inline constexpr std::string_view algorithm_values = "classic fair-tree fair-tree-merge depth-oblivious flux linear";
 
 /// A command's --help: `head`, the rows of `groups` with their help at `column` (the further
 /// lines of a help there too), then `tail`.
@@ -110,6 +118,7 @@ struct option_row {
 struct option_spelling {
     std::string_view name;
     bool takes_value = false;
+    std::string_view values = {}; ///< its row's `values`
 };
 
 /// The spellings of `rows`, in order: each word of a row's `left` that starts with '-' (a
@@ -131,7 +140,7 @@ struct option_spelling {
             if (w.empty()) continue;
             if (w.front() == '-') {
                 if (!short_before) group = out.size();
-                out.push_back({w, false});
+                out.push_back({w, false, r.values});
                 short_before = w.size() == 2;
             } else {
                 for (std::size_t k = group; k < out.size(); ++k) out[k].takes_value = true;
@@ -391,7 +400,7 @@ inline constexpr option_row input_option_rows[] = {
     {"--fairshare M", "taken: sshare's FairShare column as the cluster computed it;\n"
                       "computed: from RawShares and RawUsage; auto (default): for a cluster's\n"
                       "own outputs (--live, --from, assoc_mgr given) taken, or computed where\n"
-                      "that is exact (NO_FAIR_TREE without decay); else computed"},
+                      "that is exact (NO_FAIR_TREE without decay); else computed", fairshare_source_values},
 };
 
 /// "  the input options of mfprio sprio (--conf, ..., --fairshare)", wrapped as the other

@@ -54,8 +54,9 @@ inline std::string render_man() {
     return out;
 }
 
-/// The bash completion of mfprio: the commands, each command's options, a file name after an
-/// option that takes a value.
+/// The bash completion of mfprio: the commands, each command's options, after an option
+/// that takes a value its words where it has a list of them (`option_row::values`), else a
+/// file name.
 inline std::string render_bash_completion() {
     std::string names;
     for (const command& c : commands) {
@@ -75,8 +76,15 @@ inline std::string render_bash_completion() {
                       "        return\n"
                       "        ;;\n";
     for (const command& c : commands) {
-        std::string opts, values;
+        std::string opts, values, words;
         for (const option_spelling& s : c.spellings) {
+            if (!s.values.empty()) {
+                words += "        ";
+                words.append(s.name);
+                words += ") COMPREPLY=($(compgen -W '";
+                words.append(s.values);
+                words += "' -- \"$cur\")); return ;;\n";
+            }
             if (!opts.empty()) opts += ' ';
             opts.append(s.name);
             if (s.takes_value) {
@@ -84,7 +92,9 @@ inline std::string render_bash_completion() {
                 values.append(s.name);
             }
         }
-        out += "    " + std::string(c.name) + ")\n        opts='" + opts + "'\n        values='" + values + "'\n        ;;\n";
+        out += "    " + std::string(c.name) + ")\n        opts='" + opts + "'\n        values='" + values + "'\n";
+        if (!words.empty()) out += "        case $prev in\n" + words + "        esac\n";
+        out += "        ;;\n";
     }
     out += "    *) return ;;\n"
            "    esac\n"

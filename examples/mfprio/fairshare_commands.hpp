@@ -45,7 +45,7 @@ inline constexpr option_row sshare_option_rows[] = {
                      "and User; with `scontrol show assoc_mgr` and `sacctmgr show assoc -P`\n"
                      "outputs beside it (merged)"},
     {"--live, --save DIR, --from DIR, --timeout S, --slurm-version V:", "as for mfprio sprio"},
-    {"--fairshare M", "taken (the cluster's columns), computed, or auto (as mfprio sprio)"},
+    {"--fairshare M", "taken (the cluster's columns), computed, or auto (as mfprio sprio)", fairshare_source_values},
     {"-l, --long", "long format (NormUsage, LevelFS, TRES columns)"},
     {"-p, --parsable", "'|'-delimited with a trailing '|'"},
     {"-P, --parsable2", "'|'-delimited without a trailing '|'"},
@@ -57,7 +57,7 @@ inline constexpr option_row sshare_option_rows[] = {
     {"-n, -h, --noheader", "no header"},
     {"-o, --format L", "fields, e.g. Account,User,FairShare%12"},
     {"--algorithm A", "classic, fair-tree, fair-tree-merge, depth-oblivious, flux or linear\n"
-                      "(default: what slurm.conf's PriorityFlags select; implies computed)"},
+                      "(default: what slurm.conf's PriorityFlags select; implies computed)", algorithm_values},
     {"--damping N", "FairShareDampeningFactor (overrides slurm.conf; implies computed)"},
     {"--help", "this text"},
 };
@@ -212,7 +212,7 @@ inline constexpr option_row usage_option_rows[] = {
     {"--elapsed D", "a Slurm time string: min, min:sec, hr:min:sec, days-hr[:min[:sec]]"},
     {"--start T", "the time the period starts (epoch or YYYY-MM-DDTHH:MM:SS; default\n"
                   "2026-01-01T00:00:00), for usage reset boundaries in local time"},
-    {"--algorithm A", "fair-share algorithm for the printed columns (default: slurm.conf's)"},
+    {"--algorithm A", "fair-share algorithm for the printed columns (default: slurm.conf's)", algorithm_values},
     {"--help", "this text"},
 };
 

@@ -48,13 +48,13 @@ inline constexpr option_row diagnose_option_rows[] = {
                         "final priority"},
     {"--xfactor F", "code (default: (queued + WCLimit) / max(XFMINWCLIMIT, WCLimit))\n"
                     "or doc (1 + queued / max(XFMINWCLIMIT, WCLimit))"},
-    {"--caps S", "maui (default: one-sided) or moab (symmetric)"},
+    {"--caps S", "maui (default: one-sided) or moab (symmetric)", "maui moab"},
     {"--qttarget F", "maui33 (default: Maui 3.3's max(0.0001, QTTARGET - EffQTime)^-2, which is\n"
-                     "1e8 whenever a QTTARGET is set) or moab (1000^min(1, queued/QTTARGET))"},
+                     "1e8 whenever a QTTARGET is set) or moab (1000^min(1, queued/QTTARGET))", "maui33 moab"},
     {"--uproc-ujob F", "maui33 (default: UPROC and UJOB are not weighted, as in Maui 3.3's code)\n"
-                       "or moab (UPROCWEIGHT and UJOBWEIGHT apply)"},
+                       "or moab (UPROCWEIGHT and UJOBWEIGHT apply)", "maui33 moab"},
     {"--group-classweight F", "maui33 (default: a GROUPCFG CLASSWEIGHT has no effect, as Maui 3.3\n"
-                              "stores 0 for it) or doc (it replaces CLASSWEIGHT for the group's jobs)"},
+                              "stores 0 for it) or doc (it replaces CLASSWEIGHT for the group's jobs)", "maui33 doc"},
     {"--help", "this text"},
 };
 

@@ -44,7 +44,7 @@ inline constexpr option_row queue_option_rows[] = {
     {"--jobs FILE", "jobs table: JobID|User|SubmitTime, and Bank (or Account), Queue,\n"
                     "Urgency (0..31, default 16), EligibleTime, State, NumNodes, NumCPUs"},
     {"--assoc FILE", "association table (sshare -a -P -l): FairShare by (bank, user)"},
-    {"--algorithm A", "compute fair-share from RawShares and RawUsage instead (flux, ...)"},
+    {"--algorithm A", "compute fair-share from RawShares and RawUsage instead (flux, ...)", algorithm_values},
     {"--queues FILE", "Name|Priority (integer) table of queues"},
     {"--banks FILE", "Name|Priority table of banks"},
     {"--default-bank U=B ", "user U's default bank B (repeatable): U's jobs without a Bank (or\n"
