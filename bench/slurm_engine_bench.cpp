@@ -5,8 +5,9 @@
 //   one_job_*        the same engines' one-job path, `priority`, job by job;
 //   dispatched       the baseline: one virtual call per factor per job and a vector of
 //                    weights, the generic loop of a runtime-configured scheduler;
-//   memory_floor     not an engine: reads what the engines read and computes nothing, to
-//                    show how much of a figure is memory traffic.
+//   memory_floor     not an engine: reads what the engines read (the job record, its TRES
+//                    row, its association's two entries), writes one 8-byte result a job and
+//                    computes nothing, to show how much of a figure is memory traffic.
 // All three run the same factor policies and the same floor/clamp, and are checked to give
 // identical priorities for every job of the run (and the same as the engine's one-job path,
 // `priority`) before anything is timed. After the table, each variant's time per job is
@@ -170,14 +171,18 @@ void run_batch(benchmark::State& state, const Engine& e) {
     per_job_counters(state, jobs.size());
 }
 
-/// Not an engine: reads every field and TRES count the engines read and adds them up as
-/// integers, with no factor arithmetic: the memory floor under the engines' figures.
+/// Not an engine: reads every byte the engines read for a job (its record's fields, the counts
+/// of its row of the TRES request table, its association's fair-share factor and normalized
+/// priority) and writes one 8-byte result, in the same layout, adding them up with no factor
+/// arithmetic: the memory floor under the engines' figures.
 struct memory_floor {
     void batch(std::span<const mfprio::job> jobs, const ms::context& c, std::span<mfprio::priority_value> out) const {
         const auto& w = workload();
         const std::size_t n = jobs.size();
         const double* table = c.tres_requests.counts.data();
         const std::size_t stride = c.tres_requests.stride;
+        const double* const fairshare = c.fairshare.data();
+        const double* const assoc_norm = c.assoc_priority_norm.data();
         for (std::size_t k = 0; k < n; ++k) {
             const mfprio::job& j = jobs[k];
             const std::uint64_t fields = std::uint64_t{j.association} + j.partition + j.qos +
@@ -186,7 +191,8 @@ struct memory_floor {
                 static_cast<std::uint32_t>(j.site_factor) + j.admin_priority;
             const double* row = table + std::size_t{j.tres_row} * stride;
             const double tres = row[w.col_cpu] + row[w.col_mem] + row[w.col_gpu];
-            out[k] = {static_cast<std::uint32_t>(fields) ^ static_cast<std::uint32_t>(tres),
+            const double assoc = fairshare[j.association] + assoc_norm[j.association];
+            out[k] = {static_cast<std::uint32_t>(fields) ^ static_cast<std::uint32_t>(tres + assoc),
                       mfprio::priority_status::computed};
         }
     }

@@ -218,7 +218,7 @@ TEST_CASE("core: batch takes whole blocks through block hooks and the rest job b
                                        mfprio::make_term(constant{-0.5}, 1_w));
     // 3 whole blocks and 4 more; factors k/64 (exact), so each sum is exact:
     // k/64 x 1000 + (100 - k) x 4 + 0 - 0.5.
-    constexpr std::size_t n = 3 * mfprio::block_size + 4;
+    constexpr std::size_t n = 3 * mfprio::batch_block_size<ejob> + 4;
     std::vector<ejob> jobs(n);
     for (std::size_t k = 0; k < n; ++k)
         jobs[k] = {static_cast<double>(k) / 64.0, 100.0 - static_cast<double>(k), std::numeric_limits<double>::quiet_NaN()};
@@ -264,7 +264,7 @@ TEST_CASE("core: batch prepares a prepared block hook once per call") {
     int prepared = 0;
     const auto e = mfprio::make_engine(mfprio::raw_result{}, mfprio::make_term(alpha{}, 2_w),
                                        mfprio::make_term(prepared_beta{&prepared}, std::uint32_t{3}));
-    std::vector<ejob> jobs(5 * mfprio::block_size + 1);
+    std::vector<ejob> jobs(5 * mfprio::batch_block_size<ejob> + 1);
     for (std::size_t k = 0; k < jobs.size(); ++k) jobs[k] = {static_cast<double>(k), static_cast<double>(k) / 8, 0};
     std::vector<double> out(jobs.size());
     const ectx c{2.0};
@@ -289,7 +289,7 @@ TEST_CASE("core: batch skips a term whose factor is idle in the context, unless 
     static_assert(mfprio::idle_aware_factor<idle_alpha, ectx>);
     static_assert(!mfprio::idle_aware_factor<alpha, ectx>);
     int blocks = 0;
-    constexpr std::size_t n = 2 * mfprio::block_size + 3;
+    constexpr std::size_t n = 2 * mfprio::batch_block_size<ejob> + 3;
     std::vector<ejob> jobs(n);
     for (std::size_t k = 0; k < n; ++k)
         jobs[k] = {k % 2 == 0 ? -static_cast<double>(k) : static_cast<double>(k), 1.0, static_cast<double>(k)};
@@ -340,7 +340,7 @@ TEST_CASE("core: batch leaves out an always-idle term of finite weight at compil
     static_assert(mfprio::always_idle_factor<never_alpha>);
     static_assert(!mfprio::always_idle_factor<idle_alpha>);
     int blocks = 0;
-    constexpr std::size_t n = 3 * mfprio::block_size + 5;
+    constexpr std::size_t n = 3 * mfprio::batch_block_size<ejob> + 5;
     std::vector<ejob> jobs(n);
     for (std::size_t k = 0; k < n; ++k) jobs[k] = {0.0, static_cast<double>(k) - 40.0, 0.0};
     std::vector<double> out(n);
@@ -371,7 +371,7 @@ TEST_CASE("core: a batch plan is prepared once and reused by every later batch")
     const auto e = mfprio::make_engine(mfprio::raw_result{}, mfprio::make_term(alpha{}, 2_w),
                                        mfprio::make_term(prepared_beta{&prepared}, std::uint32_t{3}),
                                        mfprio::make_term(prepared_beta{&unused}, std::uint32_t{0}));
-    std::vector<ejob> jobs(7 * mfprio::block_size + 5);
+    std::vector<ejob> jobs(7 * mfprio::batch_block_size<ejob> + 5);
     for (std::size_t k = 0; k < jobs.size(); ++k) jobs[k] = {static_cast<double>(k), static_cast<double>(k) / 8, 0};
     const ectx c{2.0};
     const auto plan = e.prepare_batch<ejob>(c);
@@ -381,8 +381,8 @@ TEST_CASE("core: a batch plan is prepared once and reused by every later batch")
     // with the one plan: nothing more is prepared, and every job gets what `score` gives.
     std::vector<double> out(jobs.size());
     const std::span<const ejob> all(jobs);
-    const std::size_t cuts[] = {0, 2 * mfprio::block_size, 3 * mfprio::block_size + 7, 3 * mfprio::block_size + 9,
-                                jobs.size()};
+    constexpr std::size_t b = mfprio::batch_block_size<ejob>;
+    const std::size_t cuts[] = {0, 2 * b, 3 * b + 7, 3 * b + 9, jobs.size()};
     for (std::size_t i = 0; i + 1 < std::size(cuts); ++i)
         e.batch(plan, all.subspan(cuts[i], cuts[i + 1] - cuts[i]), c,
                 std::span<double>(out).subspan(cuts[i], cuts[i + 1] - cuts[i]));

@@ -52,6 +52,9 @@ public:
     using result_type = Result;
     using output_type = typename Result::output_type;
     static constexpr std::size_t term_count = sizeof...(Terms);
+    /// Jobs per block of `batch` for records of type J (`batch_block_size`).
+    template <class J>
+    static constexpr std::size_t block_of = batch_block_size<J>;
 
     constexpr engine() = default;
     constexpr explicit engine(Result result, Terms... terms) : result_(result), terms_(terms...) {}
@@ -99,7 +102,7 @@ private:
     struct unprepared {};
     template <class J, class Ctx, class T>
     static constexpr auto prepare(const T& t, const Ctx& c, bool on) noexcept {
-        if constexpr (prepared_block_factor_policy<typename T::factor_type, J, Ctx>) {
+        if constexpr (prepared_block_factor_policy<typename T::factor_type, J, Ctx, block_of<J>>) {
             using state = std::remove_cvref_t<decltype(t.factor.prepare(c))>;
             return on ? std::optional<state>(t.factor.prepare(c)) : std::optional<state>();
         } else {
@@ -140,7 +143,7 @@ public:
     }
 
     /// Priorities of a span of jobs into `out` (which must be at least as long), each exactly
-    /// what `priority` gives. The jobs are taken in blocks of `block_size`: the terms whose
+    /// what `priority` gives. The jobs are taken in blocks of `block_of<J>`: the terms whose
     /// factor has a block hook fill the block's factors first; then, job by job, every
     /// term's contribution is added in term order, starting from 0.0, as `score` adds them,
     /// and the result policy finishes the sum. A term whose weight is 0, or whose factor is
@@ -150,7 +153,7 @@ public:
     constexpr void batch(std::span<const J> jobs, const Ctx& c, std::span<output_type> out) const noexcept {
         MFPRIO_ASSERT(out.size() >= jobs.size());
         std::size_t full = 0;
-        if (jobs.size() >= block_size) full = batch_blocks(prepare_batch<J>(c), jobs, c, out);
+        if (jobs.size() >= block_of<J>) full = batch_blocks(prepare_batch<J>(c), jobs, c, out);
         for (std::size_t k = full; k < jobs.size(); ++k) out[k] = priority(jobs[k], c);
     }
 
@@ -168,7 +171,7 @@ public:
     constexpr void batch_scores(std::span<const J> jobs, const Ctx& c, std::span<double> out) const noexcept {
         MFPRIO_ASSERT(out.size() >= jobs.size());
         std::size_t full = 0;
-        if (jobs.size() >= block_size)
+        if (jobs.size() >= block_of<J>)
             full = for_each_block(prepare_batch<J>(c), jobs, c,
                                   [&](std::size_t k, const J&, double sum) noexcept { out[k] = sum; });
         for (std::size_t k = full; k < jobs.size(); ++k) out[k] = score(jobs[k], c);
@@ -221,8 +224,8 @@ private:
     /// factors.
     template <class J, class Ctx>
     static constexpr std::array<bool, term_count + 1> hooked{
-        ((block_factor_policy<typename Terms::factor_type, J, Ctx> ||
-          prepared_block_factor_policy<typename Terms::factor_type, J, Ctx>) &&
+        ((block_factor_policy<typename Terms::factor_type, J, Ctx, block_of<J>> ||
+          prepared_block_factor_policy<typename Terms::factor_type, J, Ctx, block_of<J>>) &&
          !leaves_out<Terms>)...,
         false};
     template <class J, class Ctx>
@@ -250,7 +253,7 @@ private:
         });
     }
 
-    /// Calls `fn(k, jobs[k], sum)` for each job of the whole blocks of `block_size` jobs of
+    /// Calls `fn(k, jobs[k], sum)` for each job of the whole blocks of `block_of<J>` jobs of
     /// `jobs`, `sum` being its weighted sum, and returns the number of jobs done. A term whose
     /// weight is 0 adds +0.0, and one whose factor is idle adds +-0.0 (a finite weight times
     /// +-0.0), which leaves any sum but -0.0 unchanged: it is skipped (a sum starts at +0.0,
@@ -258,7 +261,7 @@ private:
     template <class J, class Ctx, class Fn>
     constexpr std::size_t for_each_block(const batch_plan<J, Ctx>& plan, std::span<const J> jobs, const Ctx& c,
                                          Fn&& fn) const noexcept {
-        const std::size_t full = jobs.size() - jobs.size() % block_size;
+        const std::size_t full = jobs.size() - jobs.size() % block_of<J>;
         if (full == 0) return 0;
         // With every term on (the usual case; a term whose weight is a compile-time 0 is left
         // out anyway), the terms are not tested job by job. A term that is off but has a
@@ -299,7 +302,7 @@ private:
         const std::size_t full = jobs.size();
         const double* const weights = plan.weights.data();
         const bool* const enabled = plan.enabled.data();
-        double factors[rows == 0 ? 1 : rows][block_size];
+        double factors[rows == 0 ? 1 : rows][block_of<J>];
         // A term that is off leaves its row unset: read as +0.0 when `AllOn` (see
         // `for_each_block`), never read otherwise but zeroed all the same, since compilers
         // cannot tell that no unset row is read. With every term on, every row is filled.
@@ -308,8 +311,8 @@ private:
         if (!AllOn || some_off)
             for (auto& row : factors)
                 for (double& f : row) f = 0.0;
-        for (std::size_t base = 0; base < full; base += block_size) {
-            const std::span<const J, block_size> block(jobs.data() + base, block_size);
+        for (std::size_t base = 0; base < full; base += block_of<J>) {
+            const std::span<const J, block_of<J>> block(jobs.data() + base, block_of<J>);
             // Records over a cache line (Maui's, 104 bytes): the records four blocks ahead go
             // to the second-level cache, two lines a job in the loop below (which covers every
             // line of them). The hardware prefetcher alone lags behind, and a first-level
@@ -317,21 +320,22 @@ private:
             // (maui_bench engine/full/batch; the prefetches are spread job by job rather than
             // issued as a burst at the block's start). Slurm's 64-byte records gain nothing
             // from it: left out. Near the end, this block.
+            constexpr std::size_t n = block_of<J>;
             const J* const far =
-                jobs.data() + (base + (far_blocks<J> + 1) * block_size <= full ? base + far_blocks<J> * block_size : base);
+                jobs.data() + (base + (far_blocks<J> + 1) * n <= full ? base + far_blocks<J> * n : base);
             fill_hooked(block, c, plan.states, enabled, factors, std::index_sequence_for<Terms...>{});
             // The records of the block after next, one cache line per job at most: by the time
             // that block is reached they are in cache. Near the end, the records of this block
             // instead (in cache already): no test job by job.
-            const J* const ahead = jobs.data() + (base + 2 * block_size < full ? base + 2 * block_size : base);
+            const J* const ahead = jobs.data() + (base + 2 * n < full ? base + 2 * n : base);
             // Every term on: two jobs at a time, each job's terms added in order from 0.0 in its
             // own lane, the same operations as `score`'s. The terms computed job by job (no
             // block hook) share the vector arithmetic there. With every factor from the
             // block's rows (Maui's engine) the pairs are faster too, now that the hooks take no
             // branch on the job's data (maui_bench engine/full/batch).
-            if constexpr (AllOn && block_size % 2 == 0) {
+            if constexpr (AllOn && block_of<J> % 2 == 0) {
                 if (!std::is_constant_evaluated()) {
-                    for (std::size_t i = 0; i < block_size; i += 2) {
+                    for (std::size_t i = 0; i < block_of<J>; i += 2) {
                         if (i % detail::prefetch_step<J> == 0) detail::prefetch(ahead + i);
                         if ((i + 1) % detail::prefetch_step<J> == 0) detail::prefetch(ahead + i + 1);
                         if constexpr (far_blocks<J> != 0) {
@@ -346,7 +350,7 @@ private:
                     continue;
                 }
             }
-            for (std::size_t i = 0; i < block_size; ++i) {
+            for (std::size_t i = 0; i < block_of<J>; ++i) {
                 if (!std::is_constant_evaluated() && i % detail::prefetch_step<J> == 0) detail::prefetch(ahead + i);
                 if constexpr (far_blocks<J> != 0)
                     if (!std::is_constant_evaluated()) prefetch_record_far(far + i);
@@ -371,18 +375,18 @@ private:
     /// out of line for compile-time weights (inlined for runtime ones), a call per block and
     /// the tables reloaded.
     template <class J, class Ctx, class States, std::size_t... I>
-    [[gnu::always_inline]] constexpr void fill_hooked(std::span<const J, block_size> block, const Ctx& c,
+    [[gnu::always_inline]] constexpr void fill_hooked(std::span<const J, block_of<J>> block, const Ctx& c,
                                                       const States& states, const bool* enabled,
-                                                      double (*factors)[block_size],
+                                                      double (*factors)[block_of<J>],
                                                       std::index_sequence<I...>) const noexcept {
         (
             [&] {
                 if constexpr (hooked<J, Ctx>[I]) {
                     const auto& t = std::get<I>(terms_);
                     if (!enabled[I]) return;
-                    const std::span<double, block_size> out(factors[hook_row<J, Ctx>(I)], block_size);
+                    const std::span<double, block_of<J>> out(factors[hook_row<J, Ctx>(I)], block_of<J>);
                     using F = typename std::remove_cvref_t<decltype(t)>::factor_type;
-                    if constexpr (prepared_block_factor_policy<F, J, Ctx>)
+                    if constexpr (prepared_block_factor_policy<F, J, Ctx, block_of<J>>)
                         t.factor.block(*std::get<I>(states), block, c, out);
                     else
                         t.factor.block(block, c, out);
@@ -416,7 +420,7 @@ private:
     /// factor x weight, then sum + that, as `score` does (two statements: nothing to fuse
     /// into a multiply-add).
     template <bool AllOn, class J, class Ctx, std::size_t... I>
-    constexpr void add_terms(const J& j, const Ctx& c, const double (*factors)[block_size], const double* weights,
+    constexpr void add_terms(const J& j, const Ctx& c, const double (*factors)[block_of<J>], const double* weights,
                              const bool* enabled, std::size_t i, double& sum, std::index_sequence<I...>) const noexcept {
         (
             [&] {
@@ -436,7 +440,7 @@ private:
     /// of `sum`: each term's factors (its block row, or its call operator job by job) times
     /// its weight, added to the two sums.
     template <class J, class Ctx, std::size_t... I>
-    void add_term_pairs(std::span<const J, block_size> block, const Ctx& c, const double (*factors)[block_size],
+    void add_term_pairs(std::span<const J, block_of<J>> block, const Ctx& c, const double (*factors)[block_of<J>],
                         const double* weights, std::size_t i, simd::f64x2& sum,
                         std::index_sequence<I...>) const noexcept {
         (

@@ -22,8 +22,15 @@ concept factor_policy = std::copy_constructible<F> && requires(const F& f, const
     { f(j, c) } noexcept -> std::same_as<double>;
 };
 
-/// Jobs per block of the engine's `batch`, and of a factor's `block` hook.
+/// Jobs per block of a factor's `block` hook, and of the runtime engine's (`queue::dynamic`).
 inline constexpr std::size_t block_size = 32;
+
+/// Jobs per block of the engine's `batch` for records of type `J`: 16 for records of one
+/// cache line or less (Slurm's 64-byte `mfprio::job`), `block_size` for larger ones (Maui's
+/// 104-byte records), the faster of the two for each in bench/slurm_engine_bench and
+/// bench/maui_bench. A block hook written for any N (a template) serves both.
+template <class J>
+inline constexpr std::size_t batch_block_size = sizeof(J) <= 64 ? 16 : block_size;
 
 /// A factor that can tell, from the context alone, that it is +0.0 or -0.0 for every job:
 /// `f.idle(c)`. A term of finite weight then adds +0.0 or -0.0 to a sum that is never -0.0,
@@ -46,16 +53,17 @@ concept always_idle_factor = requires {
     requires F::always_idle;
 };
 
-/// A factor policy that also evaluates a block of `block_size` jobs at once:
+/// A factor policy that also evaluates a block of `N` jobs at once (`block_size` unless
+/// given):
 /// `f.block(jobs, c, out)` writes into `out[i]` exactly what `f(jobs[i], c)` returns, bit for
 /// bit, for every i. The engine's `batch` calls it once per block instead of the call
 /// operator once per job, so that the factor can hoist its per-pass work out of the loop and
 /// let the compiler vectorize its arithmetic (a division by a loop-invariant total, say) over
 /// a fixed number of jobs. A factor without it is called job by job. The conformance suite
 /// (tests/every_factor.cpp) checks the bit-for-bit contract of every Slurm factor's hook.
-template <class F, class J, class Ctx>
+template <class F, class J, class Ctx, std::size_t N = block_size>
 concept block_factor_policy = factor_policy<F, J, Ctx> &&
-    requires(const F& f, std::span<const J, block_size> jobs, const Ctx& c, std::span<double, block_size> out) {
+    requires(const F& f, std::span<const J, N> jobs, const Ctx& c, std::span<double, N> out) {
         { f.block(jobs, c, out) } noexcept;
     };
 
@@ -63,9 +71,9 @@ concept block_factor_policy = factor_policy<F, J, Ctx> &&
 /// every block needs from the context (a table laid out for the hook, say) and
 /// `f.block(state, jobs, c, out)` uses it, with the contract of `block_factor_policy`. The
 /// engine's `batch` prepares once and calls the hook for each block.
-template <class F, class J, class Ctx>
+template <class F, class J, class Ctx, std::size_t N = block_size>
 concept prepared_block_factor_policy = factor_policy<F, J, Ctx> &&
-    requires(const F& f, const Ctx& c, std::span<const J, block_size> jobs, std::span<double, block_size> out) {
+    requires(const F& f, const Ctx& c, std::span<const J, N> jobs, std::span<double, N> out) {
         { f.prepare(c) } noexcept;
         { f.block(f.prepare(c), jobs, c, out) } noexcept;
     };

@@ -246,6 +246,12 @@ class f64x4 {
 public:
     MFPRIO_TARGET_AVX f64x4() noexcept : v_(_mm256_setzero_pd()) {}
     [[nodiscard]] MFPRIO_TARGET_AVX static f64x4 all(double x) noexcept { return f64x4(_mm256_set1_pd(x)); }
+    /// `p[0]`..`p[3]`.
+    [[nodiscard]] MFPRIO_TARGET_AVX static f64x4 load(const double* p) noexcept { return f64x4(_mm256_loadu_pd(p)); }
+    /// The bits `p[0]`..`p[3]` (masks: all ones or zeros).
+    [[nodiscard]] MFPRIO_TARGET_AVX static f64x4 load_bits(const std::uint64_t* p) noexcept {
+        return f64x4(_mm256_castsi256_pd(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p))));
+    }
     /// `*p0`..`*p3` in lanes 0..3.
     [[nodiscard]] MFPRIO_TARGET_AVX static f64x4 load(const double* p0, const double* p1, const double* p2,
                                                       const double* p3) noexcept {
@@ -268,6 +274,20 @@ public:
                                                            -static_cast<long long>(m1), -static_cast<long long>(m0))));
     }
     MFPRIO_TARGET_AVX void store(double* p) const noexcept { _mm256_storeu_pd(p, v_); }
+    /// Lanes 0..K-1 added in lane order: ((lane 0 + lane 1) + lane 2) + lane 3.
+    template <int K>
+        requires(K >= 1 && K <= 4)
+    [[nodiscard]] MFPRIO_TARGET_AVX double sum_lanes() const noexcept {
+        const __m128d lo = _mm256_castpd256_pd128(v_);
+        double s = _mm_cvtsd_f64(lo);
+        if constexpr (K >= 2) s = s + _mm_cvtsd_f64(_mm_unpackhi_pd(lo, lo));
+        if constexpr (K >= 3) {
+            const __m128d hi = _mm256_extractf128_pd(v_, 1);
+            s = s + _mm_cvtsd_f64(hi);
+            if constexpr (K == 4) s = s + _mm_cvtsd_f64(_mm_unpackhi_pd(hi, hi));
+        }
+        return s;
+    }
     MFPRIO_TARGET_AVX friend f64x4 operator+(f64x4 a, f64x4 b) noexcept { return f64x4(_mm256_add_pd(a.v_, b.v_)); }
     MFPRIO_TARGET_AVX friend f64x4 operator*(f64x4 a, f64x4 b) noexcept { return f64x4(_mm256_mul_pd(a.v_, b.v_)); }
     MFPRIO_TARGET_AVX friend f64x4 operator/(f64x4 a, f64x4 b) noexcept { return f64x4(_mm256_div_pd(a.v_, b.v_)); }
@@ -283,6 +303,10 @@ class f64x4 {
 public:
     f64x4() noexcept = default;
     [[nodiscard]] static f64x4 all(double x) noexcept { return {f64x2::all(x), f64x2::all(x)}; }
+    [[nodiscard]] static f64x4 load(const double* p) noexcept { return {f64x2::load(p), f64x2::load(p + 2)}; }
+    [[nodiscard]] static f64x4 load_bits(const std::uint64_t* p) noexcept {
+        return {u64x2::load(p, p + 1).as_double(), u64x2::load(p + 2, p + 3).as_double()};
+    }
     [[nodiscard]] static f64x4 load(const double* p0, const double* p1, const double* p2, const double* p3) noexcept {
         return {f64x2::load(p0, p1), f64x2::load(p2, p3)};
     }
@@ -296,6 +320,15 @@ public:
     void store(double* p) const noexcept {
         lo_.store(p);
         hi_.store(p + 2);
+    }
+    template <int K>
+        requires(K >= 1 && K <= 4)
+    [[nodiscard]] double sum_lanes() const noexcept {
+        double s = lo_.lane0();
+        if constexpr (K >= 2) s = s + lo_.lane1();
+        if constexpr (K >= 3) s = s + hi_.lane0();
+        if constexpr (K == 4) s = s + hi_.lane1();
+        return s;
     }
     friend f64x4 operator+(f64x4 a, f64x4 b) noexcept { return {a.lo_ + b.lo_, a.hi_ + b.hi_}; }
     friend f64x4 operator*(f64x4 a, f64x4 b) noexcept { return {a.lo_ * b.lo_, a.hi_ * b.hi_}; }

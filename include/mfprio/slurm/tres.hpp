@@ -147,31 +147,35 @@ struct tres_factor {
     static constexpr std::size_t dense_limit = 512;
 
     /// The partitions' totals of the weighted TRES laid out for `block`: for partition p and
-    /// weighted TRES k, at p x count + k, the divisor (the total, or 1 where it is 0) and a
+    /// weighted TRES k, at p x stride + k, the divisor (the total, or 1 where it is 0) and a
     /// mask (all ones where the total is not 0); the row after the last partition is an
-    /// unknown partition's (totals 0). Usable for normalized TRES when the partitions fit and
-    /// no total is NaN.
+    /// unknown partition's (totals 0). `stride` is 4 for up to four weighted TRES (a
+    /// partition's divisors are then one aligned four-lane load; lanes past `count` hold 1 and
+    /// a clear mask), `count` otherwise. Usable for normalized TRES when the partitions fit
+    /// and no total is NaN.
     struct dense_totals {
         bool usable = false;
-        bool avx = false; ///< the block takes the AVX path (`simd::avx_enabled`), four jobs at a time
-        double divisor[dense_limit];
-        std::uint64_t nonzero[dense_limit];
+        bool avx = false; ///< the block takes the AVX path (`simd::avx_enabled`)
+        std::uint32_t stride = 0;
+        alignas(32) double divisor[dense_limit];
+        alignas(32) std::uint64_t nonzero[dense_limit];
     };
 
     /// Lays out the partitions' totals, once per batch (see `dense_totals`).
     [[nodiscard]] constexpr dense_totals prepare(const context& c) const noexcept {
         dense_totals d{};
         const std::size_t parts = c.partitions.size();
-        if (!normalize || count == 0 || (parts + 1) * count > dense_limit) return d;
+        d.stride = count <= 4 ? 4u : count;
+        if (!normalize || count == 0 || (parts + 1) * d.stride > dense_limit) return d;
         bool nan = false;
         for (std::size_t p = 0; p <= parts; ++p) {
             const std::span<const double> totals = p < parts ? c.partitions[p].tres_totals : std::span<const double>{};
-            for (std::uint32_t k = 0; k < count; ++k) {
-                const std::uint32_t id = entries[k].id;
-                const double t = id < totals.size() ? totals[id] : 0.0;
+            for (std::uint32_t k = 0; k < d.stride; ++k) {
+                const std::uint32_t id = k < count ? entries[k].id : 0u;
+                const double t = k < count && id < totals.size() ? totals[id] : 0.0;
                 nan = nan || t != t;
-                d.divisor[p * count + k] = t != 0.0 ? t : 1.0;
-                d.nonzero[p * count + k] = detail::mask_if(t != 0.0);
+                d.divisor[p * d.stride + k] = t != 0.0 ? t : 1.0;
+                d.nonzero[p * d.stride + k] = detail::mask_if(t != 0.0);
             }
         }
         d.usable = !nan;
@@ -183,7 +187,8 @@ struct tres_factor {
     ///
     /// With the totals laid out (`prepare`) and jobs with a row of the request table: for
     /// each weighted TRES in id order, the jobs' counts v are gathered, divided by the laid-out
-    /// divisors and masked, weighted and added to each job's sum, two or four jobs at a time.
+    /// divisors and masked, weighted and added to each job's sum: two jobs at a time, or with
+    /// AVX and up to four weighted TRES one job at a time with its TRES in the lanes.
     /// v / t is Slurm's factor where t is not 0; where v is 0 it is +0.0 or
     /// -0.0 instead of Slurm's +0.0, which adds nothing to a sum that starts at +0.0 (no sum
     /// is ever -0.0). Otherwise `block_general`.
@@ -193,13 +198,11 @@ struct tres_factor {
                          std::span<double, N> out) const noexcept {
         if constexpr (has_tres_row<J>) {
             if (d.usable) {
-                if constexpr (N % 4 == 0) {
-                    if (d.avx && c.tres_requests.rows() != 0) {
-                        block_dense_quads(jobs, c.tres_requests, c.partitions.size(), out, d.divisor, d.nonzero);
-                        return;
-                    }
+                if (d.avx && d.stride == 4 && c.tres_requests.rows() != 0) {
+                    block_dense_lanes(jobs, c.tres_requests, c.partitions.size(), out, d);
+                    return;
                 }
-                block_dense(jobs, c, out, d.divisor, d.nonzero);
+                block_dense(jobs, c, out, d);
                 return;
             }
         }
@@ -214,23 +217,25 @@ struct tres_factor {
     }
 
     /// `block` with the partitions' divisors and masks laid out (partition p, weighted TRES k
-    /// at p x count + k; the unknown partition last).
+    /// at p x stride + k; the unknown partition last).
     template <class J, std::size_t N>
     constexpr void block_dense(std::span<const J, N> jobs, const context& c, std::span<double, N> out,
-                               const double* divisor, const std::uint64_t* nonzero) const noexcept {
+                               const dense_totals& d) const noexcept {
+        const double* const divisor = d.divisor;
+        const std::uint64_t* const nonzero = d.nonzero;
         const tres_table& table = c.tres_requests;
         const std::size_t rows = table.rows();
         const std::size_t parts = c.partitions.size();
         if constexpr (N % 2 == 0) {
             if (!std::is_constant_evaluated() && rows != 0) {
-                block_dense_pairs(jobs, table, parts, out, divisor, nonzero);
+                block_dense_pairs(jobs, table, parts, out, d.stride, divisor, nonzero);
                 return;
             }
         }
         for (std::size_t i = 0; i < N; ++i) {
             const auto r = static_cast<std::size_t>(job_traits<J>::tres_row(jobs[i]));
             const auto p = static_cast<std::size_t>(job_traits<J>::partition(jobs[i]));
-            const std::size_t q = (p < parts ? p : parts) * count; // the job's partition's divisors
+            const std::size_t q = (p < parts ? p : parts) * d.stride; // the job's partition's divisors
             double sum = 0.0;
             for (std::uint32_t k = 0; k < count; ++k) {
                 const std::uint32_t column = table.column_of(entries[k].id);
@@ -250,20 +255,21 @@ struct tres_factor {
     /// unrolled, their columns, masks and weights in registers).
     template <class J, std::size_t N>
     void block_dense_pairs(std::span<const J, N> jobs, const tres_table& table, std::size_t parts,
-                           std::span<double, N> out, const double* divisor,
+                           std::span<double, N> out, std::uint32_t stride_d, const double* divisor,
                            const std::uint64_t* nonzero) const noexcept {
         switch (count) {
-        case 1: return dense_pairs<1>(jobs, table, parts, out, divisor, nonzero);
-        case 2: return dense_pairs<2>(jobs, table, parts, out, divisor, nonzero);
-        case 3: return dense_pairs<3>(jobs, table, parts, out, divisor, nonzero);
-        case 4: return dense_pairs<4>(jobs, table, parts, out, divisor, nonzero);
-        default: return dense_pairs<0>(jobs, table, parts, out, divisor, nonzero);
+        case 1: return dense_pairs<1>(jobs, table, parts, out, stride_d, divisor, nonzero);
+        case 2: return dense_pairs<2>(jobs, table, parts, out, stride_d, divisor, nonzero);
+        case 3: return dense_pairs<3>(jobs, table, parts, out, stride_d, divisor, nonzero);
+        case 4: return dense_pairs<4>(jobs, table, parts, out, stride_d, divisor, nonzero);
+        default: return dense_pairs<0>(jobs, table, parts, out, stride_d, divisor, nonzero);
         }
     }
     /// `block_dense_pairs` for `K` weighted TRES (0: `count`, read at run time).
     template <std::uint32_t K, class J, std::size_t N>
     void dense_pairs(std::span<const J, N> jobs, const tres_table& table, std::size_t parts,
-                     std::span<double, N> out, const double* divisor, const std::uint64_t* nonzero) const noexcept {
+                     std::span<double, N> out, std::uint32_t stride_d, const double* divisor,
+                     const std::uint64_t* nonzero) const noexcept {
         const std::uint32_t weighted = K != 0 ? K : count;
         const std::size_t rows = table.rows();
         const std::size_t stride = table.stride;
@@ -286,8 +292,8 @@ struct tres_factor {
             const double* const row0 = counts + (r0 < rows ? r0 * stride : 0);
             const double* const row1 = counts + (r1 < rows ? r1 * stride : 0);
             const f64x2 has_row = f64x2::mask(r0 < rows, r1 < rows);
-            const std::size_t q0 = (p0 < parts ? p0 : parts) * weighted;
-            const std::size_t q1 = (p1 < parts ? p1 : parts) * weighted;
+            const std::size_t q0 = (p0 < parts ? p0 : parts) * stride_d;
+            const std::size_t q1 = (p1 < parts ? p1 : parts) * stride_d;
             f64x2 sum;
             for (std::uint32_t k = 0; k < weighted; ++k) {
                 const f64x2 v = simd::keep(has_row & has_column[k], f64x2::load(row0 + column[k], row1 + column[k]));
@@ -298,63 +304,53 @@ struct tres_factor {
             sum.store(out.data() + i);
         }
     }
-    /// `block_dense_pairs` four jobs at a time (taken when the processor has AVX:
-    /// `simd::avx_enabled`): the same operations in the same order in each lane, so the same
-    /// bits.
+    /// `block_dense` with up to four weighted TRES (`stride` 4), job by job, the TRES in the
+    /// lanes (taken when the processor has AVX: `simd::avx_enabled`): the job's counts, over
+    /// its partition's four divisors, masked, times the weights, then the lanes added in id
+    /// order. The same operations as `block_dense`'s for each TRES, so the same bits; a job
+    /// without a row of the table gets 0 (every count 0). Lanes past `count` hold a count
+    /// over 1, masked, times weight 0, and are not added.
     template <class J, std::size_t N>
-    void block_dense_quads(std::span<const J, N> jobs, const tres_table& table, std::size_t parts,
-                           std::span<double, N> out, const double* divisor,
-                           const std::uint64_t* nonzero) const noexcept {
+    void block_dense_lanes(std::span<const J, N> jobs, const tres_table& table, std::size_t parts,
+                           std::span<double, N> out, const dense_totals& d) const noexcept {
         switch (count) {
-        case 1: return dense_quads<1>(jobs, table, parts, out, divisor, nonzero);
-        case 2: return dense_quads<2>(jobs, table, parts, out, divisor, nonzero);
-        case 3: return dense_quads<3>(jobs, table, parts, out, divisor, nonzero);
-        case 4: return dense_quads<4>(jobs, table, parts, out, divisor, nonzero);
-        default: return dense_quads<0>(jobs, table, parts, out, divisor, nonzero);
+        case 1: return dense_lanes<1>(jobs, table, parts, out, d);
+        case 2: return dense_lanes<2>(jobs, table, parts, out, d);
+        case 3: return dense_lanes<3>(jobs, table, parts, out, d);
+        default: return dense_lanes<4>(jobs, table, parts, out, d);
         }
     }
-    /// `block_dense_quads` for `K` weighted TRES (0: `count`, read at run time).
+    /// `block_dense_lanes` for `K` weighted TRES.
     template <std::uint32_t K, class J, std::size_t N>
-    MFPRIO_TARGET_AVX void dense_quads(std::span<const J, N> jobs, const tres_table& table, std::size_t parts,
-                                       std::span<double, N> out, const double* divisor,
-                                       const std::uint64_t* nonzero) const noexcept {
+    MFPRIO_TARGET_AVX void dense_lanes(std::span<const J, N> jobs, const tres_table& table, std::size_t parts,
+                                       std::span<double, N> out, const dense_totals& d) const noexcept {
         using simd::f64x4;
-        const std::uint32_t weighted = K != 0 ? K : count;
         const std::size_t rows = table.rows();
         const std::size_t stride = table.stride;
         const double* const counts = table.counts.data();
-        std::uint32_t column[K != 0 ? K : max_weighted]; // 0 for a TRES without a column (masked)
-        f64x4 has_column[K != 0 ? K : max_weighted];
-        f64x4 weight[K != 0 ? K : max_weighted];
-        for (std::uint32_t k = 0; k < weighted; ++k) {
-            const std::uint32_t col = table.column_of(entries[k].id);
-            const bool has = col != tres_table::no_column;
-            column[k] = has ? col : 0u;
-            has_column[k] = f64x4::mask(has, has, has, has);
-            weight[k] = f64x4::all(entries[k].weight);
+        std::uint32_t column[4]; // a TRES without a column reads column 0, masked
+        bool has[4];
+        double weight[4];
+        for (std::uint32_t k = 0; k < 4; ++k) {
+            const std::uint32_t col = k < K ? table.column_of(entries[k].id) : tres_table::no_column;
+            has[k] = col != tres_table::no_column;
+            column[k] = has[k] ? col : 0u;
+            weight[k] = k < K ? entries[k].weight : 0.0;
         }
-        for (std::size_t i = 0; i < N; i += 4) {
-            const double* row[4];
-            std::size_t q[4];
-            bool in[4];
-            for (std::size_t l = 0; l < 4; ++l) {
-                const auto r = static_cast<std::size_t>(job_traits<J>::tres_row(jobs[i + l]));
-                const auto p = static_cast<std::size_t>(job_traits<J>::partition(jobs[i + l]));
-                in[l] = r < rows;
-                row[l] = counts + (in[l] ? r * stride : 0);
-                q[l] = (p < parts ? p : parts) * weighted;
+        const f64x4 has_column = f64x4::mask(has[0], has[1], has[2], has[3]);
+        const f64x4 weights = f64x4::load(weight);
+        for (std::size_t i = 0; i < N; ++i) {
+            const auto r = static_cast<std::size_t>(job_traits<J>::tres_row(jobs[i]));
+            const auto p = static_cast<std::size_t>(job_traits<J>::partition(jobs[i]));
+            if (r >= rows) [[unlikely]] {
+                out[i] = 0.0;
+                continue;
             }
-            const f64x4 has_row = f64x4::mask(in[0], in[1], in[2], in[3]);
-            f64x4 sum;
-            for (std::uint32_t k = 0; k < weighted; ++k) {
-                const std::uint32_t col = column[k];
-                const f64x4 v = has_row & has_column[k] & f64x4::load(row[0] + col, row[1] + col, row[2] + col, row[3] + col);
-                const f64x4 d = f64x4::load(divisor + q[0] + k, divisor + q[1] + k, divisor + q[2] + k, divisor + q[3] + k);
-                const f64x4 keep =
-                    f64x4::load_bits(nonzero + q[0] + k, nonzero + q[1] + k, nonzero + q[2] + k, nonzero + q[3] + k);
-                sum = sum + (keep & (v / d)) * weight[k];
-            }
-            sum.store(out.data() + i);
+            const double* const row = counts + r * stride;
+            const std::size_t q = (p < parts ? p : parts) * 4;
+            const f64x4 v = has_column & f64x4::load(row + column[0], row + column[1], row + column[2], row + column[3]);
+            const f64x4 f = f64x4::load_bits(d.nonzero + q) & (v / f64x4::load(d.divisor + q));
+            out[i] = (f * weights).template sum_lanes<K>();
         }
     }
     /// `block` for any job and table: for each weighted TRES in id order, the job's count v
