@@ -4,7 +4,9 @@
     bench/tables.py BUILD_DIR [PROGRAM...]     run them, then print the tables
     bench/tables.py --from DIR [PROGRAM...]    print the tables of earlier runs' JSON files
 
-Each program runs with three repetitions and the medians are reported; its Google Benchmark
+Each program runs with five repetitions, its benchmarks interleaved in random order (a slow
+spell of a shared machine then falls on one repetition of several benchmarks rather than on
+every repetition of one), and the medians are reported, in the program's order; its Google Benchmark
 JSON is kept in BUILD_DIR/bench-results/PROGRAM.json. The tables give each benchmark's median
 time per iteration and its counters (ns per job or per association, etc.), plus, where a
 benchmark program compares variants, each variant's time as a ratio to the baseline measured in
@@ -35,7 +37,8 @@ BASELINES = {
 def run(build, program, out_dir):
     exe = os.path.join(build, "bench", program)
     out = os.path.join(out_dir, program + ".json")
-    subprocess.run([exe, "--benchmark_repetitions=3", "--benchmark_report_aggregates_only=true",
+    subprocess.run([exe, "--benchmark_repetitions=5", "--benchmark_enable_random_interleaving=true",
+                    "--benchmark_report_aggregates_only=true",
                     "--benchmark_out=" + out, "--benchmark_out_format=json"],
                    check=True, stdout=subprocess.DEVNULL)
     return out
@@ -123,6 +126,7 @@ def table(path, program):
     with open(path) as f:
         data = json.load(f)
     rows = [b for b in data["benchmarks"] if b.get("aggregate_name") == "median"]
+    rows.sort(key=lambda b: (b.get("family_index", 0), b.get("per_family_instance_index", 0)))
     ctx = data["context"]
     note = "%s, %d CPUs at %d MHz, %s" % (ctx.get("host_name", "?"), ctx.get("num_cpus", 0), ctx.get("mhz_per_cpu", 0),
                                         ctx.get("date", ""))

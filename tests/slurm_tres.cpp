@@ -320,3 +320,25 @@ TEST_CASE("slurm: TRES prepare lays out the totals unless one is NaN, and block 
     c.partitions = with_nan;
     CHECK(t(jobs[4], c) == 156.25);
 }
+
+TEST_CASE("slurm: the TRES ratio's masked division gives the bits of Slurm's branch") {
+    // priority_multifactor.c's normalized TRES factor: v / t when both are not 0, else 0. The
+    // library computes it without a branch (masks in the vector layer at run time, bit masks in
+    // a constant expression): both must give the branch's bits for every pair, signed zeros,
+    // infinities, NaN and subnormals among them.
+    const double inf = std::numeric_limits<double>::infinity();
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    const double values[] = {0.0, -0.0, 1.0, -3.0, 0.1, 7e300, 5e-324, -5e-324, inf, -inf, nan, 65536.0};
+    const auto bits = [](double x) { return std::bit_cast<std::uint64_t>(x); };
+    for (const double v : values)
+        for (const double t : values) {
+            CAPTURE(v);
+            CAPTURE(t);
+            const double want = (v != 0.0 && t != 0.0) ? v / t : 0.0;
+            CHECK(bits(mfprio::simd::ratio_or_zero(v, t)) == bits(want));
+            CHECK(bits(mfprio::slurm::detail::tres_ratio(v, t)) == bits(want));
+        }
+    static_assert(mfprio::slurm::detail::tres_ratio(3.0, 4.0) == 0.75);
+    static_assert(std::bit_cast<std::uint64_t>(mfprio::slurm::detail::tres_ratio(-0.0, 4.0)) == 0u);
+    static_assert(std::bit_cast<std::uint64_t>(mfprio::slurm::detail::tres_ratio(3.0, 0.0)) == 0u);
+}

@@ -346,4 +346,14 @@ private:
 /// `a` where the mask `m` is set, `b` elsewhere.
 [[nodiscard]] inline f64x2 select(f64x2 m, f64x2 a, f64x2 b) noexcept { return (m & a) | clear_where(m, b); }
 
+/// `v / t` where neither is 0, +0.0 where either is (NaN is not 0, as with `!=`), without a
+/// branch: the division is by 1 where either is 0, and its result masked there. One double
+/// in lane 0 (lane 1 divides 0 by 1); the bits of the scalar expression `v != 0 && t != 0 ?
+/// v / t : 0.0`.
+[[nodiscard]] inline double ratio_or_zero(double v, double t) noexcept {
+    const f64x2 a = f64x2::of(v, 0.0), b = f64x2::of(t, 0.0), zero;
+    const f64x2 both = (a != zero) & (b != zero);
+    return keep(both, a / select(both, b, f64x2::all(1.0))).lane0();
+}
+
 } // namespace mfprio::simd

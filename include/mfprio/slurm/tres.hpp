@@ -27,8 +27,9 @@ inline constexpr std::uint32_t cpu = 0, mem = 1, energy = 2, node = 3, billing =
 
 namespace detail {
 /// Slurm's normalized TRES factor: v / t, or +0.0 when the count or the total is 0, computed
-/// without a data-dependent branch (a bit mask selects the divisor and the result).
+/// without a data-dependent branch (a mask selects the divisor and the result).
 [[nodiscard]] constexpr double tres_ratio(double v, double t) noexcept {
+    if (!std::is_constant_evaluated()) return simd::ratio_or_zero(v, t);
     const std::uint64_t keep = -static_cast<std::uint64_t>((v != 0.0) & (t != 0.0));
     const double d = std::bit_cast<double>((std::bit_cast<std::uint64_t>(t) & keep) |
                                            (std::bit_cast<std::uint64_t>(1.0) & ~keep));
