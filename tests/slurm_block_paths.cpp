@@ -4,8 +4,9 @@
 // each job's call-operator value (reference slurm.md 1.1) bit for bit; this file computes the
 // scalar path's block at compile time and compares the two, job by job, so that a target
 // without SSE2 is held to the same values as the one the suite runs on. The TRES factor's
-// dense path also has an AVX path (four jobs at a time, `core/simd.hpp`), taken at run time
-// where the processor has AVX: it is compared too, and the SSE2 path with AVX turned off.
+// dense path also has an AVX path (up to four weighted TRES: one job at a time, its TRES in
+// the lanes, `core/simd.hpp`), taken at run time where the processor has AVX: it is compared
+// too, and the SSE2 path with AVX turned off.
 #include <mfprio/core/simd.hpp>
 #include <mfprio/slurm/age.hpp>
 #include <mfprio/slurm/job_size.hpp>
