@@ -153,11 +153,18 @@ struct tres_factor {
     /// unknown partition's (totals 0). `stride` is 4 for up to four weighted TRES (a
     /// partition's divisors are then one aligned four-lane load; lanes past `count` hold 1 and
     /// a clear mask), `count` otherwise. Usable for normalized TRES when the partitions fit
-    /// and no total is NaN.
+    /// and no total is NaN. With them, what every block would otherwise look up again: the
+    /// request table's number of rows and each weighted TRES's column.
     struct dense_totals {
         bool usable = false;
         bool avx = false; ///< the block takes the AVX path (`simd::avx_enabled`)
         std::uint32_t stride = 0;
+        std::size_t rows = 0; ///< rows of the context's request table
+        /// Weighted TRES k's column of the request table; 0 for a TRES without one, whose
+        /// `has_column` is clear (its count then reads as 0).
+        std::uint32_t column[max_weighted]{};
+        alignas(32) std::uint64_t has_column[max_weighted]{}; ///< all ones where TRES k has a column
+        alignas(32) double weight[4]{}; ///< the first four weights, 0 past `count` (the lanes)
         alignas(32) double divisor[dense_limit];
         alignas(32) std::uint64_t nonzero[dense_limit];
     };
@@ -167,6 +174,13 @@ struct tres_factor {
         dense_totals d{};
         const std::size_t parts = c.partitions.size();
         d.stride = count <= 4 ? 4u : count;
+        d.rows = c.tres_requests.rows();
+        for (std::uint32_t k = 0; k < count; ++k) {
+            const std::uint32_t col = c.tres_requests.column_of(entries[k].id);
+            d.column[k] = col != tres_table::no_column ? col : 0u;
+            d.has_column[k] = detail::mask_if(col != tres_table::no_column);
+            if (k < 4) d.weight[k] = entries[k].weight;
+        }
         if (!normalize || count == 0 || (parts + 1) * d.stride > dense_limit) return d;
         bool nan = false;
         for (std::size_t p = 0; p <= parts; ++p) {
@@ -199,7 +213,7 @@ struct tres_factor {
                          std::span<double, N> out) const noexcept {
         if constexpr (has_tres_row<J>) {
             if (d.usable) {
-                if (d.avx && d.stride == 4 && c.tres_requests.rows() != 0) {
+                if (d.avx && d.stride == 4 && d.rows != 0) {
                     block_dense_lanes(jobs, c.tres_requests, c.partitions.size(), out, d);
                     return;
                 }
@@ -225,11 +239,11 @@ struct tres_factor {
         const double* const divisor = d.divisor;
         const std::uint64_t* const nonzero = d.nonzero;
         const tres_table& table = c.tres_requests;
-        const std::size_t rows = table.rows();
+        const std::size_t rows = d.rows;
         const std::size_t parts = c.partitions.size();
         if constexpr (N % 2 == 0) {
             if (!std::is_constant_evaluated() && rows != 0) {
-                block_dense_pairs(jobs, table, parts, out, d.stride, divisor, nonzero);
+                block_dense_pairs(jobs, table, parts, out, d);
                 return;
             }
         }
@@ -239,8 +253,7 @@ struct tres_factor {
             const std::size_t q = (p < parts ? p : parts) * d.stride; // the job's partition's divisors
             double sum = 0.0;
             for (std::uint32_t k = 0; k < count; ++k) {
-                const std::uint32_t column = table.column_of(entries[k].id);
-                const double v = r < rows && column != tres_table::no_column ? table.counts[r * table.stride + column] : 0.0;
+                const double v = r < rows && d.has_column[k] != 0 ? table.counts[r * table.stride + d.column[k]] : 0.0;
                 const double f = nonzero[q + k] != 0 ? v / divisor[q + k] : 0.0;
                 sum = sum + f * entries[k].weight;
             }
@@ -256,33 +269,33 @@ struct tres_factor {
     /// unrolled, their columns, masks and weights in registers).
     template <class J, std::size_t N>
     void block_dense_pairs(std::span<const J, N> jobs, const tres_table& table, std::size_t parts,
-                           std::span<double, N> out, std::uint32_t stride_d, const double* divisor,
-                           const std::uint64_t* nonzero) const noexcept {
+                           std::span<double, N> out, const dense_totals& d) const noexcept {
         switch (count) {
-        case 1: return dense_pairs<1>(jobs, table, parts, out, stride_d, divisor, nonzero);
-        case 2: return dense_pairs<2>(jobs, table, parts, out, stride_d, divisor, nonzero);
-        case 3: return dense_pairs<3>(jobs, table, parts, out, stride_d, divisor, nonzero);
-        case 4: return dense_pairs<4>(jobs, table, parts, out, stride_d, divisor, nonzero);
-        default: return dense_pairs<0>(jobs, table, parts, out, stride_d, divisor, nonzero);
+        case 1: return dense_pairs<1>(jobs, table, parts, out, d);
+        case 2: return dense_pairs<2>(jobs, table, parts, out, d);
+        case 3: return dense_pairs<3>(jobs, table, parts, out, d);
+        case 4: return dense_pairs<4>(jobs, table, parts, out, d);
+        default: return dense_pairs<0>(jobs, table, parts, out, d);
         }
     }
     /// `block_dense_pairs` for `K` weighted TRES (0: `count`, read at run time).
     template <std::uint32_t K, class J, std::size_t N>
     void dense_pairs(std::span<const J, N> jobs, const tres_table& table, std::size_t parts,
-                     std::span<double, N> out, std::uint32_t stride_d, const double* divisor,
-                     const std::uint64_t* nonzero) const noexcept {
+                     std::span<double, N> out, const dense_totals& d) const noexcept {
         const std::uint32_t weighted = K != 0 ? K : count;
-        const std::size_t rows = table.rows();
+        const std::size_t rows = d.rows;
         const std::size_t stride = table.stride;
+        const std::uint32_t stride_d = d.stride;
         const double* const counts = table.counts.data();
+        const double* const divisor = d.divisor;
+        const std::uint64_t* const nonzero = d.nonzero;
         using simd::f64x2;
-        std::uint32_t column[K != 0 ? K : max_weighted]; // 0 for a TRES without a column (masked)
+        std::uint32_t column[K != 0 ? K : max_weighted]; // in locals, as `dense_lanes`'s
         f64x2 has_column[K != 0 ? K : max_weighted];
         f64x2 weight[K != 0 ? K : max_weighted];
         for (std::uint32_t k = 0; k < weighted; ++k) {
-            const std::uint32_t col = table.column_of(entries[k].id);
-            column[k] = col == tres_table::no_column ? 0u : col;
-            has_column[k] = f64x2::mask(col != tres_table::no_column, col != tres_table::no_column);
+            column[k] = d.column[k];
+            has_column[k] = simd::u64x2::load(d.has_column + k, d.has_column + k).as_double();
             weight[k] = f64x2::all(entries[k].weight);
         }
         for (std::size_t i = 0; i < N; i += 2) {
@@ -326,20 +339,14 @@ struct tres_factor {
     MFPRIO_TARGET_AVX void dense_lanes(std::span<const J, N> jobs, const tres_table& table, std::size_t parts,
                                        std::span<double, N> out, const dense_totals& d) const noexcept {
         using simd::f64x4;
-        const std::size_t rows = table.rows();
+        const std::size_t rows = d.rows;
         const std::size_t stride = table.stride;
         const double* const counts = table.counts.data();
-        std::uint32_t column[4]; // a TRES without a column reads column 0, masked
-        bool has[4];
-        double weight[4];
-        for (std::uint32_t k = 0; k < 4; ++k) {
-            const std::uint32_t col = k < K ? table.column_of(entries[k].id) : tres_table::no_column;
-            has[k] = col != tres_table::no_column;
-            column[k] = has[k] ? col : 0u;
-            weight[k] = k < K ? entries[k].weight : 0.0;
-        }
-        const f64x4 has_column = f64x4::mask(has[0], has[1], has[2], has[3]);
-        const f64x4 weights = f64x4::load(weight);
+        // Lanes past K read column 0, masked. In locals: read through `d`, the columns were
+        // loaded again for every job.
+        const std::uint32_t column[4] = {d.column[0], d.column[1], d.column[2], d.column[3]};
+        const f64x4 has_column = f64x4::load_bits(d.has_column);
+        const f64x4 weights = f64x4::load(d.weight);
         for (std::size_t i = 0; i < N; ++i) {
             const auto r = static_cast<std::size_t>(job_traits<J>::tres_row(jobs[i]));
             const auto p = static_cast<std::size_t>(job_traits<J>::partition(jobs[i]));
