@@ -7,7 +7,12 @@
 //                    weights, the generic loop of a runtime-configured scheduler;
 //   memory_floor     not an engine: reads what the engines read (the job record, its TRES
 //                    row, its association's two entries), writes one 8-byte result a job and
-//                    computes nothing, to show how much of a figure is memory traffic.
+//                    computes nothing, to show how much of a figure is memory traffic;
+//   paired/*         the batch and one-job paths each timed against the memory floor in the
+//                    same iterations (both passes every iteration, in alternating order):
+//                    their ratio_to_floor is the median of the iterations' ratios, which a
+//                    slow spell of a shared machine moves far less than the ratio of two
+//                    benchmarks run seconds apart.
 // All three run the same factor policies and the same floor/clamp, and are checked to give
 // identical priorities for every job of the run (and the same as the engine's one-job path,
 // `priority`) before anything is timed. After the table, each variant's time per job is
@@ -17,6 +22,8 @@
 // job (the TRES they ask for: cpu, mem, node, gres/gpu). MFPRIO_BENCH_FULL_TRES=1 makes it a
 // row of every TRES id 0..8 (72 bytes a job) instead, to show what the compact rows save.
 
+#include <algorithm>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -221,6 +228,75 @@ void bm_dispatched(benchmark::State& state) { run_batch(state, dyn_engine(bench_
 void bm_fixed_weights(benchmark::State& state) { run_batch(state, make_fixed()); }
 void bm_runtime_weights(benchmark::State& state) { run_batch(state, make_runtime()); }
 
+double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    const std::size_t m = v.size() / 2;
+    return v.empty() ? 0.0 : v.size() % 2 != 0 ? v[m] : (v[m - 1] + v[m]) / 2;
+}
+
+/// `pass(jobs, context, out)` and the memory floor, both in every iteration, the floor first
+/// in one iteration and second in the next, each timed on its own. The iteration's time (the
+/// table's) is the pass's; the counters: ratio_to_floor, the median over the iterations of the
+/// pass's time over the floor's in the same iteration; ns_per_job and ns_per_job_floor, the
+/// medians of each.
+template <class Pass>
+void run_paired(benchmark::State& state, Pass pass) {
+    const auto& w = workload();
+    const std::span<const mfprio::job> jobs(w.jobs);
+    std::vector<mfprio::priority_value> out(jobs.size());
+    const std::span<mfprio::priority_value> o(out);
+    const auto timed = [&](auto&& run) {
+        const auto start = std::chrono::steady_clock::now();
+        run(jobs, w.ctx, o);
+        benchmark::DoNotOptimize(out.data());
+        benchmark::ClobberMemory();
+        return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    };
+    const auto floor = [](std::span<const mfprio::job> j, const ms::context& c, std::span<mfprio::priority_value> r) {
+        memory_floor{}.batch(j, c, r);
+    };
+    std::vector<double> ratios, seconds, floor_seconds;
+    bool floor_first = true;
+    for (auto _ : state) {
+        double floor_s = 0.0, pass_s = 0.0;
+        if (floor_first) {
+            floor_s = timed(floor);
+            pass_s = timed(pass);
+        } else {
+            pass_s = timed(pass);
+            floor_s = timed(floor);
+        }
+        floor_first = !floor_first;
+        state.SetIterationTime(pass_s);
+        ratios.push_back(pass_s / floor_s);
+        seconds.push_back(pass_s);
+        floor_seconds.push_back(floor_s);
+    }
+    const auto n = static_cast<double>(jobs.size());
+    state.counters["ratio_to_floor"] = median(ratios);
+    state.counters["ns_per_job"] = median(seconds) / n;
+    state.counters["ns_per_job_floor"] = median(floor_seconds) / n;
+}
+
+template <class Engine>
+auto batch_pass(Engine e) {
+    return [e](std::span<const mfprio::job> jobs, const ms::context& c, std::span<mfprio::priority_value> out) {
+        e.batch(jobs, c, out);
+    };
+}
+template <class Engine>
+auto one_job_pass(Engine e) {
+    return [e](std::span<const mfprio::job> jobs, const ms::context& c, std::span<mfprio::priority_value> out) {
+        mfprio::priority_value* const o = out.data();
+        for (std::size_t k = 0; k < jobs.size(); ++k) o[k] = e.priority(jobs[k], c);
+    };
+}
+
+void bm_paired_fixed(benchmark::State& state) { run_paired(state, batch_pass(make_fixed())); }
+void bm_paired_runtime(benchmark::State& state) { run_paired(state, batch_pass(make_runtime())); }
+void bm_paired_one_job_fixed(benchmark::State& state) { run_paired(state, one_job_pass(make_fixed())); }
+void bm_paired_one_job_runtime(benchmark::State& state) { run_paired(state, one_job_pass(make_runtime())); }
+
 // ---- Console output plus ratios against the baseline ----------------------------------------
 
 /// The console table, then each benchmark's ns_per_job as a speed-up over the dispatched
@@ -275,6 +351,10 @@ BENCHMARK(bm_fixed_weights)->Unit(benchmark::kMillisecond);
 BENCHMARK(bm_runtime_weights)->Unit(benchmark::kMillisecond);
 BENCHMARK(bm_one_job_fixed)->Unit(benchmark::kMillisecond);
 BENCHMARK(bm_one_job_runtime)->Unit(benchmark::kMillisecond);
+BENCHMARK(bm_paired_fixed)->Name("paired/fixed_weights")->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(bm_paired_runtime)->Name("paired/runtime_weights")->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(bm_paired_one_job_fixed)->Name("paired/one_job_fixed")->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(bm_paired_one_job_runtime)->Name("paired/one_job_runtime")->UseManualTime()->Unit(benchmark::kMillisecond);
 
 int main(int argc, char** argv) {
     benchmark::Initialize(&argc, argv);

@@ -53,7 +53,10 @@ def number(v):
 
 
 def per_unit(name, value):
-    """A counter in readable units: seconds-per-item counters as ns, others as they are."""
+    """A counter in readable units: seconds-per-item counters as ns, ratios as 1.23x, others
+    as they are."""
+    if name.startswith("ratio"):
+        return "%.2fx" % value
     if name.startswith("ns_per") or name.startswith("us_per"):
         return number(value * 1e9) if name.startswith("ns_per") else number(value * 1e6)
     if name.endswith("_per_second") or name.endswith("per_second"):
@@ -77,7 +80,8 @@ def group_table(rows, base):
     head = ["benchmark", "median time"] + counters + (["ratio to " + base["run_name"]] if base else [])
     out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for b in rows:
-        cells = ["`" + b["run_name"] + "`", number(b["real_time"]) + " " + b["time_unit"]]
+        name = b["run_name"].removesuffix("/manual_time")  # a benchmark timing its own passes
+        cells = ["`" + name + "`", number(b["real_time"]) + " " + b["time_unit"]]
         cells += [per_unit(k, b[k]) if k in b else "" for k in counters]
         if base:
             cells.append("%.2fx" % (b["real_time"] / base["real_time"]))
@@ -133,10 +137,13 @@ def table(path, program):
     if program == "fairshare_bench":
         return fairshare_tables(rows) + "\n(" + note + ")\n"
     # Groups: the benchmarks sharing the first part of their name (engine/, fs/, pass/...),
-    # in order of appearance; a program's baseline gives ratios within its own group.
+    # in order of appearance; a program's baseline gives ratios within its own group. In the
+    # other programs, the benchmarks with a kind in their name (slurm_engine_bench's paired/)
+    # make groups of their own.
     groups = []
     for b in rows:
-        key = b["run_name"].split("/")[0] if program in GROUPED else ""
+        kinded = program in GROUPED or "/" in b["run_name"].removesuffix("/manual_time")
+        key = b["run_name"].split("/")[0] if kinded else ""
         if not groups or groups[-1][0] != key:
             groups.append((key, []))
         groups[-1][1].append(b)
