@@ -304,6 +304,14 @@ namespace detail {
         ue[i] = s.assocs[i].usage_efctv;
     }
     const long double root_raw = s.assocs[root].usage_raw;
+    // DEPTH_OBLIVIOUS: each account's children whose normalized usage its users' effective
+    // usage sums (all but those using their parent's), in snapshot order, the order of the
+    // sum. Listed once: a walk of every association for every user is quadratic in the
+    // associations.
+    std::vector<std::vector<std::size_t>> counted(depth_oblivious ? n : 0);
+    if (depth_oblivious)
+        for (std::size_t k = 0; k < n; ++k)
+            if (parent(k) != n && s.assocs[k].shares_raw != snapshot_fs_use_parent) counted[parent(k)].push_back(k);
     // priority_p_set_assoc_usage: the normalized usage, then the effective one.
     const auto compute = [&](std::size_t i) {
         const snapshot_assoc& a = s.assocs[i];
@@ -316,9 +324,7 @@ namespace detail {
             ue[i] = ue[p];
         } else if (depth_oblivious) {
             long double siblings = 0.0L;
-            for (std::size_t k = 0; k < n; ++k)
-                if (s.assocs[k].fs_parent == s.assocs[p].id && s.assocs[k].shares_raw != snapshot_fs_use_parent)
-                    siblings += un[k];
+            for (const std::size_t k : counted[p]) siblings += un[k];
             ue[i] = fairshare::depth_oblivious_usage_efctv(un[i], a.shares_norm, ue[p], s.assocs[p].shares_norm, siblings);
         } else if (a.level_shares == 0) {
             ue[i] = ue[p];
