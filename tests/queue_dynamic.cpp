@@ -168,6 +168,11 @@ struct cores_factor {
     }
 };
 
+/// `cores_factor` saying what it reads of a job: bits a scheduler gives meaning to.
+struct cores_factor_reads : cores_factor {
+    static constexpr std::uint32_t reads = 4;
+};
+
 /// A factor written directly against the virtual interface, with no compile-time policy.
 struct half_urgency final : q::dynamic_factor<flux::job, flux::context> {
     std::string_view name() const noexcept override { return "half_urgency"; }
@@ -536,6 +541,25 @@ TEST_CASE("queue: the registry: names, aliases, presets, case") {
     CHECK(refused.error().key == "x");
     CHECK(refused.error().message == "unknown option 'x' of factor 'fcfs' (it takes none)");
     CHECK_FALSE(reg.make("nope").has_value());
+}
+
+TEST_CASE("queue: the registry keeps what a factor reads of a job") {
+    q::registry<flux::job, flux::context> reg;
+    using R = q::registry<flux::job, flux::context>;
+    REQUIRE(reg.add<cores_factor_reads>("cores"));
+    REQUIRE(reg.add_configured<cores_factor_reads>("cores2", {}, [](const q::factor_options&) -> mfprio::expected<cores_factor_reads> {
+        return cores_factor_reads{};
+    }));
+    REQUIRE(reg.add<cores_factor>("plain"));
+    REQUIRE(reg.add("made", R::factory([](const q::factor_options&) -> mfprio::expected<R::factor_ptr> {
+        return R::factor_ptr(std::make_unique<q::factor_adapter<cores_factor, flux::job, flux::context>>());
+    }), {}, 9));
+    REQUIRE(reg.alias("cpus", "cores"));
+    CHECK(reg.find("cores")->reads == 4);
+    CHECK(reg.find("CPUS")->reads == 4); // an alias: its factor's
+    CHECK(reg.find("cores2")->reads == 4);
+    CHECK(reg.find("plain")->reads == R::reads_everything); // says nothing: reads everything
+    CHECK(reg.find("made")->reads == 9);
 }
 
 TEST_CASE("queue: the built-in registry's names") {

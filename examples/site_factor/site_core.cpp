@@ -111,7 +111,7 @@ extern "C" int mfprio_site_configure(const char* text, char* error, std::size_t 
         if (!engine) message = engine.error().to_string();
         else {
             const auto names = engine->names();
-            const std::uint32_t reads = mfprio::queue::site_policy_reads(names, site::site_factor_reads);
+            const std::uint32_t reads = mfprio::queue::site_policy_reads(names, site::site_factor_registry());
             next = std::make_shared<const loaded_policy>(loaded_policy{p.policy, p.snapshot, std::move(*engine), reads});
         }
     }

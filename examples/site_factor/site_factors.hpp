@@ -3,7 +3,7 @@
 // (`mfprio sprio --site-policy`, `whatif`, `lint`), so that both read the same policy files.
 // A site adds its factor types here: each reads `mfprio::queue::site_job` and
 // `mfprio::queue::site_context`, is registered under the name its policy files use, says
-// which of the job's fields it reads (`site_factor_reads`), and has its unit tests in
+// which of the job's fields it reads (its `reads`), and has its unit tests in
 // site_factors_test.cpp. Rebuild the plugin and the tool after a change.
 //
 // The example is examples/policy's GPU-hours fair use (gpu_policy.hpp), over what the plugin
@@ -35,18 +35,15 @@ struct gpu_request_of_site_job {
 /// 2^32-1, the usage is whole minutes / 60.
 struct site_gpu_fair_use {
     static constexpr std::string_view name = "gpu_fair_use";
+    /// What it reads of a job (`mfprio::queue::site_reads`): the plugin fills only that.
+    static constexpr std::uint32_t reads =
+        mfprio::queue::site_reads_times | mfprio::queue::site_reads_tres | mfprio::queue::site_reads_owner_gpu;
     gpu_fair_use policy;
     [[nodiscard]] double operator()(const mfprio::queue::site_job& j, const mfprio::queue::site_context& c) const noexcept {
         const gpu_request_of_site_job r{j.gpus > 0xffffffffULL ? 0xffffffffU : static_cast<std::uint32_t>(j.gpus),
                                         static_cast<double>(j.owner_gpu_minutes) / 60.0, j.time_limit};
         return policy(r, c);
     }
-};
-
-/// What each of the site's factors reads of a job (`mfprio::queue::site_reads`): the plugin
-/// fills only that. A factor missing here is given every field.
-inline constexpr mfprio::queue::site_factor_reads site_factor_reads[] = {
-    {"gpu_fair_use", mfprio::queue::site_reads_times | mfprio::queue::site_reads_tres | mfprio::queue::site_reads_owner_gpu},
 };
 
 /// `mfprio::queue::make_site_registry()` with the site's factors added.

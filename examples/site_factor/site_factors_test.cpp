@@ -6,6 +6,8 @@
 #include <doctest/doctest.h>
 
 #include <cstdint>
+#include <memory>
+#include <span>
 #include <string>
 
 #include "site_factors.hpp"
@@ -92,13 +94,23 @@ TEST_CASE("site_policy_reads: what the plugin fills for a policy") {
         auto e = load_site_policy(text, "site.policy", site::site_factor_registry());
         REQUIRE(e.has_value());
         const auto names = e->names();
-        return site_policy_reads(names, site::site_factor_reads);
+        return site_policy_reads(names, site::site_factor_registry());
     };
     CHECK(reads("preset = xfactor\nqueuetime = 2\n") == site_reads_times);
     CHECK(reads("partition = 1\nqos = 1\n") == (site_reads_partition | site_reads_qos));
     CHECK(reads("nice = 1\nmem = 1\n") == (site_reads_request | site_reads_tres));
     CHECK(reads("gpu_fair_use = 1\n") == (site_reads_times | site_reads_tres | site_reads_owner_gpu));
-    // A factor no table names reads everything.
+    // A name the registry does not know reads everything; so does a factor registered
+    // without saying what it reads.
     const std::string_view unknown[] = {"queuetime", "someone_elses"};
     CHECK(site_policy_reads(unknown) == site_reads_all);
+    auto reg = make_site_registry();
+    REQUIRE(reg.add("everything", [](const factor_options&) -> mfprio::expected<registry<site_job, site_context>::factor_ptr> {
+        return registry<site_job, site_context>::factor_ptr(
+            std::make_unique<factor_adapter<site_simple_factor<site_value::nice>, site_job, site_context>>(
+                site_simple_factor<site_value::nice>{}));
+    }));
+    const std::string_view plain[] = {"nice", "everything"};
+    CHECK(site_policy_reads(std::span<const std::string_view>(plain).first(1), reg) == site_reads_request);
+    CHECK(site_policy_reads(plain, reg) == site_reads_all);
 }

@@ -268,6 +268,9 @@ inline constexpr std::string_view preset_key = "preset";
 /// - A factor declares the options it takes (`name.option = value` lines); the policy parser
 ///   rejects any other. Its factory gets the options set in the policy and may still reject a
 ///   value, returning an `input_error` whose `key` is the option's name.
+/// - A factor may declare what it reads of a job, as bits whose meaning the job type's code
+///   gives (`reads`: `F::reads` of a compile-time factor that has one); a caller filling jobs
+///   field by field then fills only what a policy's factors read. Undeclared: every bit.
 /// - Registries are built once and then only read: lookups are `const` and may run in
 ///   parallel.
 template <class J, class Ctx>
@@ -278,11 +281,15 @@ public:
     /// Builds a factor from its options.
     using factory = std::function<expected<factor_ptr>(const factor_options&)>;
 
+    /// What a factor that does not say reads of a job: everything.
+    static constexpr std::uint64_t reads_everything = ~std::uint64_t{0};
+
     /// A registered factor.
     struct entry {
         std::string name;                 ///< its name as registered
         std::vector<std::string> options; ///< the options it takes
         factory make;
+        std::uint64_t reads = reads_everything; ///< what it reads of a job (see the class comment)
     };
 
     /// A registered preset: a policy text.
@@ -298,10 +305,11 @@ public:
         explicit operator bool() const noexcept { return factor != nullptr; }
     };
 
-    /// Registers a factory taking the given options.
-    [[nodiscard]] bool add(std::string_view name, factory make, std::vector<std::string> options = {}) {
+    /// Registers a factory taking the given options, whose factors read `reads` of a job.
+    [[nodiscard]] bool add(std::string_view name, factory make, std::vector<std::string> options = {},
+                           std::uint64_t reads = reads_everything) {
         if (!make || !name_free(name)) return false;
-        entries_.push_back({std::string(name), std::move(options), std::move(make)});
+        entries_.push_back({std::string(name), std::move(options), std::move(make), reads});
         return true;
     }
 
@@ -312,7 +320,7 @@ public:
     [[nodiscard]] bool add(std::string_view name, F prototype = F{}) {
         return add(name, factory([p = std::move(prototype)](const factor_options&) -> expected<factor_ptr> {
             return factor_ptr(std::make_unique<factor_adapter<F, J, Ctx>>(p));
-        }));
+        }), {}, reads_of<F>());
     }
 
     /// Registers a compile-time factor `F` configured from its options by `make`, a callable
@@ -325,7 +333,7 @@ public:
             expected<F> f = m(o);
             if (!f) return f.error();
             return factor_ptr(std::make_unique<factor_adapter<F, J, Ctx>>(std::move(*f)));
-        }), std::move(options));
+        }), std::move(options), reads_of<F>());
     }
 
     /// Makes `name` another name for the factor `target` (itself a factor or an alias).
@@ -416,6 +424,13 @@ public:
     }
 
 private:
+    /// `F::reads` where the factor type declares it, else `reads_everything`.
+    template <class F>
+    static constexpr std::uint64_t reads_of() noexcept {
+        if constexpr (requires { F::reads; }) return static_cast<std::uint64_t>(F::reads);
+        else return reads_everything;
+    }
+
     struct alias_entry {
         std::string name;
         std::size_t target = 0;

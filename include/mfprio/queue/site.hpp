@@ -106,8 +106,9 @@ namespace detail {
 }
 } // namespace detail
 
-/// What a site factor reads of a job, as bits: a site_factor plugin fills only those fields
-/// (each is another record of slurmctld's to reach, often out of cache).
+/// What a site factor reads of a job, as bits (a factor type's `reads`, kept by the registry):
+/// a site_factor plugin fills only those fields (each is another record of slurmctld's to
+/// reach, often out of cache).
 enum site_reads : std::uint32_t {
     site_reads_times = 1,        ///< submit_time, begin_time, time_limit
     site_reads_partition = 2,    ///< partition_priority
@@ -118,34 +119,6 @@ enum site_reads : std::uint32_t {
     site_reads_all = 63,
 };
 
-/// What each built-in site factor reads (`site_reads`), by name.
-struct site_factor_reads {
-    std::string_view name;
-    std::uint32_t reads;
-};
-inline constexpr site_factor_reads builtin_site_reads[] = {
-    {"queuetime", site_reads_times}, {"xfactor", site_reads_times},   {"partition", site_reads_partition},
-    {"qos", site_reads_qos},         {"nice", site_reads_request},    {"cpus", site_reads_request},
-    {"nodes", site_reads_request},   {"mem", site_reads_tres},        {"gpus", site_reads_tres},
-};
-
-/// What a policy with these terms reads: the union of each term's `site_reads`, from
-/// `builtin_site_reads` and `more` (a site's own factors); a term named in neither reads
-/// everything.
-[[nodiscard]] inline std::uint32_t site_policy_reads(std::span<const std::string_view> terms,
-                                                     std::span<const site_factor_reads> more = {}) {
-    std::uint32_t out = 0;
-    for (const std::string_view t : terms) {
-        std::uint32_t r = site_reads_all;
-        for (const auto& b : builtin_site_reads)
-            if (text::iequals(b.name, t)) r = b.reads;
-        for (const auto& b : more)
-            if (text::iequals(b.name, t)) r = b.reads;
-        out |= r;
-    }
-    return out;
-}
-
 /// The site factors other than `xfactor`, by name.
 enum class site_value : std::uint8_t { queuetime, partition, qos, nice, cpus, nodes, mem, gpus };
 
@@ -155,6 +128,11 @@ struct site_simple_factor {
     static constexpr std::string_view name = [] {
         constexpr std::string_view names[] = {"queuetime", "partition", "qos", "nice", "cpus", "nodes", "mem", "gpus"};
         return names[static_cast<std::size_t>(K)];
+    }();
+    static constexpr std::uint32_t reads = [] {
+        constexpr std::uint32_t of[] = {site_reads_times,   site_reads_partition, site_reads_qos,  site_reads_request,
+                                        site_reads_request, site_reads_request,   site_reads_tres, site_reads_tres};
+        return of[static_cast<std::size_t>(K)];
     }();
     site_shape shape;
     [[nodiscard]] double operator()(const site_job& j, const site_context& c) const noexcept {
@@ -176,6 +154,7 @@ struct site_simple_factor {
 /// Maui's expansion factor over a Slurm job (see the file comment).
 struct site_xfactor {
     static constexpr std::string_view name = "xfactor";
+    static constexpr std::uint32_t reads = site_reads_times;
     std::int64_t min_limit = 0;         ///< seconds
     std::int64_t default_limit = 86400; ///< seconds, for a job without a limit
     bool wait_only = false;             ///< form = wait
@@ -272,6 +251,19 @@ template <site_value K>
 [[nodiscard]] inline const registry<site_job, site_context>& site_registry() {
     static const registry<site_job, site_context> reg = make_site_registry();
     return reg;
+}
+
+/// What a policy with these terms reads of a job (`site_reads`): the union of what each
+/// term's factor in `reg` reads. A factor that does not declare it, or a name `reg` does not
+/// know, reads everything.
+[[nodiscard]] inline std::uint32_t site_policy_reads(std::span<const std::string_view> terms,
+                                                     const registry<site_job, site_context>& reg = site_registry()) {
+    std::uint32_t out = 0;
+    for (const std::string_view t : terms) {
+        const auto* f = reg.find(t);
+        out |= f != nullptr ? static_cast<std::uint32_t>(f->reads & site_reads_all) : std::uint32_t{site_reads_all};
+    }
+    return out;
 }
 
 /// A site policy's engine.
