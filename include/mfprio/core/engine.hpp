@@ -65,11 +65,7 @@ public:
     /// The raw weighted sum for one job.
     template <class J, class Ctx>
     [[nodiscard]] constexpr double score(const J& j, const Ctx& c) const noexcept {
-        return std::apply([&](const Terms&... t) noexcept {
-            double sum = 0.0;
-            ((sum += t.contribution(j, c)), ...);
-            return sum;
-        }, terms_);
+        return score_of(j, c, std::index_sequence_for<Terms...>{});
     }
 
     /// The job's priority as the result policy makes it.
@@ -96,6 +92,15 @@ public:
     }
 
 private:
+    /// `score`'s sum, term by term. A member rather than a lambda over the terms: gcc -O2
+    /// left that lambda out of line, a call a job passing a reference to every term.
+    template <class J, class Ctx, std::size_t... I>
+    [[nodiscard]] constexpr double score_of(const J& j, const Ctx& c, std::index_sequence<I...>) const noexcept {
+        double sum = 0.0;
+        ((sum += std::get<I>(terms_).contribution(j, c)), ...);
+        return sum;
+    }
+
     /// What term `t` prepares for a batch: its factor's `prepare(c)` when the term is `on`
     /// (nothing for a term that is off), or nothing at all for a factor without a prepared
     /// block hook.
