@@ -1,11 +1,12 @@
 // site_factor/mfprio's offline twin: `mfprio sprio --site-policy` on what a real slurmctld
 // printed with the plugin loaded. tests/data/site_factor/{xfactor,reconfigured,classic,
-// depth_oblivious} were captured by tests/live/site_factor.sh from the test cluster (Debian
-// 12's Slurm 22.05.8, usage decaying with a half-life of 7 days, a GPU job running) running
-// site_factor/mfprio, right after one of slurmctld's recalculations: the policy the plugin
-// read, its snapshot of that recalculation (site_factor_snapshot), the --save bundle of the
-// same moment, and sprio.txt, sprio_l.txt and sprio_n.txt, what the real sprio printed. Every
-// expected byte below comes from those files.
+// depth_oblivious,dbd_down} were captured by tests/live/site_factor.sh from the test cluster
+// (Debian 12's Slurm 22.05.8, usage decaying with a half-life of 7 days, a GPU job running;
+// dbd_down: DEPTH_OBLIVIOUS with slurmdbd stopped) running site_factor/mfprio, right after
+// one of slurmctld's recalculations: the policy the plugin read, its snapshot of that
+// recalculation (site_factor_snapshot), the --save bundle of the same moment, and sprio.txt,
+// sprio_l.txt and sprio_n.txt, what the real sprio printed. Every expected byte below comes
+// from those files.
 
 #include <doctest/doctest.h>
 
@@ -36,7 +37,7 @@ mfprio::cli::outcome sprio(std::vector<std::string_view> args) { return mfprio::
 } // namespace
 
 TEST_CASE("site policy: sprio --site-policy gives the SITE column site_factor/mfprio set in slurmctld") {
-    for (const std::string name : {"xfactor", "reconfigured", "classic", "depth_oblivious"}) {
+    for (const std::string name : {"xfactor", "reconfigured", "classic", "depth_oblivious", "dbd_down"}) {
         CAPTURE(name);
         const std::string dir = capture(name);
         const std::string bundle = dir + "/bundle", policy = dir + "/site.policy";

@@ -15,7 +15,10 @@
 #   3. classic: slurmctld restarted with PriorityFlags=NO_FAIR_TREE, more jobs submitted
 #      after the recalculation: the fair-share factors from the plugin's snapshot;
 #   4. depth_oblivious: the same with PriorityFlags=DEPTH_OBLIVIOUS;
-#   5. a malformed policy, reconfigured: slurmctld keeps running, its log names the policy's
+#   5. dbd_down: slurmdbd stopped, slurmctld going on alone with its associations and usage
+#      in memory: its recalculations, the plugin's update and snapshot go on, and the twin
+#      (which asks slurmctld only) must still agree, with more jobs submitted;
+#   6. a malformed policy, reconfigured: slurmctld keeps running, its log names the policy's
 #      file, line and column, and every pending job's SITE is 0 from the next recalculation.
 #
 #   site_factor.sh OUT MFPRIO [PLUGIN_DIR]  exit 1 on a difference; the plugin's directory,
@@ -26,7 +29,7 @@
 # the same moment: tests/data/site_factor replays them offline.
 #
 # Skipped (exit 77) when not root, when the Slurm daemons are missing, or without the plugin.
-# About seven minutes: five of slurmctld's recalculations (PriorityCalcPeriod=1, a minute)
+# About eight minutes: six of slurmctld's recalculations (PriorityCalcPeriod=1, a minute)
 # and two restarts.
 set -euo pipefail
 
@@ -160,6 +163,9 @@ for flags in NO_FAIR_TREE DEPTH_OBLIVIOUS; do
     [[ $flags == DEPTH_OBLIVIOUS ]] && name=depth_oblivious
     compare "$name" busy
 done
+
+bash "$here/slurm_cluster.sh" stop-dbd "$dir" >/dev/null || { echo "live site_factor: slurmdbd did not stop"; exit 1; }
+compare dbd_down busy
 
 printf 'queuetime = often\n' >"$dir/etc/site.policy"
 scontrol reconfigure
