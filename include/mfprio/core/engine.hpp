@@ -93,7 +93,7 @@ public:
 
 private:
     /// `score`'s sum, term by term. A member rather than a lambda over the terms: gcc -O2
-    /// left that lambda out of line, a call a job passing a reference to every term.
+    /// keeps such a lambda out of line, a call a job passing a reference to every term.
     template <class J, class Ctx, std::size_t... I>
     [[nodiscard]] constexpr double score_of(const J& j, const Ctx& c, std::index_sequence<I...>) const noexcept {
         double sum = 0.0;

@@ -122,18 +122,24 @@ enum site_reads : std::uint32_t {
 /// The site factors other than `xfactor`, by name.
 enum class site_value : std::uint8_t { queuetime, partition, qos, nice, cpus, nodes, mem, gpus };
 
+namespace detail {
+/// Each `site_value`'s name and what it reads of a job, in the enumeration's order.
+struct site_value_info {
+    std::string_view name;
+    std::uint32_t reads;
+};
+inline constexpr site_value_info site_values[] = {
+    {"queuetime", site_reads_times}, {"partition", site_reads_partition}, {"qos", site_reads_qos},
+    {"nice", site_reads_request},    {"cpus", site_reads_request},        {"nodes", site_reads_request},
+    {"mem", site_reads_tres},        {"gpus", site_reads_tres},
+};
+} // namespace detail
+
 /// A site factor of kind `K`, shaped (see `site_shape`).
 template <site_value K>
 struct site_simple_factor {
-    static constexpr std::string_view name = [] {
-        constexpr std::string_view names[] = {"queuetime", "partition", "qos", "nice", "cpus", "nodes", "mem", "gpus"};
-        return names[static_cast<std::size_t>(K)];
-    }();
-    static constexpr std::uint32_t reads = [] {
-        constexpr std::uint32_t of[] = {site_reads_times,   site_reads_partition, site_reads_qos,  site_reads_request,
-                                        site_reads_request, site_reads_request,   site_reads_tres, site_reads_tres};
-        return of[static_cast<std::size_t>(K)];
-    }();
+    static constexpr std::string_view name = detail::site_values[static_cast<std::size_t>(K)].name;
+    static constexpr std::uint32_t reads = detail::site_values[static_cast<std::size_t>(K)].reads;
     site_shape shape;
     [[nodiscard]] double operator()(const site_job& j, const site_context& c) const noexcept {
         double v = 0;

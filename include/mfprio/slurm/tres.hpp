@@ -342,8 +342,8 @@ struct tres_factor {
         const std::size_t rows = d.rows;
         const std::size_t stride = table.stride;
         const double* const counts = table.counts.data();
-        // Lanes past K read column 0, masked. In locals: read through `d`, the columns were
-        // loaded again for every job.
+        // Lanes past K read column 0, masked. In locals: read through `d`, gcc loads the
+        // columns again for every job.
         const std::uint32_t column[4] = {d.column[0], d.column[1], d.column[2], d.column[3]};
         const f64x4 has_column = f64x4::load_bits(d.has_column);
         const f64x4 weights = f64x4::load(d.weight);
