@@ -44,65 +44,66 @@ jobs=${MFPRIO_JOBS:-$(nproc 2>/dev/null || echo 2)}
 say() { printf '\n== %s\n' "$*"; }
 die() { printf 'setup.sh: %s\n' "$*" >&2; exit 1; }
 
+# missing_packages NAME...: prints those of the Debian packages NAME... not installed.
+missing_packages() {
+    local p
+    for p in "$@"; do
+        [[ $(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true) == installed ]] || printf '%s\n' "$p"
+    done
+}
+
+# apt_install NAME...: apt-get update, then installs NAME... without their Recommends
+# (through sudo when not root).
+apt_install() {
+    local sudo=()
+    ((EUID == 0)) || sudo=(sudo)
+    "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update &&
+        "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "$@"
+}
+
 install_deps() {
     if ! command -v dpkg-query >/dev/null 2>&1 || ! command -v apt-get >/dev/null 2>&1; then
         echo "setup.sh: no apt-get here; install the equivalents of: ${packages[*]}"
         return 0
     fi
-    local missing=() p
-    for p in "${packages[@]}"; do
-        [[ $(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true) == installed ]] || missing+=("$p")
-    done
+    local missing
+    mapfile -t missing < <(missing_packages "${packages[@]}")
     if ((${#missing[@]} == 0)); then
         echo "setup.sh: all packages present (${packages[*]})"
         return 0
     fi
     say "installing ${missing[*]}"
-    local sudo=()
-    if ((EUID != 0)); then
-        command -v sudo >/dev/null 2>&1 || die "not root and no sudo: install ${missing[*]} yourself"
-        sudo=(sudo)
-    fi
-    "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update
-    "${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}"
+    ((EUID == 0)) || command -v sudo >/dev/null 2>&1 || die "not root and no sudo: install ${missing[*]} yourself"
+    apt_install "${missing[@]}" || die "could not install ${missing[*]}"
 }
 
-# install_live_deps: the Slurm and database packages of the live test, where apt-get can
-# install them as root; otherwise the live test reports itself skipped.
-# install_package_deps: what building and checking the Debian packages needs (as root,
-# where apt-get can); without it the package checks are skipped.
-install_package_deps() {
+# install_optional_deps WHAT NAME...: installs the packages NAME... a part of the test suite
+# needs (WHAT names it), where apt-get can as root; otherwise, or when the install fails,
+# that part reports itself skipped.
+install_optional_deps() {
+    local what=$1
+    shift
     command -v apt-get >/dev/null 2>&1 && command -v dpkg-query >/dev/null 2>&1 || return 0
     ((EUID == 0)) || return 0
-    local missing=() p
-    for p in "${package_packages[@]}"; do
-        [[ $(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true) == installed ]] || missing+=("$p")
-    done
+    local missing
+    mapfile -t missing < <(missing_packages "$@")
     ((${#missing[@]} == 0)) && return 0
-    say "installing ${missing[*]} (Debian package checks)"
-    { DEBIAN_FRONTEND=noninteractive apt-get update &&
-        DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}"; } ||
-        echo "setup.sh: could not install ${missing[*]}: the Debian package checks will be skipped"
+    say "installing ${missing[*]} ($what)"
+    apt_install "${missing[@]}" || echo "setup.sh: could not install ${missing[*]}: the $what will be skipped"
 }
 
+# install_package_deps: what building and checking the Debian packages needs.
+install_package_deps() { install_optional_deps "Debian package checks" "${package_packages[@]}"; }
+
+# install_live_deps: the Slurm and database packages of the live test. No daemon is started
+# by the packages here (policy-rc.d refuses): the test starts its own.
 install_live_deps() {
     [[ -z ${MFPRIO_NO_LIVE_SLURM:-} ]] || return 0
-    command -v apt-get >/dev/null 2>&1 && command -v dpkg-query >/dev/null 2>&1 || return 0
-    ((EUID == 0)) || return 0
-    local missing=() p
-    for p in "${live_packages[@]}"; do
-        [[ $(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true) == installed ]] || missing+=("$p")
-    done
-    ((${#missing[@]} == 0)) && return 0
-    say "installing ${missing[*]} (live Slurm test)"
-    # No daemon is started by the packages here (policy-rc.d refuses): the test starts its own.
     local policy=/usr/sbin/policy-rc.d created=0
-    if [[ ! -e $policy ]]; then
+    if ((EUID == 0)) && [[ ! -e $policy ]] && [[ -n $(missing_packages "${live_packages[@]}") ]]; then
         printf '#!/bin/sh\nexit 101\n' >"$policy" && chmod +x "$policy" && created=1
     fi
-    { DEBIAN_FRONTEND=noninteractive apt-get update &&
-        DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}"; } ||
-        echo "setup.sh: could not install ${missing[*]}: the live Slurm test will be skipped"
+    install_optional_deps "live Slurm test" "${live_packages[@]}"
     ((created == 0)) || rm -f "$policy"
 }
 
