@@ -28,12 +28,7 @@ done
 [[ -f $plugin_dir/site_factor_mfprio.so ]] || { echo "live_site.sh: no site_factor_mfprio.so in $plugin_dir" >&2; exit 77; }
 
 dir=$(mktemp -d "${TMPDIR:-/tmp}/mfprio-bench.XXXXXX")
-cleanup() {
-    bash "$live/slurm_cluster.sh" stop "$dir" || true
-    bash "$live/populate.sh" remove-users || true
-    rm -rf "$dir"
-}
-trap cleanup EXIT
+trap 'bash "$live/slurm_cluster.sh" teardown "$dir"' EXIT
 
 mkdir -p "$dir/etc"
 printf 'preset = xfactor\nqueuetime = 2\n' >"$dir/etc/site.policy"

@@ -23,12 +23,7 @@ for b in slurmctld slurmd slurmdbd sprio munged mariadbd; do
 done
 
 dir=$(mktemp -d "${TMPDIR:-/tmp}/mfprio-bench.XXXXXX")
-cleanup() {
-    bash "$live/slurm_cluster.sh" stop "$dir" || true
-    bash "$live/populate.sh" remove-users || true
-    rm -rf "$dir"
-}
-trap cleanup EXIT
+trap 'bash "$live/slurm_cluster.sh" teardown "$dir"' EXIT
 
 MFPRIO_MAX_JOB_COUNT=$((jobs + 1000)) bash "$live/slurm_cluster.sh" start "$dir" FAIR_TREE
 bash "$live/populate.sh" "$dir"

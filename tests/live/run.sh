@@ -30,12 +30,7 @@ for b in slurmctld slurmd slurmdbd sacctmgr sprio munged mariadbd; do
 done
 
 dir=$(mktemp -d "${TMPDIR:-/tmp}/mfprio-slurm.XXXXXX")
-cleanup() {
-    bash "$here/slurm_cluster.sh" stop "$dir" || true
-    bash "$here/populate.sh" remove-users || true
-    rm -rf "$dir"
-}
-trap cleanup EXIT
+trap 'bash "$here/slurm_cluster.sh" teardown "$dir"' EXIT
 
 report() {
     echo "live Slurm: $*" >&2

@@ -50,12 +50,7 @@ plugin_dir=$(cd "$plugin_dir" && pwd)
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 dir=$(mktemp -d "${TMPDIR:-/tmp}/mfprio-site.XXXXXX")
-cleanup() {
-    bash "$here/slurm_cluster.sh" stop "$dir" || true
-    bash "$here/populate.sh" remove-users || true
-    rm -rf "$dir"
-}
-trap cleanup EXIT
+trap 'bash "$here/slurm_cluster.sh" teardown "$dir"' EXIT
 
 mkdir -p "$dir/etc"
 cat >"$dir/etc/site.policy" <<'POLICY'

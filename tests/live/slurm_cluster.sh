@@ -9,6 +9,8 @@
 #   slurm_cluster.sh restart-ctld DIR [FLAGS]   rewrite PriorityFlags and restart slurmctld
 #   slurm_cluster.sh stop-dbd DIR               stop slurmdbd only (slurmctld goes on alone)
 #   slurm_cluster.sh stop DIR                   stop every daemon started under DIR, by PID
+#   slurm_cluster.sh teardown DIR               stop, remove populate.sh's users, remove DIR:
+#                                               what a test or benchmark does on exit
 #
 # Needs root and Debian's slurmctld slurmd slurmdbd slurm-client munge mariadb-server.
 # MFPRIO_MAX_JOB_COUNT sets MaxJobCount (default Slurm's 10000), for benchmarks with more jobs.
@@ -240,10 +242,18 @@ cmd_stop() {
     stop_pid "$dir/run/munged.pid"
 }
 
+cmd_teardown() {
+    local dir=$1
+    cmd_stop "$dir" || true
+    bash "$(dirname "${BASH_SOURCE[0]}")/populate.sh" remove-users || true
+    [[ -z $dir ]] || rm -rf "$dir"
+}
+
 case ${1:-} in
     start) cmd_start "$2" "${3:-FAIR_TREE}" ;;
     restart-ctld) cmd_restart_ctld "$2" "$3" ;;
     stop-dbd) stop_pid "$2/run/slurmdbd.pid" ;;
     stop) cmd_stop "$2" ;;
-    *) die "usage: slurm_cluster.sh start|restart-ctld|stop-dbd|stop DIR [FLAGS]" ;;
+    teardown) cmd_teardown "$2" ;;
+    *) die "usage: slurm_cluster.sh start|restart-ctld|stop-dbd|stop|teardown DIR [FLAGS]" ;;
 esac
