@@ -23,7 +23,7 @@
 #include <mfprio/config/slurm_conf.hpp>
 #include <mfprio/report/sprio.hpp>
 
-#include "cli_main.hpp"
+#include "cli.hpp"
 #include "live.hpp"
 
 namespace {

@@ -23,7 +23,7 @@
 #include <string_view>
 #include <vector>
 
-#include "maui_commands.hpp"
+#include "cli.hpp"
 
 namespace {
 std::string data(const std::string& name) { return std::string(MFPRIO_TEST_DATA) + "/diagnose/" + name; }

@@ -18,7 +18,7 @@
 #include <string_view>
 #include <vector>
 
-#include "queue_commands.hpp"
+#include "cli.hpp"
 
 namespace {
 std::string data(const std::string& name) { return std::string(MFPRIO_TEST_DATA) + "/queue/" + name; }

@@ -22,8 +22,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "commands.hpp"
-#include "whatif_commands.hpp"
+#include "cli.hpp"
 
 namespace {
 std::string capture(const std::string& name) { return std::string(MFPRIO_TEST_DATA) + "/site_factor/" + name; }

@@ -19,7 +19,9 @@
 #include <string_view>
 #include <vector>
 
-#include "fairshare_commands.hpp"
+#include <mfprio/config/fairshare_tree.hpp>
+
+#include "cli.hpp"
 
 namespace {
 std::string data(const std::string& name) { return std::string(MFPRIO_TEST_DATA) + "/" + name; }

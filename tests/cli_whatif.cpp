@@ -23,7 +23,9 @@
 #include <string_view>
 #include <vector>
 
-#include "whatif_commands.hpp"
+#include <simdjson.h>
+
+#include "cli.hpp"
 
 namespace {
 

@@ -20,7 +20,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cli_main.hpp"
+#include "cli.hpp"
 
 namespace {
 

@@ -13,7 +13,7 @@
 #include <mfprio/maui/factors.hpp>
 #include <mfprio/maui/priority.hpp>
 
-#include "maui_commands.hpp"
+#include "cli.hpp"
 
 using namespace mfprio;
 using namespace mfprio::maui;

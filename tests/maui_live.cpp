@@ -16,7 +16,7 @@
 
 #include <mfprio/config/maui_outputs.hpp>
 
-#include "maui_commands.hpp"
+#include "cli.hpp"
 
 namespace {
 std::string capture(const std::string& name) { return std::string(MFPRIO_TEST_DATA) + "/maui/" + name; }

@@ -33,7 +33,7 @@
 #include <string_view>
 #include <vector>
 
-#include "commands.hpp"
+#include "cli.hpp"
 
 namespace {
 

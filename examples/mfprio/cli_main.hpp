@@ -1,6 +1,6 @@
 #pragma once
-// The tool's entry point as a function: the commands, `mfprio --help`, `mfprio help CMD`,
-// `--version`, and the usage error of an unknown command (with a "did you mean").
+// The tool's commands in one table, `mfprio --help`, `--version`, and the usage error of an
+// unknown command (with a "did you mean"); `run_main` (cli.hpp, cli_main.cpp) dispatches.
 #include <cstdio>
 #include <span>
 #include <string>
@@ -17,8 +17,6 @@
 #include "whatif_commands.hpp"
 
 namespace mfprio::cli {
-
-using args_t = std::span<const std::string_view>;
 
 /// A command: its name, one line about it, how to run it, its help text and the options its
 /// parser takes (every spelling of its option rows: their names, and with whether each takes
@@ -101,41 +99,6 @@ inline outcome unknown_command(std::string_view name) {
     o.err = "mfprio: unknown command '" + std::string(name) + "'" + text::did_you_mean(name, names) + "\n" +
             std::string(main_usage) + "\nTry 'mfprio --help'.\n";
     return o;
-}
-
-/// `mfprio ARGS...`: what the tool prints and its exit status.
-inline outcome run_main(args_t args) {
-    if (args.empty()) return run_demo({});
-    const std::string_view cmd = args.front();
-    const args_t rest = args.subspan(1);
-    outcome o;
-    if (cmd == "--help" || cmd == "-h" || (cmd == "help" && rest.empty())) {
-        o.out = main_help();
-        return o;
-    }
-    if (cmd == "--version" || cmd == "-V") {
-        o.out = version_text() + "\n";
-        return o;
-    }
-    if (cmd == "help") {
-        const command* c = find_command(rest.front());
-        if (c == nullptr) return unknown_command(rest.front());
-        o.out = c->help;
-        return o;
-    }
-    const command* c = find_command(cmd);
-    if (c == nullptr) return unknown_command(cmd);
-    // No option of any command takes an empty value (a file, a number, a name, a format):
-    // `--nodes ""` is a mistake (an unset variable, often), not the option left out.
-    for (std::size_t i = 0; i < rest.size(); ++i)
-        if (rest[i].empty()) {
-            o.status = exit_usage;
-            o.err = "mfprio " + std::string(cmd) + ": an empty argument" +
-                    (i > 0 ? " after " + std::string(rest[i - 1]) : std::string()) +
-                    "; options take non-empty values\nTry 'mfprio " + std::string(cmd) + " --help'.\n";
-            return o;
-        }
-    return c->run(rest);
 }
 
 } // namespace mfprio::cli

@@ -16,7 +16,7 @@
 
 #include <unistd.h>
 
-#include "cli_main.hpp"
+#include "cli.hpp"
 #include "live.hpp"
 
 #include "fuzz.hpp"

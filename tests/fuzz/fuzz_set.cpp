@@ -17,10 +17,11 @@
 #include <string_view>
 #include <vector>
 
+#include <mfprio/text/text.hpp>
 #include <nlohmann/json.hpp>
 #include <unistd.h>
 
-#include "cli_main.hpp"
+#include "cli.hpp"
 
 #include "fuzz.hpp"
 
@@ -82,7 +83,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     for (const auto& s : sets) {
         const std::size_t eq = s.find('=');
         if (eq == std::string::npos) mfprio_fuzz::broken("a change without '=' taken", s);
-        std::string_view value = mfprio::config::trim(std::string_view(s).substr(eq + 1));
+        std::string_view value = mfprio::text::trim(std::string_view(s).substr(eq + 1));
         for (const char c : value)
             if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f || c == ' ' || c == '#')
                 mfprio_fuzz::broken("a value that is not one word on one line taken", s);

@@ -1,0 +1,244 @@
+// `mfprio sprio` and `mfprio lint`.
+#include "commands.hpp"
+
+namespace mfprio::cli {
+
+/// `mfprio sprio ...`
+outcome run_sprio(std::span<const std::string_view> args, const slurm_sources* embedded) {
+    outcome o;
+    cluster_options copt;
+    report::sprio_options opt;
+    std::optional<std::int64_t> now;
+    std::optional<std::uint32_t> explain;
+    std::string site_policy, site_snapshot;
+    bool verify = false;
+    const auto usage = [&](std::string msg) {
+        o.status = exit_usage;
+        o.err += "mfprio sprio: " + msg + "\nTry 'mfprio sprio --help'.\n";
+        return o;
+    };
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        const std::string_view a = args[i];
+        const auto value = [&]() -> std::optional<std::string_view> {
+            if (i + 1 >= args.size()) return std::nullopt;
+            return args[++i];
+        };
+        if (a == "--help") {
+            o.out = sprio_help;
+            return o;
+        }
+        if (!known_option(a, sprio_option_names)) return unknown_option("sprio", a, sprio_option_names, sprio_help);
+        std::string error;
+        if (cluster_option(args, i, copt, error)) {
+            if (!error.empty()) return usage(error);
+            continue;
+        }
+        if (a == "-l" || a == "--long") opt.long_list = true;
+        else if (a == "-n" || a == "--norm") opt.normalized = true;
+        else if (a == "-w" || a == "--weights") opt.weights = true;
+        else if (a == "-h" || a == "--noheader") opt.no_header = true;
+        else if (a == "--verify") verify = true;
+        else if (a == "--now" || a == "-o" || a == "--format" || a == "-j" || a == "--jobs-ids" || a == "-u" ||
+                 a == "--user" || a == "-p" || a == "--partition" || a == "--explain" || a == "-S" || a == "--sort" ||
+                 a == "--site-policy" || a == "--site-snapshot") {
+            auto v = value();
+            if (!v) return usage(std::string("option ") + std::string(a) + " needs a value");
+            if (a == "--site-policy") site_policy = *v;
+            else if (a == "--site-snapshot") site_snapshot = *v;
+            else if (a == "--now") {
+                now = parse_now(*v);
+                if (!now)
+                    return usage("--now takes epoch seconds or YYYY-MM-DDTHH:MM:SS from 1970 to 9999, not '" +
+                                 std::string(*v) + "'");
+            } else if (a == "-o" || a == "--format") opt.format = *v;
+            else if (a == "-S" || a == "--sort") opt.sort = *v;
+            else if (a == "-u" || a == "--user") opt.users = split_list(*v);
+            else if (a == "-p" || a == "--partition") opt.partitions = split_list(*v);
+            else if (a == "-j" || a == "--jobs-ids" || a == "--explain") {
+                for (const auto& id : split_list(*v)) {
+                    std::uint32_t n = 0;
+                    const auto [p, ec] = std::from_chars(id.data(), id.data() + id.size(), n);
+                    if (ec != std::errc() || p != id.data() + id.size())
+                        return usage("'" + id + "' is not a job id");
+                    if (a == "--explain") explain = n;
+                    else opt.jobs.push_back(n);
+                }
+            }
+        } else if (a.starts_with("--format=")) opt.format = a.substr(9);
+        else return usage("unknown option '" + std::string(a) + "'");
+    }
+    if (opt.long_list && !opt.format.empty()) return usage("-l and -o cannot be used together");
+    std::optional<cluster_inputs> ci;
+    if (embedded != nullptr) ci = inputs_of(*embedded, o);
+    else ci = gather_inputs(copt, true, "sprio", o);
+    if (!ci) return o;
+    auto lc = load_cluster(*ci, copt.fs, o, copt.live || !copt.from.empty());
+    if (!lc) return o;
+    opt.slurm_version = config::slurm_version_number(lc->slurm_version);
+    const sprio_times times = times_of(*ci, now);
+    std::optional<config::site_snapshot> snapshot;
+    if (!site_snapshot.empty()) {
+        bool failed = false;
+        snapshot = read_site_snapshot(site_snapshot, times.calc, lc->conf.calc_period, failed, o);
+        if (failed) return o;
+    }
+    // Classic and depth-oblivious fair-share as slurmctld computed it in the snapshot's
+    // pass (Fair Tree's factors are ranks, exact from sshare already).
+    const auto& flags = lc->conf.flags;
+    const bool depth_oblivious = flags.has(slurm::priority_flag::depth_oblivious);
+    if (snapshot && (depth_oblivious || !flags.has(slurm::priority_flag::fair_tree))) {
+        const std::string path = site_snapshot + "/" + std::string(config::site_snapshot_file);
+        auto fs = config::snapshot_fairshare(*snapshot, lc->assoc, needing_fairshare(lc->model, snapshot->pass),
+                                             depth_oblivious, lc->conf.fairshare_dampening, path);
+        if (!fs) {
+            o.status = exit_data;
+            o.err += "mfprio: " + fs.error().to_string() + "\n";
+            return o;
+        }
+        for (std::size_t i = 0; i < fs->size(); ++i)
+            if (lc->assoc.rows[i].is_user()) lc->model.cluster.set_fairshare(static_cast<std::uint32_t>(i), (*fs)[i]);
+        lc->fairshare_taken = false;
+    }
+    if (!site_policy.empty()) {
+        auto site = queue::load_site_policy_file(site_policy, site::site_factor_registry());
+        if (!site) {
+            o.status = exit_data;
+            o.err += "mfprio: " + site.error().to_string() + "\n";
+            return o;
+        }
+        // Without the plugin's snapshot, its update is taken to run at the recalculation's
+        // start (it runs within the same pass, usually the same second).
+        const auto now_gpu = gpu_minutes_of(lc->assoc);
+        const auto pass_gpu = snapshot ? config::snapshot_gpu_minutes(*snapshot, lc->assoc)
+                                       : std::vector<std::optional<std::uint64_t>>{};
+        apply_site_policy(*site, lc->model, snapshot ? snapshot->pass : times.calc, now_gpu, pass_gpu);
+    }
+    const auto placed = place_stored(*lc, times);
+    const auto& model = lc->model;
+    const std::int64_t t = times.calc;
+    if (copt.live && !now && !ci->calc_time)
+        o.err += "mfprio sprio: warning: the time of slurmctld's last priority recalculation is unknown "
+                 "(StateSaveLocation/priority_last_decay_ran is not readable here); the factors are computed "
+                 "for now, sprio shows them as of that recalculation (at most PriorityCalcPeriod ago)\n";
+    const auto ctx = model.context(t);
+    const auto engine = model.engine();
+    auto rows = report::sprio_rows(engine, model.cluster, std::span<const job>(model.jobs),
+                                   std::span<const slurm::job_lists>(model.lists), ctx, model.settings.flags,
+                                   model.user_names, model.begin_times, times.listed);
+    const report::sprio_weights w{model.weights, model.tres_weight_text};
+    if (verify) {
+        verify_priorities(*lc, rows, placed, o);
+        return o;
+    }
+    if (explain) {
+        bool found = false;
+        for (const auto& r : rows)
+            if (r.job_id == *explain) {
+                o.out += report::render_explain(r, w);
+                found = true;
+            }
+        if (!found) {
+            // The jobs input and, when the job is in it, its line.
+            std::string where = ci->jobs ? ci->jobs->name : std::string("the jobs input");
+            bool in_input = false;
+            for (std::size_t k = 0; k < model.jobs.size() && k < model.job_lines.size(); ++k)
+                if (job_traits<job>::id(model.jobs[k]) == *explain) {
+                    where += ":" + std::to_string(model.job_lines[k]);
+                    in_input = true;
+                    break;
+                }
+            o.status = exit_data;
+            o.err += "mfprio: " + where + ": job " + std::to_string(*explain) +
+                     (in_input ? " is not listed by sprio (held, not pending, or not yet eligible)\n"
+                               : " is not in the jobs input\n");
+        }
+        return o;
+    }
+    auto res = report::render_sprio(std::move(rows), w, opt);
+    if (!res.error.empty()) return usage(res.error);
+    for (const auto& w : res.warnings) o.err += "sprio: error: " + w + "\n"; // as sprio logs it, exit 0
+    o.out = std::move(res.text);
+    return o;
+}
+
+/// `mfprio lint ...`
+outcome run_lint(std::span<const std::string_view> args) {
+    outcome o;
+    std::string conf_path, assoc_path, maui_path, site_path;
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        if (args[i] == "--help") {
+            o.out = lint_help;
+            return o;
+        }
+        if (!known_option(args[i], lint_option_names)) return unknown_option("lint", args[i], lint_option_names, lint_help);
+        if ((args[i] == "--conf" || args[i] == "--assoc" || args[i] == "--maui-cfg" || args[i] == "--site-policy") &&
+            i + 1 < args.size()) {
+            (args[i] == "--conf"      ? conf_path
+             : args[i] == "--assoc"   ? assoc_path
+             : args[i] == "--maui-cfg" ? maui_path
+                                       : site_path) = args[i + 1];
+            ++i;
+        } else {
+            o.status = exit_usage;
+            o.err = "mfprio lint: option " + std::string(args[i]) + " needs a value\nTry 'mfprio lint --help'.\n";
+            return o;
+        }
+    }
+    if (!site_path.empty()) {
+        if (!conf_path.empty() || !assoc_path.empty() || !maui_path.empty()) {
+            o.status = exit_usage;
+            o.err = "mfprio lint: give --site-policy alone\nTry 'mfprio lint --help'.\n";
+            return o;
+        }
+        auto site = queue::load_site_policy_file(site_path, site::site_factor_registry());
+        if (!site) {
+            o.status = exit_data;
+            o.err = "mfprio: " + site.error().to_string() + "\n";
+            return o;
+        }
+        std::string terms;
+        for (const auto& name : site->names()) terms += (terms.empty() ? "" : ", ") + std::string(name);
+        o.out = "ok: " + site_path + ": " + terms + "\n";
+        return o;
+    }
+    if (!maui_path.empty()) {
+        if (!conf_path.empty() || !assoc_path.empty()) {
+            o.status = exit_usage;
+            o.err = "mfprio lint: give --maui-cfg alone, or --conf [--assoc]\nTry 'mfprio lint --help'.\n";
+            return o;
+        }
+        return run_lint_maui(maui_path);
+    }
+    if (conf_path.empty()) {
+        o.status = exit_usage;
+        o.err = "mfprio lint: --conf, --maui-cfg or --site-policy is required\nTry 'mfprio lint --help'.\n";
+        return o;
+    }
+    auto conf = config::read_slurm_conf(conf_path);
+    if (!conf) {
+        o.status = exit_data;
+        o.err = "mfprio: " + conf.error().to_string() + "\n";
+        return o;
+    }
+    auto text = config::read_text_file(conf_path);
+    auto r = report::lint_slurm_conf(*conf, text ? std::string_view(*text) : std::string_view(), conf_path);
+    const auto print = [&] {
+        for (const auto& line : r.lines) o.out += line + "\n";
+        r.lines.clear();
+    };
+    print();
+    if (!assoc_path.empty()) {
+        auto assoc = config::read_assoc_table(assoc_path);
+        if (!assoc) {
+            o.status = exit_data;
+            o.err = "mfprio: " + assoc.error().to_string() + "\n";
+            return o;
+        }
+        report::lint_fair_tree_steps(*conf, *assoc, r);
+        print();
+    }
+    if (r.warnings != 0) o.status = 1;
+    return o;
+}
+
+} // namespace mfprio::cli

@@ -1,0 +1,218 @@
+// `mfprio sshare` and `mfprio usage`.
+#include "fairshare_commands.hpp"
+
+namespace mfprio::cli {
+
+/// `mfprio sshare ...`
+outcome run_sshare(std::span<const std::string_view> args) {
+    outcome o;
+    cluster_options copt;
+    report::sshare_options opt;
+    std::optional<fairshare::algorithm> algo;
+    std::optional<std::uint16_t> damping;
+    const auto usage = [&](const std::string& msg) {
+        o.status = exit_usage;
+        o.err += "mfprio sshare: " + msg + "\nTry 'mfprio sshare --help'.\n";
+        return o;
+    };
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        const std::string_view a = args[i];
+        const auto value = [&]() -> std::optional<std::string_view> {
+            if (i + 1 >= args.size()) return std::nullopt;
+            return args[++i];
+        };
+        if (a == "--help") {
+            o.out = sshare_help;
+            return o;
+        }
+        if (!known_option(a, sshare_option_names)) return unknown_option("sshare", a, sshare_option_names, sshare_help);
+        std::string error;
+        if (cluster_option(args, i, copt, error)) {
+            if (!error.empty()) return usage(error);
+            continue;
+        }
+        if (a == "-l" || a == "--long") opt.long_list = true;
+        else if (a == "-p" || a == "--parsable") opt.parsable = 1;
+        else if (a == "-P" || a == "--parsable2") opt.parsable = 2;
+        else if (a == "-a" || a == "--all") opt.all = true;
+        else if (a == "-U" || a == "--Users") opt.users_only = true;
+        else if (a == "-m" || a == "--partition") opt.partitions = true;
+        else if (a == "-n" || a == "-h" || a == "--noheader") opt.no_header = true;
+        else if (a == "-u" || a == "--users" || a == "-A" || a == "--accounts" || a == "-o" || a == "--format" ||
+                 a == "--algorithm" || a == "--damping") {
+            const auto v = value();
+            if (!v) return usage("option " + std::string(a) + " needs a value");
+            if (a == "-u" || a == "--users") opt.users = split_list(*v);
+            else if (a == "-A" || a == "--accounts") opt.accounts = split_list(*v);
+            else if (a == "-o" || a == "--format") opt.format = *v;
+            else if (a == "--algorithm") {
+                algo = fairshare::parse_algorithm(*v);
+                if (!algo)
+                    return usage("unknown algorithm '" + std::string(*v) +
+                                 "' (classic, fair-tree, fair-tree-merge, depth-oblivious, flux, linear)");
+            } else {
+                const auto d = config::parse_unsigned<std::uint16_t>(*v);
+                if (!d || *d == 0) return usage("--damping takes an integer from 1 to 65535, not '" + std::string(*v) + "'");
+                damping = *d;
+            }
+        } else {
+            return usage("unknown option '" + std::string(a) + "'");
+        }
+    }
+    auto ci = gather_inputs(copt, false, "sshare", o);
+    if (!ci) return o;
+    const auto fail = [&](const input_error& e) {
+        o.status = exit_data;
+        o.err = "mfprio: " + e.to_string() + "\n";
+        return o;
+    };
+    std::string version;
+    auto conf = config::read_slurm_conf_inputs(ci->conf, &version);
+    if (!conf) return fail(conf.error());
+    auto assoc = config::read_assoc_inputs(ci->assoc);
+    if (!assoc) return fail(assoc.error());
+    auto ft = config::fairshare_tree_from(*assoc, ci->assoc.front().name);
+    if (!ft) return fail(ft.error());
+    fairshare::options fo;
+    fo = config::fairshare_options_of(*conf);
+    if (algo) fo.algo = *algo;
+    if (damping) fo.damping = *damping;
+    // Taken or computed, as `mfprio sprio` decides; --algorithm and --damping ask for a
+    // computation.
+    const bool cluster_output = copt.live || !copt.from.empty();
+    bool taken = config::fairshare_taken(copt.fs, cluster_output, ci->assoc, fo.algo == fairshare::algorithm::fair_tree,
+                                 *conf, *assoc);
+    if (algo || damping) taken = false;
+    bool from_cluster = cluster_output;
+    for (const auto& a : ci->assoc) from_cluster = from_cluster || config::detect_kind(a.text) == config::input_kind::assoc_mgr;
+    if (taken && !assoc->has_column("FairShare"))
+        return fail(input_error{ci->assoc.front().name, 0, 0, "FairShare",
+                                "no FairShare column to take the values from (sshare -a -l -P prints it)"});
+    fairshare::columns cols;
+    fairshare::compute(ft->tree, cols, fo);
+    const report::sshare_reported rep = reported_of(*assoc, *ft, taken);
+    if (from_cluster || taken) opt.reported = &rep;
+    opt.fair_tree = fairshare::is_fair_tree_family(fo.algo);
+    opt.tres_names = sshare_tres_names(*conf);
+    opt.cluster = conf->cluster_name;
+    if (const char* u = std::getenv("USER")) opt.caller = u;
+    auto res = report::render_sshare(ft->tree, cols, opt);
+    if (!res.error.empty()) return usage(res.error);
+    o.out = std::move(res.text);
+    return o;
+}
+
+/// `mfprio usage ...`
+outcome run_usage(std::span<const std::string_view> args) {
+    outcome o;
+    std::string conf_path, qos_path, assoc_path, jobs_path;
+    std::optional<std::int64_t> elapsed;
+    std::string_view elapsed_text;
+    std::int64_t start = 1767225600; // 2026-01-01T00:00:00Z
+    std::optional<fairshare::algorithm> algo;
+    const auto usage = [&](const std::string& msg) {
+        o.status = exit_usage;
+        o.err += "mfprio usage: " + msg + "\nTry 'mfprio usage --help'.\n";
+        return o;
+    };
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        const std::string_view a = args[i];
+        if (a == "--help") {
+            o.out = usage_help;
+            return o;
+        }
+        if (!known_option(a, usage_option_names)) return unknown_option("usage", a, usage_option_names, usage_help);
+        if (i + 1 >= args.size()) return usage("option " + std::string(a) + " needs a value");
+        const std::string_view v = args[++i];
+        if (a == "--conf") conf_path = v;
+        else if (a == "--qos") qos_path = v;
+        else if (a == "--assoc") assoc_path = v;
+        else if (a == "--jobs") jobs_path = v;
+        else if (a == "--elapsed") {
+            elapsed_text = v;
+            auto d = config::parse_slurm_time(v);
+            if (!d || d->unlimited) return usage("--elapsed takes a Slurm time string (e.g. 7-0), not '" + std::string(v) + "'");
+            elapsed = d->seconds;
+        } else if (a == "--start") {
+            auto t = parse_now(v);
+            if (!t) return usage("--start takes epoch seconds or YYYY-MM-DDTHH:MM:SS, not '" + std::string(v) + "'");
+            start = *t;
+        } else if (a == "--algorithm") {
+            algo = fairshare::parse_algorithm(v);
+            if (!algo) return usage("unknown algorithm '" + std::string(v) + "'");
+        } else {
+            return usage("unknown option '" + std::string(a) + "'");
+        }
+    }
+    if (conf_path.empty() || qos_path.empty() || assoc_path.empty() || jobs_path.empty() || !elapsed)
+        return usage("--conf, --qos, --assoc, --jobs and --elapsed are required");
+    const auto fail = [&](const input_error& e) {
+        o.status = exit_data;
+        o.err = "mfprio: " + e.to_string() + "\n";
+        return o;
+    };
+    auto conf = config::read_slurm_conf(conf_path);
+    if (!conf) return fail(conf.error());
+    auto qos = config::read_qos_table(qos_path);
+    if (!qos) return fail(qos.error());
+    auto assoc = config::read_assoc_table(assoc_path);
+    if (!assoc) return fail(assoc.error());
+    auto jobs = config::read_jobs_table(jobs_path, *conf, *qos, *assoc);
+    if (!jobs) return fail(jobs.error());
+    auto ft = config::fairshare_tree_from(*assoc, assoc_path);
+    if (!ft) return fail(ft.error());
+
+    // Each pass of PriorityCalcPeriod decays every association and charges every running
+    // job up its chain: the work is bounded, as every other input is (2 s of CPU at most).
+    {
+        const std::uint64_t passes = static_cast<std::uint64_t>(*elapsed / conf->calc_period) + 2;
+        std::uint64_t per_pass = ft->tree.size(), running = 0;
+        for (const auto& j : jobs->jobs) {
+            if (j.state != job_state::running) continue;
+            ++running;
+            for (std::uint32_t a = ft->tree_index_of_row[j.association]; a != fairshare::none;
+                 a = ft->tree.parent[a])
+                ++per_pass;
+        }
+        if (passes * per_pass > max_usage_steps)
+            return usage("--elapsed " + std::string(elapsed_text) + " is " + std::to_string(passes) +
+                         " passes of PriorityCalcPeriod over " + std::to_string(ft->tree.size()) +
+                         " associations and " + std::to_string(running) + " running jobs, more than " +
+                         std::to_string(max_usage_steps) +
+                         " steps; charge it in shorter periods, each output the next --assoc");
+    }
+    config::charge_running_jobs(*ft, *conf, *qos, *jobs, start, *elapsed);
+    // sshare prints RawUsage as an unsigned 64-bit integer: a charge past it (huge TRES
+    // counts, billing weights and usage factors together) has no printed form.
+    // Users first: the message names an association whose own jobs did it.
+    for (const bool users : {true, false}) {
+        for (std::size_t r = 0; r < assoc->rows.size(); ++r) {
+            const auto& row = assoc->rows[r];
+            if (row.is_user() != users) continue;
+            const long double u = ft->tree.usage_raw[ft->tree_index_of_row[r]];
+            if (!(u < static_cast<long double>(config::two_pow_64)))
+                return fail(config::make_error(
+                    assoc_path, row.line, 0, "RawUsage",
+                    "the usage charged to " + text::quote(row.account) +
+                        (row.user.empty() ? std::string() : " user " + text::quote(row.user)) +
+                        " reaches 2^64, past sshare's RawUsage (TRES counts, billing weights and usage "
+                        "factors of its running jobs too large)"));
+        }
+    }
+
+    fairshare::options fo = config::fairshare_options_of(*conf);
+    if (algo) fo.algo = *algo;
+    fairshare::columns cols;
+    fairshare::compute(ft->tree, cols, fo);
+    report::sshare_options opt;
+    opt.long_list = true;
+    opt.parsable = 2;
+    opt.all = true;
+    opt.fair_tree = fairshare::is_fair_tree_family(fo.algo);
+    opt.tres_names = sshare_tres_names(*conf);
+    auto res = report::render_sshare(ft->tree, cols, opt);
+    o.out = std::move(res.text);
+    return o;
+}
+
+} // namespace mfprio::cli

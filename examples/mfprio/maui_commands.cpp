@@ -1,0 +1,208 @@
+// `mfprio diagnose`: Maui 3.3's diagnose -p.
+#include "maui_commands.hpp"
+
+namespace mfprio::cli {
+
+/// `mfprio diagnose ...`; with `embedded`, the texts replace --maui-cfg, --jobs and --nodes.
+outcome run_diagnose(std::span<const std::string_view> args, const maui_sources* embedded) {
+    outcome o;
+    std::string cfg_path, jobs_path, nodes_path, conf_path, fs_dir, stats_path, showq_path, from_dir;
+    bool check = false;
+    std::optional<std::int64_t> now;
+    std::optional<std::uint32_t> explain;
+    bool running = false;
+    std::optional<maui::xfactor_form> xf;
+    std::optional<maui::cap_style> caps;
+    std::optional<maui::target_queuetime_form> qt;
+    std::optional<bool> user_terms;
+    std::optional<bool> group_class_weight;
+    const auto usage = [&](std::string msg) {
+        o.status = exit_usage;
+        o.err += "mfprio diagnose: " + msg + "\nTry 'mfprio diagnose --help'.\n";
+        return o;
+    };
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        const std::string_view a = args[i];
+        if (a == "--help") {
+            o.out = diagnose_help;
+            return o;
+        }
+        if (!known_option(a, diagnose_option_names))
+            return unknown_option("diagnose", a, diagnose_option_names, diagnose_help);
+        if (a == "--running") {
+            running = true;
+            continue;
+        }
+        if (a == "--check") {
+            check = true;
+            continue;
+        }
+        if (a != "--maui-cfg" && a != "--jobs" && a != "--nodes" && a != "--conf" && a != "--fs-dir" && a != "--now" &&
+            a != "--explain" && a != "--xfactor" && a != "--caps" && a != "--qttarget" && a != "--uproc-ujob" &&
+            a != "--group-classweight" && a != "--stats" && a != "--showq" && a != "--from")
+            return usage("unknown option '" + std::string(a) + "'");
+        if (i + 1 >= args.size()) return usage("option " + std::string(a) + " needs a value");
+        const std::string_view v = args[++i];
+        if (a == "--maui-cfg") cfg_path = v;
+        else if (a == "--jobs") jobs_path = v;
+        else if (a == "--nodes") nodes_path = v;
+        else if (a == "--conf") conf_path = v;
+        else if (a == "--fs-dir") fs_dir = v;
+        else if (a == "--stats") stats_path = v;
+        else if (a == "--showq") showq_path = v;
+        else if (a == "--from") from_dir = v;
+        else if (std::string error; common_value(a, v, now, explain, error)) {
+            if (!error.empty()) return usage(error);
+        } else if (a == "--xfactor") {
+            if (v == "code") xf = maui::xfactor_form::code;
+            else if (v == "doc") xf = maui::xfactor_form::doc;
+            else return usage("--xfactor takes code or doc");
+        } else if (a == "--caps") {
+            if (v == "maui") caps = maui::cap_style::upper;
+            else if (v == "moab") caps = maui::cap_style::symmetric;
+            else return usage("--caps takes maui or moab");
+        } else if (a == "--group-classweight") {
+            if (v == "maui33") group_class_weight = false;
+            else if (v == "doc") group_class_weight = true;
+            else return usage("--group-classweight takes maui33 or doc");
+        } else if (a == "--uproc-ujob") {
+            if (v == "maui33") user_terms = false;
+            else if (v == "moab") user_terms = true;
+            else return usage("--uproc-ujob takes maui33 or moab");
+        } else {
+            if (v == "moab") qt = maui::target_queuetime_form::moab;
+            else if (v == "maui33") qt = maui::target_queuetime_form::maui33;
+            else return usage("--qttarget takes moab or maui33");
+        }
+    }
+    if (!from_dir.empty()) {
+        namespace fs = std::filesystem;
+        const auto in = [&](std::string_view name) { return (fs::path(from_dir) / name).string(); };
+        const auto there = [&](std::string_view name) {
+            std::error_code ec;
+            return fs::exists(in(name), ec);
+        };
+        const auto pick = [&](std::string& dst, std::initializer_list<std::string_view> names) {
+            if (!dst.empty()) return;
+            for (const auto name : names)
+                if (there(name)) {
+                    dst = in(name);
+                    return;
+                }
+        };
+        pick(cfg_path, {"maui.cfg"});
+        pick(jobs_path, {"checkjob.txt", "workload.trace", "jobs.txt"});
+        if (conf_path.empty()) pick(nodes_path, {"resources.trace", "nodes.txt"});
+        if (!now) pick(stats_path, {"showstats.txt"});
+        pick(showq_path, {"showq.txt"});
+        pick(fs_dir, {"fs"});
+        if (cfg_path.empty()) return usage(from_dir + " has no maui.cfg");
+        if (jobs_path.empty()) return usage(from_dir + " has no checkjob.txt, workload.trace or jobs.txt");
+    }
+    if (check && from_dir.empty()) return usage("--check needs --from DIR (DIR/diagnose.txt is what it compares with)");
+    if (check && (running || explain)) return usage("--check compares diagnose -p: not with --running or --explain");
+    if (embedded == nullptr && (cfg_path.empty() || jobs_path.empty()))
+        return usage("--maui-cfg and --jobs are required (or --from DIR)");
+    if (!nodes_path.empty() && !conf_path.empty()) return usage("give --nodes or --conf, not both");
+
+    const auto fail = [&](const input_error& e) {
+        o.status = exit_data;
+        o.err += "mfprio: " + e.to_string() + "\n";
+        return o;
+    };
+    const std::string label = embedded ? std::string(embedded->name) + "/" : std::string();
+    auto cfg = embedded ? config::parse_maui_cfg(embedded->cfg, label + "maui.cfg") : config::read_maui_cfg(cfg_path);
+    if (!cfg) return fail(cfg.error());
+    for (const auto& w : cfg->warnings) o.err += "mfprio: warning: " + w.to_string() + "\n";
+    if (xf) cfg->opts.xfactor = *xf;
+    if (caps) cfg->opts.caps = *caps;
+    if (qt) cfg->opts.target_queuetime = *qt;
+    if (user_terms) cfg->opts.res_user_terms = *user_terms;
+    if (group_class_weight) cfg->apply_group_class_weight = *group_class_weight;
+    if (!stats_path.empty()) {
+        auto text = config::read_text_file(stats_path);
+        if (!text) return fail(text.error());
+        auto st = config::parse_maui_showstats(*text, stats_path);
+        if (!st) return fail(st.error());
+        if (now && *now != st->now) return usage("--now and --stats give different times");
+        now = st->now;
+    }
+    std::vector<std::uint32_t> queue_order;
+    if (!showq_path.empty()) {
+        auto text = config::read_text_file(showq_path);
+        if (!text) return fail(text.error());
+        auto q = config::parse_maui_showq(*text, showq_path);
+        if (!q) return fail(q.error());
+        for (const auto& j : *q)
+            if (j.where == config::maui_showq_job::section::idle)
+                if (const auto id = config::parse_unsigned<std::uint32_t>(j.id)) queue_order.push_back(*id);
+    }
+    // The jobs: a jobs table, a workload trace or checkjob's output, told apart by content.
+    std::optional<config::maui_checkjob_jobs> checkjob;
+    auto jobs = [&]() -> expected<config::maui_jobs_table> {
+        if (embedded) return config::parse_maui_jobs(embedded->jobs, label + "jobs.txt");
+        auto text = config::read_text_file(jobs_path);
+        if (!text) return text.error();
+        switch (config::detect_maui_input(*text)) {
+        case config::maui_input_kind::workload_trace: return config::parse_maui_workload_trace(*text, jobs_path);
+        case config::maui_input_kind::checkjob: {
+            if (!now)
+                return text::make_error(jobs_path, 1, 1, "checkjob",
+                                  "checkjob prints durations: give the scheduler's time with --stats FILE or --now");
+            auto c = config::parse_maui_checkjob(*text, jobs_path, *now);
+            if (!c) return c.error();
+            checkjob = std::move(*c);
+            return checkjob->table;
+        }
+        default: return config::parse_maui_jobs(*text, jobs_path);
+        }
+    }();
+    if (!jobs) return fail(jobs.error());
+    maui::resources cluster{};
+    if (embedded != nullptr) {
+        auto r = config::parse_maui_nodes(embedded->nodes, label + "nodes.txt");
+        if (!r) return fail(r.error());
+        cluster = *r;
+    } else if (!nodes_path.empty()) {
+        auto text = config::read_text_file(nodes_path);
+        if (!text) return fail(text.error());
+        auto r = config::detect_maui_input(*text) == config::maui_input_kind::resource_trace
+                     ? config::parse_maui_resource_trace(*text, nodes_path)
+                     : config::parse_maui_nodes(*text, nodes_path);
+        if (!r) return fail(r.error());
+        cluster = *r;
+    } else if (!conf_path.empty()) {
+        auto conf = config::read_slurm_conf(conf_path);
+        if (!conf) return fail(conf.error());
+        cluster = config::maui_nodes_from(*conf);
+    }
+    const std::int64_t t = now ? *now : static_cast<std::int64_t>(std::time(nullptr));
+    std::vector<config::maui_fs_window> windows;
+    if (!fs_dir.empty()) {
+        auto w = config::read_fs_dir(fs_dir, cfg->fs, t);
+        if (!w) return fail(w.error());
+        windows = std::move(*w);
+    }
+    auto model = config::build_maui_model(std::move(*cfg), *jobs, cluster, t, windows);
+    if (!model) return fail(model.error());
+    const auto ctx = model->context();
+    const auto& w = model->cfg.weights;
+    const auto rows = report::diagnose_rows(w, model->cfg.opts, std::span<const maui::job>(model->jobs), ctx, running);
+    if (explain) {
+        for (const auto& j : model->jobs)
+            if (j.id == *explain) {
+                o.out = report::render_diagnose_explain(model->engine(), j, ctx, model->cfg.opts);
+                return o;
+            }
+        o.status = exit_data;
+        o.err += "mfprio: " + jobs_path + ": job " + std::to_string(*explain) + " is not in the jobs table\n";
+        return o;
+    }
+    if (running) o.out = report::render_diagnose(rows, w, report::diagnose_columns_for(w, ctx, running), running);
+    else o.out = report::render_maui_diagnose(w, model->cfg.opts, std::span<const maui::job>(model->jobs), ctx,
+                                              queue_order);
+    if (check) return check_diagnose(std::move(o), from_dir, *model, checkjob);
+    return o;
+}
+
+} // namespace mfprio::cli

@@ -1,0 +1,177 @@
+// `mfprio whatif`.
+#include "whatif_commands.hpp"
+
+namespace mfprio::cli {
+
+/// `mfprio whatif ...`
+outcome run_whatif(std::span<const std::string_view> args) {
+    // A Flux bundle (its manifest lists flux_jobs.json): Flux's what-if.
+    for (std::size_t i = 0; i + 1 < args.size(); ++i)
+        if (args[i] == "--from" && std::find(args.begin(), args.end(), std::string_view("--help")) == args.end()) {
+            auto listed = inputs::read_manifest_files(std::string(args[i + 1]));
+            if (listed && std::any_of(listed->begin(), listed->end(), [](const auto& f) { return f.first == "flux_jobs.json"; }))
+                return run_queue_from(args);
+        }
+    outcome o;
+    cluster_options copt;
+    std::vector<std::pair<std::string, std::string>> changes;
+    std::optional<std::int64_t> now;
+    std::size_t top = 10;
+    std::optional<std::size_t> head;
+    std::optional<std::int64_t> after_s;
+    std::string svg_path, site_policy, new_site_policy;
+    bool json = false;
+    const auto usage = [&](const std::string& msg) {
+        o.status = exit_usage;
+        o.err += "mfprio whatif: " + msg + "\nTry 'mfprio whatif --help'.\n";
+        return o;
+    };
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        const std::string_view a = args[i];
+        if (a == "--help") {
+            o.out = whatif_help;
+            return o;
+        }
+        if (!known_option(a, whatif_option_names)) return unknown_option("whatif", a, whatif_option_names, whatif_help);
+        std::string error;
+        if (cluster_option(args, i, copt, error)) {
+            if (!error.empty()) return usage(error);
+            continue;
+        }
+        if (a == "--new-submissions") return usage("--new-submissions goes with a Flux bundle (--from DIR holding flux_jobs.json)");
+        if (a == "--json") {
+            json = true;
+            continue;
+        }
+        if (a != "--set" && a != "--top" && a != "--head" && a != "--now" && a != "--after" && a != "--svg" &&
+            a != "--site-policy" && a != "--new-site-policy")
+            return usage("unknown option '" + std::string(a) + "'");
+        if (i + 1 >= args.size()) return usage("option " + std::string(a) + " needs a value");
+        const std::string_view v = args[++i];
+        if (a == "--set") {
+            const std::size_t eq = v.find('=');
+            if (eq == std::string_view::npos || eq == 0) return usage("--set takes KEY=VALUE, not '" + std::string(v) + "'");
+            const std::string key(config::trim(v.substr(0, eq)));
+            const std::string_view value = config::trim(v.substr(eq + 1));
+            // Each change is one key's value: a line end, a space or a '#' would let slurm.conf
+            // read another key, a directive (Include) or a comment out of it.
+            if (const auto bad = std::find_if(value.begin(), value.end(),
+                                              [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f || c == ' ' || c == '#'; });
+                bad != value.end())
+                return usage("--set " + key + ": the value must be one word (no spaces, line ends, control characters or '#')");
+            changes.emplace_back(key, std::string(value));
+        } else if (a == "--svg") {
+            svg_path = v;
+        } else if (a == "--site-policy") {
+            site_policy = v;
+        } else if (a == "--new-site-policy") {
+            new_site_policy = v;
+        } else if (a == "--after") {
+            const auto d = config::parse_slurm_time(v);
+            if (!d || d->unlimited || d->seconds <= 0 || d->seconds > 3650LL * 86400)
+                return usage("--after takes a Slurm time string up to 3650 days (e.g. 7-0), not '" + std::string(v) + "'");
+            after_s = d->seconds;
+        } else if (a == "--now") {
+            now = parse_now(v);
+            if (!now)
+                return usage("--now takes epoch seconds or YYYY-MM-DDTHH:MM:SS from 1970 to 9999, not '" +
+                             std::string(v) + "'");
+        } else {
+            const auto n = config::parse_unsigned<std::uint32_t>(v);
+            if (!n || *n == 0) return usage(std::string(a) + " takes a positive integer, not '" + std::string(v) + "'");
+            (a == "--top" ? top : head.emplace()) = *n;
+        }
+    }
+    if (changes.empty() && new_site_policy.empty())
+        return usage("nothing to compare: give at least one --set KEY=VALUE or --new-site-policy FILE");
+    std::optional<queue::site_engine> site, new_site;
+    for (auto [path, dst] : {std::pair{&site_policy, &site}, std::pair{&new_site_policy, &new_site}}) {
+        if (path->empty()) continue;
+        auto e = queue::load_site_policy_file(*path, site::site_factor_registry());
+        if (!e) {
+            o.status = exit_data;
+            o.err += "mfprio: " + e.error().to_string() + "\n";
+            return o;
+        }
+        *dst = std::move(*e);
+    }
+    copt.usage_factors = after_s.has_value(); // charging reads the QOS UsageFactor
+    auto ci = gather_inputs(copt, true, "whatif", o);
+    if (!ci) return o;
+    auto pc = parse_cluster(*ci, o);
+    if (!pc) return o;
+    parsed_cluster changed = *pc;
+    const auto applied = report::apply_whatif(changed, ci->conf, changes);
+    if (!applied.error.empty()) return usage(applied.error);
+    for (const auto& w : applied.warnings) o.err += "mfprio whatif: warning: " + w + "\n";
+    const bool cluster_output = copt.live || !copt.from.empty();
+    const bool fair_tree = pc->conf.flags.has(slurm::priority_flag::fair_tree) &&
+                           !pc->conf.flags.has(slurm::priority_flag::depth_oblivious);
+    bool taken = config::fairshare_taken(copt.fs, cluster_output, ci->assoc, fair_tree, pc->conf, pc->assoc);
+    if (applied.fairshare) taken = false;
+    const sprio_times times = times_of(*ci, now);
+    std::int64_t t = times.calc;
+    // Each job's stored priority placed in time on the cluster as read (jobs submitted or
+    // updated since the last recalculation, administrator-set priorities); both sides keep
+    // those placements, and a later pass (--after) keeps the administrator-set ones.
+    std::optional<loaded_cluster> present;
+    config::stored_priorities placed;
+    if (times.from_cluster) {
+        present.emplace();
+        auto m = build_model(*pc, taken, o);
+        if (!m) return o;
+        present->model = std::move(*m);
+        present->fairshare_taken = taken;
+        if (site) apply_site_policy(*site, present->model, times.calc, gpu_minutes_of(pc->assoc));
+        placed = place_stored(*present, times);
+    }
+    if (after_s) {
+        // Both sides a while later: usage decayed and charged by the running jobs under each
+        // side's configuration, fair-share recomputed from it, every job aged.
+        for (parsed_cluster* side : {&*pc, &changed})
+            if (auto e = config::charge_cluster(*side, t, *after_s)) {
+                if (e->kind == error_kind::shape) e->message = "whatif --after needs each association's RawUsage (sshare -a -l -P prints it)";
+                o.status = exit_data;
+                o.err += "mfprio: " + e->to_string() + "\n";
+                return o;
+            }
+        taken = false;
+        t += *after_s;
+    }
+    auto before = build_model(*pc, taken, o);
+    if (!before) return o;
+    auto after = build_model(changed, taken, o);
+    if (!after) return o;
+    if (present) {
+        for (config::slurm_model* side : {&*before, &*after}) {
+            if (after_s) config::keep_administrator_priorities(placed, present->model, *side);
+            else config::keep_placements(placed, present->model, *side);
+        }
+    }
+    const auto gpu_minutes = gpu_minutes_of(pc->assoc);
+    if (site) apply_site_policy(*site, *before, t, gpu_minutes);
+    if (new_site) apply_site_policy(*new_site, *after, t, gpu_minutes);
+    else if (site) apply_site_policy(*site, *after, t, gpu_minutes);
+    const report::whatif_result r = report::compare_queues(*before, *after, t, std::max(t, times.listed));
+
+    const report::whatif_summary sum = report::summarize_whatif(*before, *after, t, r, top, head);
+    std::string changes_text;
+    for (const auto& [k, v] : changes) changes_text += (changes_text.empty() ? "" : ", ") + k + "=" + v;
+    if (new_site) changes_text += (changes_text.empty() ? "" : ", ") + std::string("site policy ") + new_site_policy;
+    if (!svg_path.empty()) {
+        std::string title = changes_text;
+        if (after_s) title += " (after " + std::to_string(*after_s) + " s)";
+        const std::string svg = report::whatif_svg(sum.by_account, title, sum.head, sum.entries);
+        std::ofstream f(svg_path, std::ios::binary);
+        f.write(svg.data(), static_cast<std::streamsize>(svg.size()));
+        if (!f) {
+            o.status = exit_data;
+            o.err += "mfprio: " + svg_path + ": cannot write file\n";
+            return o;
+        }
+    }
+    o.out = json ? whatif_json(*before, r, sum, changes, t) : report::render_whatif(*before, r, sum, changes_text);
+    return o;
+}
+
+} // namespace mfprio::cli
