@@ -119,8 +119,8 @@ configure() {
     fi
 }
 
-# The first run builds the mfprio tool alone (two compiled targets: its one translation unit
-# and the link); the tests and benchmarks are built by `./setup.sh test`.
+# The first run builds the mfprio tool alone (its commands' translation unit, main.cpp and
+# the link); the tests and benchmarks are built by `./setup.sh test`.
 cmd_build() {
     install_deps
     say "building the mfprio tool into build/"
