@@ -516,9 +516,17 @@ namespace {
 /// waits on a child of its own), `closed` (squeue closes its outputs and runs on), `fork`
 /// (every command leaves a child holding its output open and exits 0). scontrol show config
 /// points StateSaveLocation at a directory holding the capture's priority_last_decay_ran.
+/// The directory is removed when the test program exits.
 std::string fake_slurm_commands() {
     namespace fs = std::filesystem;
-    static const std::string dir = [] {
+    struct removed_at_exit {
+        std::string path;
+        ~removed_at_exit() {
+            std::error_code ec;
+            fs::remove_all(path, ec);
+        }
+    };
+    static const removed_at_exit dir{[] {
         const std::string d = fs::temp_directory_path().string() + "/mfprio-fake-slurm-" + std::to_string(::getpid());
         fs::create_directories(d + "/state");
         const std::string b = bundle("busy_fair_tree");
@@ -554,8 +562,8 @@ std::string fake_slurm_commands() {
         fs::permissions(d + "/fake", fs::perms::owner_all);
         for (const char* c : {"scontrol", "squeue", "sshare", "sacctmgr"}) fs::create_symlink(d + "/fake", d + "/" + c);
         return d;
-    }();
-    return dir;
+    }()};
+    return dir.path;
 }
 
 /// `mfprio sprio --live` (with `extra` options) with the fake commands first on PATH in `mode`;
