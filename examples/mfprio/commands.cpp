@@ -12,22 +12,14 @@ outcome run_sprio(std::span<const std::string_view> args, const slurm_sources* e
     std::optional<std::uint32_t> explain;
     std::string site_policy, site_snapshot;
     bool verify = false;
-    const auto usage = [&](std::string msg) {
-        o.status = exit_usage;
-        o.err += "mfprio sprio: " + msg + "\nTry 'mfprio sprio --help'.\n";
-        return o;
-    };
+    const auto usage = usage_reporter(o, "sprio");
     for (std::size_t i = 0; i < args.size(); ++i) {
         const std::string_view a = args[i];
         const auto value = [&]() -> std::optional<std::string_view> {
             if (i + 1 >= args.size()) return std::nullopt;
             return args[++i];
         };
-        if (a == "--help") {
-            o.out = sprio_help;
-            return o;
-        }
-        if (!known_option(a, sprio_option_names)) return unknown_option("sprio", a, sprio_option_names, sprio_help);
+        if (help_or_unknown(o, "sprio", a, sprio_option_names, sprio_help)) return o;
         std::string error;
         if (cluster_option(args, i, copt, error)) {
             if (!error.empty()) return usage(error);
@@ -166,11 +158,7 @@ outcome run_lint(std::span<const std::string_view> args) {
     outcome o;
     std::string conf_path, assoc_path, maui_path, site_path;
     for (std::size_t i = 0; i < args.size(); ++i) {
-        if (args[i] == "--help") {
-            o.out = lint_help;
-            return o;
-        }
-        if (!known_option(args[i], lint_option_names)) return unknown_option("lint", args[i], lint_option_names, lint_help);
+        if (help_or_unknown(o, "lint", args[i], lint_option_names, lint_help)) return o;
         if ((args[i] == "--conf" || args[i] == "--assoc" || args[i] == "--maui-cfg" || args[i] == "--site-policy") &&
             i + 1 < args.size()) {
             (args[i] == "--conf"      ? conf_path

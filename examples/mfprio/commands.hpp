@@ -317,6 +317,28 @@ inline void usage_error(outcome& o, std::string_view cmd, const std::string& msg
     o.err += "mfprio " + std::string(cmd) + ": " + msg + "\nTry 'mfprio " + std::string(cmd) + " --help'.\n";
 }
 
+/// A command's usage errors: `usage(msg)` fills `o` (`usage_error`) and returns it.
+inline auto usage_reporter(outcome& o, std::string_view cmd) {
+    return [&o, cmd](const std::string& msg) {
+        usage_error(o, cmd, msg);
+        return o;
+    };
+}
+
+/// What every command's option loop does first with an argument `a`: `--help` puts the
+/// command's help into `o`; an option not in `names` makes `o` its usage error
+/// (`unknown_option`). True when the command returns `o` there.
+[[nodiscard]] inline bool help_or_unknown(outcome& o, std::string_view cmd, std::string_view a,
+                                          std::span<const std::string_view> names, std::string_view help) {
+    if (a == "--help") {
+        o.out = help;
+        return true;
+    }
+    if (known_option(a, names)) return false;
+    o = unknown_option(cmd, a, names, help);
+    return true;
+}
+
 /// The cluster's inputs as `c` says: files, a bundle, or the live cluster (saved when asked).
 /// `need_jobs`: the jobs input is required. Returns nullopt with `o` filled on failure.
 inline std::optional<cluster_inputs> gather_inputs(const cluster_options& c, bool need_jobs, std::string_view cmd,

@@ -10,22 +10,14 @@ outcome run_sshare(std::span<const std::string_view> args) {
     report::sshare_options opt;
     std::optional<fairshare::algorithm> algo;
     std::optional<std::uint16_t> damping;
-    const auto usage = [&](const std::string& msg) {
-        o.status = exit_usage;
-        o.err += "mfprio sshare: " + msg + "\nTry 'mfprio sshare --help'.\n";
-        return o;
-    };
+    const auto usage = usage_reporter(o, "sshare");
     for (std::size_t i = 0; i < args.size(); ++i) {
         const std::string_view a = args[i];
         const auto value = [&]() -> std::optional<std::string_view> {
             if (i + 1 >= args.size()) return std::nullopt;
             return args[++i];
         };
-        if (a == "--help") {
-            o.out = sshare_help;
-            return o;
-        }
-        if (!known_option(a, sshare_option_names)) return unknown_option("sshare", a, sshare_option_names, sshare_help);
+        if (help_or_unknown(o, "sshare", a, sshare_option_names, sshare_help)) return o;
         std::string error;
         if (cluster_option(args, i, copt, error)) {
             if (!error.empty()) return usage(error);
@@ -110,18 +102,10 @@ outcome run_usage(std::span<const std::string_view> args) {
     std::string_view elapsed_text;
     std::int64_t start = 1767225600; // 2026-01-01T00:00:00Z
     std::optional<fairshare::algorithm> algo;
-    const auto usage = [&](const std::string& msg) {
-        o.status = exit_usage;
-        o.err += "mfprio usage: " + msg + "\nTry 'mfprio usage --help'.\n";
-        return o;
-    };
+    const auto usage = usage_reporter(o, "usage");
     for (std::size_t i = 0; i < args.size(); ++i) {
         const std::string_view a = args[i];
-        if (a == "--help") {
-            o.out = usage_help;
-            return o;
-        }
-        if (!known_option(a, usage_option_names)) return unknown_option("usage", a, usage_option_names, usage_help);
+        if (help_or_unknown(o, "usage", a, usage_option_names, usage_help)) return o;
         if (i + 1 >= args.size()) return usage("option " + std::string(a) + " needs a value");
         const std::string_view v = args[++i];
         if (a == "--conf") conf_path = v;

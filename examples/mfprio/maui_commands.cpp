@@ -16,19 +16,10 @@ outcome run_diagnose(std::span<const std::string_view> args, const maui_sources*
     std::optional<maui::target_queuetime_form> qt;
     std::optional<bool> user_terms;
     std::optional<bool> group_class_weight;
-    const auto usage = [&](std::string msg) {
-        o.status = exit_usage;
-        o.err += "mfprio diagnose: " + msg + "\nTry 'mfprio diagnose --help'.\n";
-        return o;
-    };
+    const auto usage = usage_reporter(o, "diagnose");
     for (std::size_t i = 0; i < args.size(); ++i) {
         const std::string_view a = args[i];
-        if (a == "--help") {
-            o.out = diagnose_help;
-            return o;
-        }
-        if (!known_option(a, diagnose_option_names))
-            return unknown_option("diagnose", a, diagnose_option_names, diagnose_help);
+        if (help_or_unknown(o, "diagnose", a, diagnose_option_names, diagnose_help)) return o;
         if (a == "--running") {
             running = true;
             continue;

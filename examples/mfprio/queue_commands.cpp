@@ -15,17 +15,10 @@ outcome run_queue(std::span<const std::string_view> args) {
     std::optional<std::uint32_t> explain;
     std::optional<fairshare::algorithm> algorithm;
     std::unordered_map<std::string, std::string> default_banks;
-    const auto usage = [&](const std::string& msg) {
-        usage_error(o, "queue", msg);
-        return o;
-    };
+    const auto usage = usage_reporter(o, "queue");
     for (std::size_t i = 0; i < args.size(); ++i) {
         const std::string_view a = args[i];
-        if (a == "--help") {
-            o.out = queue_help;
-            return o;
-        }
-        if (!known_option(a, queue_option_names)) return unknown_option("queue", a, queue_option_names, queue_help);
+        if (help_or_unknown(o, "queue", a, queue_option_names, queue_help)) return o;
         if (a == "--check" || a == "--exact-products" || a == "--save" || a == "--set" || a == "--new-submissions")
             return usage(std::string(a) + " goes with --from or --live");
         if (a != "--policy" && a != "--jobs" && a != "--assoc" && a != "--queues" && a != "--banks" &&
@@ -175,13 +168,10 @@ outcome run_queue_from(std::span<const std::string_view> args) {
     std::optional<std::uint64_t> explain;
     std::vector<std::pair<std::string, std::string>> changes;
     config::flux_plugin_options opt;
-    const auto usage = [&](const std::string& msg) {
-        usage_error(o, "queue", msg);
-        return o;
-    };
+    const auto usage = usage_reporter(o, "queue");
     for (std::size_t i = 0; i < args.size(); ++i) {
         const std::string_view a = args[i];
-        if (!known_option(a, queue_option_names)) return unknown_option("queue", a, queue_option_names, queue_help);
+        if (help_or_unknown(o, "queue", a, queue_option_names, queue_help)) return o;
         if (a == "--check") check = true;
         else if (a == "--exact-products") opt.exact_products = true;
         else if (a == "--live") live = true;

@@ -21,18 +21,10 @@ outcome run_whatif(std::span<const std::string_view> args) {
     std::optional<std::int64_t> after_s;
     std::string svg_path, site_policy, new_site_policy;
     bool json = false;
-    const auto usage = [&](const std::string& msg) {
-        o.status = exit_usage;
-        o.err += "mfprio whatif: " + msg + "\nTry 'mfprio whatif --help'.\n";
-        return o;
-    };
+    const auto usage = usage_reporter(o, "whatif");
     for (std::size_t i = 0; i < args.size(); ++i) {
         const std::string_view a = args[i];
-        if (a == "--help") {
-            o.out = whatif_help;
-            return o;
-        }
-        if (!known_option(a, whatif_option_names)) return unknown_option("whatif", a, whatif_option_names, whatif_help);
+        if (help_or_unknown(o, "whatif", a, whatif_option_names, whatif_help)) return o;
         std::string error;
         if (cluster_option(args, i, copt, error)) {
             if (!error.empty()) return usage(error);
