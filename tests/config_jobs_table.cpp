@@ -114,6 +114,24 @@ TEST_CASE("config: jobs table with every column") {
     CHECK(job.line == 2);
 }
 
+TEST_CASE("config: a pending job's node count is the one its TRES asked for, not NumNodes' estimate") {
+    // squeue prints NumNodes=3 for a pending `-n 40` job on 16-CPU nodes (the scheduler's
+    // estimate, job_mgr.c _pack_default_job_details), its requested TRES node=1 (the minimum
+    // node count it asked for, which priority_multifactor.c's job size reads). A running job's
+    // NumNodes is what it has.
+    const auto in = make_inputs();
+    const auto j = parse_jobs_table(header + "|NumNodes|NumCPUs|TRES|State\n"
+                                             "1|alice|phys|normal|1700000000|3|40|cpu=40,mem=4000M,node=1,billing=40|PENDING\n"
+                                             "2|alice|phys|normal|1700000000|3|40|cpu=40,mem=4000M,node=3,billing=40|RUNNING\n"
+                                             "3|alice|phys|normal|1700000000|2|16||PENDING\n",
+                                    "jobs.txt", in.conf, in.qos, in.assoc);
+    REQUIRE(j);
+    REQUIRE(j->jobs.size() == 3);
+    CHECK(j->jobs[0].num_nodes == 1);
+    CHECK(j->jobs[1].num_nodes == 3);
+    CHECK(j->jobs[2].num_nodes == 2); // no TRES: NumNodes
+}
+
 TEST_CASE("config: jobs table defaults with only the required columns") {
     const auto in = make_inputs();
     const auto j = parse_jobs_table(header + "\n7|bob|phys||42\n8|alice|phys|long|43\n", "jobs.txt",

@@ -13,7 +13,7 @@
 /// | SubmitTime (required) | epoch seconds or `YYYY-MM-DDTHH:MM:SS` |
 /// | EligibleTime | same forms; empty or missing -> SubmitTime; `0`, `None`, `Unknown`, `N/A` -> 0 (not eligible: sprio does not list the job) |
 /// | AccrueTime | when age starts (Slurm's accrue time; same forms, `Unknown` -> 0, no age); missing -> EligibleTime (SubmitTime under ACCRUE_ALWAYS) |
-/// | NumNodes, NumCPUs | u32, default 1 |
+/// | NumNodes, NumCPUs | u32, default 1; a pending job's node count is the TRES' node= where given (what it asked for; NumNodes prints the scheduler's estimate) |
 /// | TimeLimit | Slurm time string (a plain number is minutes); empty or `Partition_Limit` -> no_val32; UNLIMITED -> infinite32 |
 /// | Nice, SiteFactor | signed, |value| <= 2147483645, default 0 |
 /// | TRES | `cpu=4,mem=16G,node=1,gres/gpu=2`; default cpu=NumCPUs,node=NumNodes |
@@ -476,6 +476,15 @@ inline constexpr printed_column printed_job_columns[] = {
             if (!s) return fail(*c_state, "unknown State " + text::quote(cell(*c_state)));
             j.state = *s;
         }
+        // A pending job's job-size factor reads the node count it asked for (slurmctld's
+        // details->min_nodes: priority_multifactor.c's _get_priority_internal), which its
+        // requested TRES carry (job_set_req_tres: node=min_nodes until the job has nodes),
+        // while NumNodes (squeue, scontrol, squeue --json's node_count) prints the
+        // scheduler's estimate for a pending job (job_mgr.c _pack_default_job_details: the
+        // task count over the most CPUs a node has, at least min_nodes).
+        if (j.state == job_state::pending || j.state == job_state::held)
+            for (const auto& [name, count] : j.tres)
+                if (name == "node" && count >= 1 && count <= 4294967295.0) j.num_nodes = static_cast<std::uint32_t>(count);
         if (auto e = count(c_prio, j.admin_priority, "Priority")) return *e;
         if (c_current && !cell(*c_current).empty()) {
             std::uint32_t current = 0;
