@@ -117,16 +117,43 @@ TEST_CASE("native: errors point into the file scontrol printed") {
     CHECK(c.error().line == 12);
     CHECK(c.error().column == 27);
     CHECK(c.error().key == "PriorityWeightAge");
-    // A partition naming a node no input defines.
-    auto p = conf_of({{std::string(show_partition), "partition.txt"}});
+    // slurm.conf naming a node no NodeName line defines: Slurm refuses it, and so does mfprio.
+    auto p = conf_of({{"PriorityWeightAge=1000\nNodeName=n2 CPUs=2\nPartitionName=debug Nodes=n1,n2\n", "slurm.conf"}});
     REQUIRE(!p);
-    CHECK(p.error().file == "partition.txt");
-    CHECK(p.error().line == 1);
+    CHECK(p.error().file == "slurm.conf");
+    CHECK(p.error().line == 3);
     CHECK(p.error().message.find("node 'n1' is not defined") != std::string::npos);
     // Not a configuration at all.
     auto j = conf_of({{"JobId=1 JobName=x\n", "jobs.txt"}});
     REQUIRE(!j);
     CHECK(j.error().message.find("not a slurm.conf") != std::string::npos);
+}
+
+TEST_CASE("native: a partition slurmctld printed naming a node no node output lists: a warning, not a stop") {
+    // `scontrol -o show node` leaves FUTURE nodes out while `scontrol show partition` names
+    // them (here f2, in big: Nodes=f[1-2]); `--future` lists them.
+    std::string partitions(show_partition);
+    partitions.replace(partitions.find("Nodes=f1 "), 9, "Nodes=f[1-2] ");
+    const std::vector<conf_input> in{{std::string(show_config), "config.txt"},
+                                     {partitions, "partition.txt"},
+                                     {std::string(show_node), "node.txt"}};
+    auto c = read_slurm_conf_inputs(in);
+    REQUIRE(c);
+    REQUIRE(c->warnings.size() == 1);
+    CHECK(c->warnings[0].starts_with("partition.txt:2:"));
+    CHECK(c->warnings[0].find("Nodes: partition 'big': node 'f2' is in no node input (a FUTURE node") != std::string::npos);
+    REQUIRE(c->partitions.size() == 2);
+    REQUIRE(c->partitions[1].nodes.size() == 1);
+    CHECK(c->nodes[c->partitions[1].nodes[0]].name == "f1");
+    // With the FUTURE node listed (what `scontrol -o --future show node` adds), no warning.
+    const std::string nodes = std::string(show_node) +
+                              "NodeName=f2 CoresPerSocket=1 CPUAlloc=0 CPUEfctv=8 CPUTot=8 RealMemory=32000 State=FUTURE\n";
+    const std::vector<conf_input> all{{std::string(show_config), "config.txt"}, {partitions, "partition.txt"}, {nodes, "node.txt"}};
+    auto d = read_slurm_conf_inputs(all);
+    REQUIRE(d);
+    CHECK(d->warnings.empty());
+    CHECK(d->total_cpus() == 2 + 16 + 8);
+    CHECK(d->partitions[1].nodes.size() == 2);
 }
 
 TEST_CASE("native: scontrol records keep values with spaces and every position") {

@@ -190,6 +190,9 @@ struct slurm_conf {
     std::string cluster_name;               ///< ClusterName
     std::vector<node_def> nodes;            ///< all nodes, in file order
     std::vector<partition_def> partitions;  ///< all partitions, in file order
+    /// What was read but not as written: a partition of `scontrol show partition` naming a
+    /// node no input defines ("file:line:column: Nodes: ..."), left out of the partition.
+    std::vector<std::string> warnings;
 
     /// Sum of the nodes' CPUs (Slurm's cluster_cpus).
     [[nodiscard]] std::uint64_t total_cpus() const noexcept {
@@ -680,6 +683,10 @@ public:
     }
     /// The configuration of every text given to `add`.
     [[nodiscard]] expected<slurm_conf> done() { return finish(); }
+    /// Partitions read from `file_name` are what slurmctld printed, not a configuration
+    /// Slurm would refuse: a node they name that no input defines (a FUTURE node that
+    /// `scontrol show node` leaves out without --future) is a warning, not an error.
+    void printed_partitions(std::string_view file_name) { printed_partition_files_.emplace(file_name); }
 
 private:
     slurm_conf conf_;
@@ -691,6 +698,7 @@ private:
     std::vector<pending_partition> partitions_;
     std::unordered_set<std::string> partition_names_; ///< names of `partitions_`
     std::unordered_map<std::string, std::uint32_t> node_index_;
+    std::unordered_set<std::string> printed_partition_files_; ///< see printed_partitions
 
     static constexpr std::size_t max_include_depth = 64;
 
@@ -1083,10 +1091,20 @@ private:
                 }
                 for (const auto& h : *hosts) {
                     const auto it = node_index_.find(h);
-                    if (it == node_index_.end())
+                    if (it == node_index_.end()) {
+                        if (printed_partition_files_.contains(o.nodes_file)) {
+                            conf_.warnings.push_back(
+                                at(o.nodes_file, o.nodes_at, "Nodes",
+                                   "partition " + quote(part.def.name) + ": node " + quote(h) +
+                                       " is in no node input (a FUTURE node: `scontrol --future show node` lists "
+                                       "it); left out of the partition and of the cluster's totals")
+                                    .to_string());
+                            continue;
+                        }
                         return at(o.nodes_file, o.nodes_at, "Nodes",
                                   "partition " + quote(part.def.name) + ": node " + quote(h) +
                                       " is not defined by any NodeName line");
+                    }
                     nodes.push_back(it->second);
                 }
                 std::sort(nodes.begin(), nodes.end());

@@ -576,8 +576,10 @@ namespace detail {
             break;
         case input_kind::scontrol_records: {
             std::string t = records_as_slurm_conf(records_multi_line(in.text) ? records_one_line(in.text) : in.text);
-            if (detail::first_content_line(in.text).starts_with("PartitionName="))
+            if (detail::first_content_line(in.text).starts_with("PartitionName=")) {
+                reader.printed_partitions(in.name);
                 partitions.emplace_back(&in, std::move(t));
+            }
             else
                 texts.emplace_back(&in, std::move(t));
             break;
