@@ -17,6 +17,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <map>
 #include <sstream>
 #include <string>
 #include <string_view>
@@ -117,10 +119,10 @@ TEST_CASE("live: a busy cluster: jobs submitted after the recalculation, priorit
         const std::vector<std::string_view> verify{"--from", dir, "--verify"};
         const auto o = mfprio::cli::run_sprio(verify);
         CHECK(o.status == 0);
-        CHECK(o.out.find("job 8: 77777: set by an administrator (inferred)\n") != std::string::npos);
-        CHECK(o.out.find("job 17: 55555: set by an administrator (inferred)\n") != std::string::npos);
-        CHECK(o.out.ends_with(" differ\n"));
-        CHECK(o.out.find(" 0 differ\n") != std::string::npos);
+        CHECK(o.err == "");
+        CHECK(o.out.find("job 8: 77777: set by an administrator (sprio shows it so)\n") != std::string::npos);
+        CHECK(o.out.find("job 17: 55555: set by an administrator (sprio shows it so)\n") != std::string::npos);
+        CHECK(o.out.ends_with(" 0 differ (stored priorities, and sprio's own rows column by column)\n"));
     }
 }
 
@@ -137,7 +139,10 @@ TEST_CASE("live: a busy cluster in the library: each stored priority placed, the
     const auto times = mfprio::cli::times_of(*ci, std::nullopt);
     CHECK(times.calc == 1795716793);
     CHECK(times.listed == 1795716797);
-    const auto placed = mfprio::cli::place_stored(*lc, times);
+    bool bad = false;
+    const auto listing = mfprio::cli::sprio_listing_of(*ci, bad, o);
+    REQUIRE(listing);
+    const auto placed = mfprio::cli::place_stored(*lc, times, &*listing);
     CHECK(placed.count(mfprio::config::priority_origin::administrator) == 2);
     for (std::size_t k = 0; k < lc->model.jobs.size(); ++k) {
         const auto& j = lc->model.jobs[k];
@@ -216,7 +221,8 @@ TEST_CASE("live: --verify finds slurmctld's stored priority for every listed job
         CHECK(o.status == 0);
         // 14 pending jobs, of which the held one (13) and the dependent one (14) are not
         // listed by sprio: 12 compared.
-        CHECK(o.out == "verify: 12 jobs compared, 0 differ\n");
+        CHECK(o.err == "");
+        CHECK(o.out == "verify: 12 jobs compared, 0 differ (stored priorities, and sprio's own rows column by column)\n");
     }
 }
 
@@ -237,8 +243,101 @@ TEST_CASE("live: --verify lists a job whose stored priority differs") {
     args.insert(args.end(), {"--now", now, "--verify"});
     const auto o = mfprio::cli::run_sprio(args);
     CHECK(o.status == 1);
-    CHECK(o.out == "job 8: slurmctld 60000, mfprio 55313 (4687)\nverify: 12 jobs compared, 1 differ\n");
+    CHECK(o.out == "job 8: slurmctld 60000, mfprio 55313 (4687)\nverify: 12 jobs compared, 1 differ (stored priorities "
+                   "only: no sprio output in the inputs)\n");
     std::remove(tmp.c_str());
+}
+
+namespace {
+
+/// A copy of bundle `name` in a temporary directory, `edit` applied to its files (name ->
+/// text; an empty text drops the file), its manifest written anew as --save writes it.
+std::string edited_bundle(const std::string& name, const std::string& tag,
+                          const std::function<void(std::map<std::string, std::string>&)>& edit) {
+    namespace fs = std::filesystem;
+    const std::string src = bundle(name);
+    const std::string dst = fs::temp_directory_path().string() + "/mfprio-edited-" + tag + "-" + std::to_string(::getpid());
+    fs::remove_all(dst);
+    fs::create_directories(dst);
+    std::map<std::string, std::string> files;
+    for (const auto& e : fs::directory_iterator(src))
+        if (e.is_regular_file() && e.path().filename() != "manifest") files[e.path().filename().string()] = slurp(e.path().string());
+    edit(files);
+    std::vector<std::pair<std::string, std::string_view>> listed;
+    for (const auto& [n, t] : files) {
+        if (t.empty()) continue;
+        std::ofstream(dst + "/" + n, std::ios::binary) << t;
+        listed.emplace_back(n, t);
+    }
+    std::ofstream(dst + "/manifest", std::ios::binary) << mfprio::inputs::manifest_text(listed);
+    return dst;
+}
+
+} // namespace
+
+TEST_CASE("live: a weight off by one in the inputs: the jobs named on stderr, --verify exit 1, none taken as set by hand") {
+    // busy_fair_tree with PriorityWeightPartition 4000 (what slurmctld ran with) written as
+    // 4001. Job 7 is in big, the partition of the highest PriorityJobFactor (40): its
+    // partition factor is 1, so its PARTITION term is 4001 where sprio printed 4000
+    // (expected/sprio_l.txt) and its priority 40388 where slurmctld holds 40387 (squeue.txt).
+    const std::string dir = edited_bundle("busy_fair_tree", "weight", [](auto& files) {
+        std::string& conf = files.at("scontrol_show_config.txt");
+        const auto at = conf.find("PriorityWeightPartition = 4000\n");
+        REQUIRE(at != std::string::npos);
+        conf.replace(at, 30, "PriorityWeightPartition = 4001");
+    });
+    const std::vector<std::string_view> verify{"--from", dir, "--verify"};
+    const auto v = mfprio::cli::run_sprio(verify);
+    CHECK(v.status == 1);
+    CHECK(v.out.find("job 7: slurmctld 40387, mfprio 40388 (-1)\n") != std::string::npos);
+    CHECK(v.out.find("job 7 (big): PRIORITY: sprio 40387, mfprio 40388; PARTITION: sprio 4000, mfprio 4001\n") !=
+          std::string::npos);
+    // Jobs 8 and 17 stay the two set by hand: sprio's rows show them so.
+    std::size_t admin = 0;
+    for (std::size_t at = 0; (at = v.out.find("set by an administrator", at)) != std::string::npos; ++at) ++admin;
+    CHECK(admin == 2);
+    CHECK(v.out.find(" differ (stored priorities, and sprio's own rows column by column)\n") != std::string::npos);
+    CHECK(v.out.find(" 0 differ") == std::string::npos);
+    // Every command names the jobs it cannot reproduce and prints its own computation for them.
+    const std::vector<std::string_view> sprio_l{"--from", dir, "-l"};
+    const auto o = mfprio::cli::run_sprio(sprio_l);
+    CHECK(o.status == 0);
+    CHECK(o.err.find("mfprio sprio: job 7: slurmctld holds priority 40387, mfprio computes 40388, and sprio does not show "
+                     "it as set by an administrator: (big): PRIORITY: sprio 40387, mfprio 40388; PARTITION: sprio 4000, "
+                     "mfprio 4001\n") != std::string::npos);
+    CHECK(o.out.find("              7 big       mfprio-a      40388          0          4        200      35714        391"
+                     "       4001          0           0        cpu=62,mem=16\n") != std::string::npos);
+    std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("live: without sprio's own output no job is taken as set by an administrator") {
+    // busy_fair_tree without sprio_factors.txt: jobs 8 and 17 hold priorities set by hand
+    // (77777, 55555) that no computation gives; nothing shows them as set, so both are named
+    // and --verify counts them.
+    const std::string dir = edited_bundle("busy_fair_tree", "nolisting", [](auto& files) { files["sprio_factors.txt"].clear(); });
+    const std::vector<std::string_view> verify{"--from", dir, "--verify"};
+    const auto v = mfprio::cli::run_sprio(verify);
+    CHECK(v.status == 1);
+    CHECK(v.out.find("set by an administrator") == std::string::npos);
+    CHECK(v.out.find("job 8: slurmctld 77777, mfprio ") != std::string::npos);
+    CHECK(v.out.find("job 17: slurmctld 55555, mfprio ") != std::string::npos);
+    CHECK(v.out.ends_with(" 2 differ (stored priorities only: no sprio output in the inputs)\n"));
+    CHECK(v.err.find("mfprio sprio: job 8: slurmctld holds priority 77777, mfprio computes ") != std::string::npos);
+    CHECK(v.err.find("no sprio output here to tell which factor differs") != std::string::npos);
+    std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("live: a bundle's sprio output that does not read is refused, naming its line") {
+    const std::string dir = edited_bundle("busy_fair_tree", "badlisting", [](auto& files) {
+        files["sprio_factors.txt"] = "JOBID|PARTITION|PRIORITY|AGE\n7|big|40387|4\n8|big|seven|0\n";
+    });
+    const std::vector<std::string_view> args{"--from", dir};
+    const auto o = mfprio::cli::run_sprio(args);
+    CHECK(o.status == 65);
+    CHECK(o.out == "");
+    CHECK(o.err == "mfprio: " + dir + "/sprio_factors.txt:3:7: PRIORITY: 'seven' is not an integer (sprio prints weighted "
+                   "factors as integers)\n");
+    std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("live: the three jobs formats give the same sprio (files, --now at the recalculation)") {
@@ -511,7 +610,7 @@ TEST_CASE("live: squeue --json errors name the file, the line and the column") {
 
 namespace {
 
-/// A directory of fake Slurm commands (scontrol, squeue, sshare, sacctmgr: one script) that
+/// A directory of fake Slurm commands (scontrol, squeue, sshare, sacctmgr, sprio: one script) that
 /// print the busy_fair_tree capture, or misbehave as $MFPRIO_FAKE_MODE says: `hang` (sshare
 /// waits on a child of its own), `closed` (squeue closes its outputs and runs on), `fork`
 /// (every command leaves a child holding its output open and exits 0). scontrol show config
@@ -541,11 +640,12 @@ std::string fake_slurm_commands() {
                "case \"$(basename \"$0\") $*\" in\n"
                "  'scontrol show config') f=scontrol_show_config.txt ;;\n"
                "  'scontrol -o show partition') f=scontrol_show_partition.txt ;;\n"
-               "  'scontrol -o show node') f=scontrol_show_node.txt ;;\n"
+               "  'scontrol -o --future show node') f=scontrol_show_node.txt ;;\n"
                "  'scontrol show assoc_mgr flags=assoc,qos') f=scontrol_show_assoc_mgr.txt ;;\n"
                "  'sshare -a -l -P') f=sshare_a_l_P.txt ;;\n"
                "  squeue*) f=squeue.txt ;;\n"
                "  sacctmgr*) f=sacctmgr_show_qos.txt ;;\n"
+               "  sprio*) f=sprio_factors.txt ;;\n"
                "  *) echo \"fake: $0 $*\" >&2; exit 2 ;;\n"
                "esac\n"
                "case \"$MFPRIO_FAKE_MODE:$f\" in\n"
@@ -560,7 +660,8 @@ std::string fake_slurm_commands() {
                "  cat \"$b/$f\"\n"
                "fi\n";
         fs::permissions(d + "/fake", fs::perms::owner_all);
-        for (const char* c : {"scontrol", "squeue", "sshare", "sacctmgr"}) fs::create_symlink(d + "/fake", d + "/" + c);
+        for (const char* c : {"scontrol", "squeue", "sshare", "sacctmgr", "sprio"})
+            fs::create_symlink(d + "/fake", d + "/" + c);
         return d;
     }()};
     return dir.path;
@@ -599,7 +700,7 @@ TEST_CASE("live: --live against Slurm commands that hang, close their outputs or
         CHECK(o.err == "");
         CHECK(o.status == 0);
         for (const char* f : {"scontrol_show_partition.txt", "scontrol_show_node.txt", "scontrol_show_assoc_mgr.txt",
-                              "sshare_a_l_P.txt", "squeue.txt"}) {
+                              "sshare_a_l_P.txt", "squeue.txt", "sprio_factors.txt"}) {
             CAPTURE(f);
             CHECK(slurp(saved + "/" + f) == slurp(b + "/" + f));
         }

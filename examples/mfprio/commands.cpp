@@ -60,6 +60,7 @@ outcome run_sprio(std::span<const std::string_view> args, const slurm_sources* e
         else return usage("unknown option '" + std::string(a) + "'");
     }
     if (opt.long_list && !opt.format.empty()) return usage("-l and -o cannot be used together");
+    copt.sprio_listing = true;
     std::optional<cluster_inputs> ci;
     if (embedded != nullptr) ci = inputs_of(*embedded, o);
     else ci = gather_inputs(copt, true, "sprio", o);
@@ -105,21 +106,44 @@ outcome run_sprio(std::span<const std::string_view> args, const slurm_sources* e
                                        : std::vector<std::optional<std::uint64_t>>{};
         apply_site_policy(*site, lc->model, snapshot ? snapshot->pass : times.calc, now_gpu, pass_gpu);
     }
-    const auto placed = place_stored(*lc, times);
+    bool bad_listing = false;
+    const auto listing = sprio_listing_of(*ci, bad_listing, o);
+    if (bad_listing) return o;
+    // Without a policy, each job's SITE is what slurmctld holds, where sprio printed it.
+    if (listing && site_policy.empty()) (void)config::take_site_factors(lc->model, *listing);
+    const std::vector<job> unplaced = lc->model.jobs; // before their stored priorities are placed
+    auto placed = place_stored(*lc, times, listing ? &*listing : nullptr);
     const auto& model = lc->model;
-    const std::int64_t t = times.calc;
     if (copt.live && !now && !ci->calc_time)
         o.err += "mfprio sprio: warning: the time of slurmctld's last priority recalculation is unknown "
                  "(StateSaveLocation/priority_last_decay_ran is not readable here); the factors are computed "
                  "for now, sprio shows them as of that recalculation (at most PriorityCalcPeriod ago)\n";
-    const auto ctx = model.context(t);
-    const auto engine = model.engine();
-    auto rows = report::sprio_rows(engine, model.cluster, std::span<const job>(model.jobs),
-                                   std::span<const slurm::job_lists>(model.lists), ctx, model.settings.flags,
-                                   model.user_names, model.begin_times, times.listed);
+    auto rows = sprio_rows_of(*lc, times);
     const report::sprio_weights w{model.weights, model.tres_weight_text};
+    auto diffs = listing ? report::compare_sprio(rows, w, *listing) : std::vector<report::sprio_difference>{};
+    // The priorities slurmctld stores: `rows`, but for the PARTITION term of a job in several
+    // partitions in the window after a reconfigure (below).
+    std::optional<std::vector<report::sprio_row>> stored_rows;
+    if (listing && !diffs.empty() && times.from_cluster)
+        if (held_weights(*lc, unplaced, rows, w, *listing, *ci, times, "sprio", o)) {
+            placed = place_stored(*lc, times, &*listing);
+            auto held = sprio_rows_of(*lc, times);
+            stored_rows = held;
+            // A job in several partitions: sprio's rows compute the PARTITION term with the
+            // weight of the moment (_filter_job), the other factors are the held ones.
+            if (held.size() == rows.size())
+                for (std::size_t k = 0; k < held.size(); ++k) {
+                    const auto id = held[k].job_id;
+                    const bool several = (k > 0 && held[k - 1].job_id == id) || (k + 1 < held.size() && held[k + 1].job_id == id);
+                    if (several && held[k].direct_priority == 0) held[k].factors.part = rows[k].factors.part;
+                }
+            rows = std::move(held);
+            diffs = report::compare_sprio(rows, w, *listing);
+        }
+    const auto& stored = stored_rows ? *stored_rows : rows;
+    name_unexplained(*lc, stored, placed, diffs, listing.has_value(), "sprio", o);
     if (verify) {
-        verify_priorities(*lc, rows, placed, o);
+        verify_priorities(*lc, stored, placed, diffs, listing.has_value(), o);
         return o;
     }
     if (explain) {

@@ -32,6 +32,7 @@
 #include <mfprio/config/slurm_native.hpp>
 #include <mfprio/report/lint.hpp>
 #include <mfprio/report/sprio.hpp>
+#include <mfprio/report/sprio_verify.hpp>
 
 #include "cli.hpp"
 #include "live.hpp"
@@ -222,9 +223,15 @@ inline std::nullopt_t data_error(const input_error& e, outcome& o) {
 }
 
 /// inputs::parse_cluster, its error into `o`.
+/// The configuration's warnings (config::slurm_conf::warnings) into `o.err`.
+inline void conf_warnings(const config::slurm_conf& conf, outcome& o) {
+    for (const auto& w : conf.warnings) o.err += "mfprio: warning: " + w + "\n";
+}
+
 inline std::optional<parsed_cluster> parse_cluster(const cluster_inputs& ci, outcome& o) {
     auto pc = inputs::parse_cluster(ci);
     if (!pc) return data_error(pc.error(), o);
+    conf_warnings(pc->conf, o);
     return std::move(*pc);
 }
 
@@ -240,6 +247,7 @@ inline std::optional<loaded_cluster> load_cluster(const cluster_inputs& ci, fair
                                                   bool cluster_output = false) {
     auto lc = inputs::load_cluster(ci, fs, cluster_output);
     if (!lc) return data_error(lc.error(), o);
+    conf_warnings(lc->conf, o);
     return std::move(*lc);
 }
 
@@ -269,6 +277,7 @@ struct cluster_options {
     fairshare_source fs = fairshare_source::automatic;
     int timeout = 60;        ///< --timeout seconds for the Slurm commands, together
     bool usage_factors = false; ///< --live also asks sacctmgr for the QOS UsageFactor (charging usage)
+    bool sprio_listing = false; ///< --live also runs sprio (the jobs' stored priorities are placed)
 };
 
 /// Reads the option at `args[i]` into `c` when it is one of these, advancing `i` past its
@@ -355,7 +364,7 @@ inline std::optional<cluster_inputs> gather_inputs(const cluster_options& c, boo
     if (c.live) {
         std::string err;
         std::string notes;
-        ci = capture_live(err, c.timeout, c.usage_factors, &notes);
+        ci = capture_live(err, c.timeout, c.usage_factors, &notes, c.sprio_listing);
         if (!notes.empty()) o.err += "mfprio " + std::string(cmd) + " --live: warning: " + notes;
         if (!ci) {
             o.status = exit_data;
@@ -434,7 +443,9 @@ inline constexpr option_row input_option_rows[] = {
 /// `mfprio sprio`'s options: its --help lists them, its parser takes them and no other.
 inline constexpr option_row sprio_option_rows[] = {
     {"--verify", "compare each job's priority as slurmctld holds it (squeue/scontrol\n"
-                 "Priority) with mfprio's; lists every difference, exit 1 if any"},
+                 "Priority) with mfprio's and, where sprio's own output is at hand (--live,\n"
+                 "a --save bundle), every sprio row column by column; lists every\n"
+                 "difference, exit 1 if any"},
     {"--now T", "time of the calculation: epoch seconds or YYYY-MM-DDTHH:MM:SS\n"
                 "(TZ, else UTC); default: slurmctld's last recalculation for --live and\n"
                 "--from (sprio shows the factors of that moment), else the current time"},
@@ -478,8 +489,9 @@ inline const std::string sprio_help = render_help(
     "\n"
     "A busy cluster: jobs submitted, released or requeued since slurmctld's last recalculation\n"
     "are listed with the age 0 they were computed with, a job updated since then with the age\n"
-    "its stored priority points to, and a stored priority no computation gives is shown as an\n"
-    "administrator-set one (that value, factors 0), as sprio shows it.\n"
+    "its stored priority points to. A priority an administrator set is shown as sprio shows it\n"
+    "where sprio's own output (--live runs sprio) shows it so; any other stored priority mfprio\n"
+    "cannot reproduce is named on stderr with the columns where sprio's row differs.\n"
     "\n"
     "Example: mfprio sprio --live -l --save bundle; later: mfprio sprio --from bundle -l\n");
 
@@ -500,34 +512,150 @@ struct sprio_times {
     return t;
 }
 
+/// What sprio printed, read from the inputs when they hold it (a bundle's sprio_factors.txt,
+/// or --live's own run of sprio); nullopt without, and with `failed` set (exit 65 in `o`) when
+/// it does not read.
+[[nodiscard]] inline std::optional<config::sprio_listing> sprio_listing_of(const cluster_inputs& ci, bool& failed,
+                                                                          outcome& o) {
+    if (!ci.sprio) return std::nullopt;
+    auto l = config::parse_sprio_listing(ci.sprio->text, ci.sprio->name);
+    if (!l) {
+        failed = true;
+        return data_error(l.error(), o);
+    }
+    return std::move(*l);
+}
+
 /// Places each job's stored priority in time (config/slurm_stored.hpp) when the factors stand
-/// for the cluster's own last recalculation; nothing otherwise (files, or --now).
-[[nodiscard]] inline config::stored_priorities place_stored(loaded_cluster& lc, const sprio_times& t) {
+/// for the cluster's own last recalculation; nothing otherwise (files, or --now). `listing`:
+/// what sprio printed, the one evidence of a priority set by an administrator.
+[[nodiscard]] inline config::stored_priorities place_stored(loaded_cluster& lc, const sprio_times& t,
+                                                            const config::sprio_listing* listing) {
     if (!t.from_cluster) return {};
     const double slack = lc.fairshare_taken ? static_cast<double>(lc.model.weights.fairshare) * 5e-7 : 0.0;
-    return config::place_stored_priorities(lc.model, t.calc, t.listed, slack);
+    return config::place_stored_priorities(lc.model, t.calc, t.listed, slack, listing);
+}
+
+/// sprio's rows as mfprio computes them for `lc` at `t` (its recalculation's time, listed when
+/// sprio asked).
+[[nodiscard]] inline std::vector<report::sprio_row> sprio_rows_of(const loaded_cluster& lc, const sprio_times& t) {
+    const auto& model = lc.model;
+    return report::sprio_rows(model.engine(), model.cluster, std::span<const job>(model.jobs),
+                              std::span<const slurm::job_lists>(model.lists), model.context(t.calc),
+                              model.settings.flags, model.user_names, model.begin_times, t.listed);
+}
+
+/// mfprio's priorities of job `id` in `rows`, one a row ("40387" or "4000, 2500").
+[[nodiscard]] inline std::string priorities_of(std::span<const report::sprio_row> rows, std::uint32_t id) {
+    std::string list;
+    for (const auto& r : rows)
+        if (r.job_id == id) list += (list.empty() ? "" : ", ") + std::to_string(static_cast<long long>(r.priority()));
+    return list;
+}
+
+/// Names on standard error each job whose priority as slurmctld holds it mfprio cannot
+/// reproduce (config::priority_origin::unexplained): its stored and computed priorities, and
+/// the columns in which sprio's own rows differ from mfprio's where sprio's output is at hand.
+/// mfprio's rows for it stay its own computation: nothing is explained away.
+inline void name_unexplained(const loaded_cluster& lc, std::span<const report::sprio_row> rows,
+                             const config::stored_priorities& placed, std::span<const report::sprio_difference> diffs,
+                             bool have_listing, std::string_view cmd, outcome& o) {
+    const auto& m = lc.model;
+    for (std::size_t k = 0; k < placed.origin.size() && k < m.jobs.size(); ++k) {
+        if (placed.origin[k] != config::priority_origin::unexplained) continue;
+        const std::uint32_t id = m.jobs[k].id;
+        const std::string ours = priorities_of(rows, id);
+        if (ours.empty()) continue; // sprio does not list it: slurmctld's pass skips it too
+        std::string why;
+        for (const auto& d : diffs)
+            if (d.job_id == id) why += (why.empty() ? "" : "; ") + d.what();
+        if (why.empty())
+            why = have_listing ? "sprio's rows for it equal mfprio's: the stored priority was computed at a moment "
+                                 "or from inputs the outputs do not show"
+                               : "no sprio output here to tell which factor differs (--live runs sprio; --save keeps "
+                                 "its output in the bundle)";
+        o.err += "mfprio " + std::string(cmd) + ": job " + std::to_string(id) + ": slurmctld holds priority " +
+                 std::to_string(*m.current_priorities[k]) + ", mfprio computes " + ours +
+                 ", and sprio does not show it as set by an administrator: " + why + "\n";
+    }
+}
+
+/// The weights sprio's rows show where they are not the configured ones
+/// (report::weights_shown), said on standard error. Where slurm.conf changed after slurmctld's
+/// last recalculation (a reconfigure: slurmctld keeps each job's factors of the weights before
+/// until its next one) and the rows show one weight for each such column, `lc` takes those
+/// weights and its jobs as they were before placement (`unplaced`), for the caller to place
+/// and compute again, and true is
+/// returned: what slurmctld holds is shown. Otherwise mfprio's inputs differ from what
+/// slurmctld computed with, and the rows stay as computed.
+[[nodiscard]] inline bool held_weights(loaded_cluster& lc, std::span<const job> unplaced,
+                                       std::span<const report::sprio_row> rows, const report::sprio_weights& w,
+                                       const config::sprio_listing& listing, const cluster_inputs& ci,
+                                       const sprio_times& t, std::string_view cmd, outcome& o) {
+    const auto shown = report::weights_shown(rows, w, listing);
+    if (shown.empty()) return false;
+    std::string list;
+    bool unique = true;
+    for (const auto& s : shown) {
+        list += (list.empty() ? "" : ", ") + s.value_text() + " (configured " + std::to_string(s.configured) + ", " +
+                std::to_string(s.rows) + " rows)";
+        unique = unique && s.unique();
+    }
+    const bool reconfigured = ci.conf_changed && *ci.conf_changed >= t.calc;
+    const std::string prefix = "mfprio " + std::string(cmd) + ": sprio's rows show the factors of " + list;
+    if (!reconfigured || !unique) {
+        o.err += prefix + "; " +
+                 (reconfigured ? std::string("more than one weight gives them")
+                  : ci.conf_changed
+                      ? std::string("slurm.conf has not changed since slurmctld's last recalculation: mfprio's "
+                                    "inputs differ from what slurmctld computed with")
+                      : std::string("when slurm.conf last changed is not in the inputs: a reconfigure since "
+                                    "slurmctld's last recalculation cannot be told from inputs that differ")) +
+                 "\n";
+        return false;
+    }
+    o.err += prefix + ": slurm.conf changed at " + std::to_string(*ci.conf_changed) +
+             ", after slurmctld's last recalculation at " + std::to_string(t.calc) +
+             ", and slurmctld keeps each job's factors of the weights before until its next one; shown as it holds "
+             "them\n";
+    lc.model.jobs.assign(unplaced.begin(), unplaced.end());
+    for (const auto& s : shown) {
+        const auto v = static_cast<std::uint32_t>(s.low);
+        switch (s.column) {
+        case config::sprio_column::age: lc.model.weights.age = v; break;
+        case config::sprio_column::assoc: lc.model.weights.assoc = v; break;
+        case config::sprio_column::fairshare: lc.model.weights.fairshare = v; break;
+        case config::sprio_column::job_size: lc.model.weights.job_size = v; break;
+        case config::sprio_column::partition: lc.model.weights.partition = v; break;
+        case config::sprio_column::qos: lc.model.weights.qos = v; break;
+        default: break;
+        }
+    }
+    return true;
 }
 
 /// `--verify`: each pending job's priority as slurmctld holds it against mfprio's, for the
 /// partition slurmctld computed it for (a multi-partition job's stored priority is the one of
-/// one of its partitions: any of them matches). Lists every difference, and the jobs whose
-/// stored priority was placed otherwise than at the last recalculation.
+/// one of its partitions: any of them matches), and, where sprio's own output is at hand
+/// (`diffs`), every row and column of it against mfprio's. Lists every difference, and the
+/// jobs whose stored priority was placed otherwise than at the last recalculation; exit 1
+/// when a job differs.
 inline void verify_priorities(const loaded_cluster& lc, std::span<const report::sprio_row> rows,
-                              const config::stored_priorities& placed, outcome& o) {
+                              const config::stored_priorities& placed, std::span<const report::sprio_difference> diffs,
+                              bool have_listing, outcome& o) {
     const auto& m = lc.model;
-    std::size_t compared = 0, differ = 0;
+    std::size_t compared = 0;
+    std::vector<std::uint32_t> differ;
     for (std::size_t k = 0; k < m.jobs.size(); ++k) {
         if (!m.current_priorities[k]) continue;
         const std::uint32_t id = m.jobs[k].id;
-        std::vector<long long> ours;
-        for (const auto& r : rows)
-            if (r.job_id == id) ours.push_back(static_cast<long long>(r.priority()));
+        const std::string ours = priorities_of(rows, id);
         if (ours.empty()) continue; // not listed by sprio: not recalculated
         ++compared;
         const auto origin = k < placed.origin.size() ? placed.origin[k] : config::priority_origin::unknown;
         if (origin == config::priority_origin::administrator) {
             o.out += "job " + std::to_string(id) + ": " + std::to_string(*m.current_priorities[k]) +
-                     ": set by an administrator (inferred)\n";
+                     ": set by an administrator (sprio shows it so)\n";
             continue;
         }
         if (origin == config::priority_origin::without_age)
@@ -536,15 +664,30 @@ inline void verify_priorities(const loaded_cluster& lc, std::span<const report::
             o.out += "job " + std::to_string(id) + ": computed at an update since the last recalculation (at " +
                      std::to_string(placed.computed_at[k]) + ", inferred)\n";
         const long long theirs = *m.current_priorities[k];
-        if (m.jobs[k].admin_priority != 0 || std::find(ours.begin(), ours.end(), theirs) != ours.end()) continue;
-        ++differ;
-        std::string list;
-        for (const long long v : ours) list += (list.empty() ? "" : ", ") + std::to_string(v);
-        o.out += "job " + std::to_string(id) + ": slurmctld " + std::to_string(theirs) + ", mfprio " + list +
-                 " (" + std::to_string(theirs - ours.front()) + ")\n";
+        bool found = m.jobs[k].admin_priority != 0;
+        long long first = -1;
+        for (const auto& r : rows)
+            if (r.job_id == id) {
+                const auto v = static_cast<long long>(r.priority());
+                if (first < 0) first = v;
+                found = found || v == theirs;
+            }
+        if (found) continue;
+        differ.push_back(id);
+        o.out += "job " + std::to_string(id) + ": slurmctld " + std::to_string(theirs) + ", mfprio " + ours + " (" +
+                 std::to_string(theirs - first) + ")\n";
     }
-    o.out += "verify: " + std::to_string(compared) + " jobs compared, " + std::to_string(differ) + " differ\n";
-    if (differ != 0) o.status = 1;
+    for (const auto& d : diffs) {
+        o.out += d.to_string() + "\n";
+        differ.push_back(d.job_id);
+    }
+    std::sort(differ.begin(), differ.end());
+    differ.erase(std::unique(differ.begin(), differ.end()), differ.end());
+    o.out += "verify: " + std::to_string(compared) + " jobs compared, " + std::to_string(differ.size()) + " differ (" +
+             (have_listing ? "stored priorities, and sprio's own rows column by column"
+                           : "stored priorities only: no sprio output in the inputs") +
+             ")\n";
+    if (!differ.empty()) o.status = 1;
 }
 
 /// Each association's GPU usage in whole minutes as `scontrol show assoc_mgr` printed it

@@ -259,17 +259,46 @@ inline child_process start_child(const std::vector<std::string_view>& argv, comm
     return static_cast<std::int64_t>(v);
 }
 
+/// When the file `scontrol show config` names as SLURM_CONF last changed (its modification
+/// time), when it is a regular file readable here.
+[[nodiscard]] inline std::optional<std::int64_t> slurm_conf_changed(std::string_view config_text) {
+    std::string path;
+    for (const auto& l : config::split_lines(config_text)) {
+        const std::size_t eq = l.text.find('=');
+        if (eq != std::string_view::npos && config::trim(l.text.substr(0, eq)) == "SLURM_CONF")
+            path = std::string(config::trim(l.text.substr(eq + 1)));
+    }
+    struct stat st {};
+    if (path.empty() || stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
+    if (st.st_mtime <= 0 || st.st_mtime > config::max_epoch) return std::nullopt;
+    return static_cast<std::int64_t>(st.st_mtime);
+}
+
 /// Runs the bundle's commands on this host's cluster, all at once, within `timeout_s`
 /// seconds together. `err` gets the failing command, its status and its standard error.
 /// `with_sacctmgr`: also sacctmgr's QOS (for the UsageFactor only it prints), skipped with a
-/// note in `notes` when sacctmgr fails (slurmdbd down).
+/// note in `notes` when sacctmgr fails (slurmdbd down). `with_sprio`: also what sprio prints
+/// (sprio_listing_file), skipped with a note when sprio fails.
 [[nodiscard]] inline std::optional<cluster_inputs> capture_live(std::string& err, int timeout_s = 60,
-                                                                bool with_sacctmgr = false, std::string* notes = nullptr) {
+                                                                bool with_sacctmgr = false, std::string* notes = nullptr,
+                                                                bool with_sprio = false) {
     cluster_inputs ci;
     std::vector<std::vector<std::string_view>> commands;
-    for (const bundle_file& f : bundle_files()) commands.push_back(f.command);
+    std::vector<std::string> names; // each command's file name
+    for (const bundle_file& f : bundle_files()) {
+        commands.push_back(f.command);
+        names.emplace_back(f.name);
+    }
+    const std::size_t required = commands.size();
     static const std::vector<std::string_view> sacctmgr_qos = {"sacctmgr", "-P", "show", "qos"};
-    if (with_sacctmgr) commands.push_back(sacctmgr_qos);
+    if (with_sacctmgr) {
+        commands.push_back(sacctmgr_qos);
+        names.emplace_back("sacctmgr_show_qos.txt");
+    }
+    if (with_sprio) {
+        commands.push_back(sprio_listing_file().command);
+        names.emplace_back(sprio_listing_file().name);
+    }
     auto outputs = run_commands(commands, timeout_s);
     ci.captured = static_cast<std::int64_t>(std::time(nullptr));
     const auto text_of = [](const std::vector<std::string_view>& command) {
@@ -282,8 +311,8 @@ inline child_process start_child(const std::vector<std::string_view>& argv, comm
     };
     for (std::size_t i = 0; i < commands.size(); ++i) {
         command_output& r = outputs[i];
-        const bool optional = i >= bundle_files().size();
-        const std::string name = optional ? "sacctmgr_show_qos.txt" : std::string(bundle_files()[i].name);
+        const bool optional = i >= required;
+        const std::string& name = names[i];
         std::optional<input_error> nul;
         if (r.status == 0) nul = config::nul_byte_error(r.out, "`" + text_of(commands[i]) + "` output");
         if (r.status != 0 || nul) {
@@ -292,7 +321,11 @@ inline child_process start_child(const std::vector<std::string_view>& argv, comm
                                         (r.status < 0 ? std::string("failed") : "exited with status " + std::to_string(r.status));
             if (!nul && !r.err.empty()) why += ": " + std::string(config::trim(r.err));
             if (optional) {
-                if (notes != nullptr) *notes += why + " (QOS UsageFactor taken as 1)\n";
+                if (notes != nullptr)
+                    *notes += why + (name == sprio_listing_file().name
+                                         ? " (no job is taken as set by an administrator: sprio's rows are the one "
+                                           "output that shows it)\n"
+                                         : " (QOS UsageFactor taken as 1)\n");
                 continue;
             }
             err = why;
@@ -301,11 +334,14 @@ inline child_process start_child(const std::vector<std::string_view>& argv, comm
         config::conf_input in{std::move(r.out), "live:" + name};
         if (name == "scontrol_show_config.txt") {
             ci.calc_time = last_decay_ran(in.text);
+            ci.conf_changed = slurm_conf_changed(in.text);
             ci.conf.insert(ci.conf.begin(), std::move(in));
         } else if (name.starts_with("scontrol_show_") && name != "scontrol_show_assoc_mgr.txt") {
             ci.conf.push_back(std::move(in));
         } else if (name == "sacctmgr_show_qos.txt") {
             ci.qos = std::move(in);
+        } else if (name == sprio_listing_file().name) {
+            ci.sprio = std::move(in);
         } else if (name == "squeue.txt") {
             ci.jobs = jobs_source(std::move(in));
         } else {

@@ -88,8 +88,12 @@ outcome run_whatif(std::span<const std::string_view> args) {
         *dst = std::move(*e);
     }
     copt.usage_factors = after_s.has_value(); // charging reads the QOS UsageFactor
+    copt.sprio_listing = true;
     auto ci = gather_inputs(copt, true, "whatif", o);
     if (!ci) return o;
+    bool bad_listing = false;
+    const auto listing = sprio_listing_of(*ci, bad_listing, o);
+    if (bad_listing) return o;
     auto pc = parse_cluster(*ci, o);
     if (!pc) return o;
     parsed_cluster changed = *pc;
@@ -115,7 +119,12 @@ outcome run_whatif(std::span<const std::string_view> args) {
         present->model = std::move(*m);
         present->fairshare_taken = taken;
         if (site) apply_site_policy(*site, present->model, times.calc, gpu_minutes_of(pc->assoc));
-        placed = place_stored(*present, times);
+        else if (listing) (void)config::take_site_factors(present->model, *listing);
+        placed = place_stored(*present, times, listing ? &*listing : nullptr);
+        const auto rows = sprio_rows_of(*present, times);
+        const report::sprio_weights w{present->model.weights, present->model.tres_weight_text};
+        const auto diffs = listing ? report::compare_sprio(rows, w, *listing) : std::vector<report::sprio_difference>{};
+        name_unexplained(*present, rows, placed, diffs, listing.has_value(), "whatif", o);
     }
     if (after_s) {
         // Both sides a while later: usage decayed and charged by the running jobs under each

@@ -34,6 +34,10 @@ stamp=$dir/state/priority_last_decay_ran
 # config::squeue_format (mfprio sprio --help prints it).
 squeue_format="JobID:0|,JobArrayID:0|,UserName:0|,Account:0|,Partition:0|,QOS:0|,SubmitTime:0|,EligibleTime:0|,AccrueTime:0|,NumNodes:0|,NumCPUs:0|,TimeLimit:0|,Nice:0|,tres-alloc:0|,State:0|,PriorityLong:0"
 
+# config::sprio_listing_format: what sprio prints of every job's factors (mfprio's --live
+# runs the same; --verify compares with it).
+sprio_format="%i|%r|%Y|%S|%A|%B|%F|%J|%P|%Q|%N|%T"
+
 last_pass() { od -An -tx1 -N8 "$stamp" 2>/dev/null | tr -d ' \n'; }
 
 # capture_once: waits for a recalculation, captures everything; fails (1) when another
@@ -60,12 +64,13 @@ capture_once() {
     scontrol -o show job >"$out/scontrol_show_job_o.txt"
     scontrol show config >"$out/scontrol_show_config.txt"
     scontrol -o show partition >"$out/scontrol_show_partition.txt"
-    scontrol -o show node >"$out/scontrol_show_node.txt"
+    scontrol -o --future show node >"$out/scontrol_show_node.txt"
     squeue -a -r -h -t PENDING,RUNNING,SUSPENDED -O "$squeue_format" >"$out/squeue.txt"
     sshare -a -l -P >"$out/sshare_a_l_P.txt"
     scontrol show assoc_mgr flags=assoc,qos >"$out/scontrol_show_assoc_mgr.txt"
     sacctmgr -P show assoc >"$out/sacctmgr_show_assoc.txt" 2>/dev/null || rm -f "$out/sacctmgr_show_assoc.txt"
     sacctmgr -P show qos >"$out/sacctmgr_show_qos.txt" 2>/dev/null || rm -f "$out/sacctmgr_show_qos.txt"
+    sprio -o "$sprio_format" >"$out/sprio_factors.txt"
     # What mfprio must print the same.
     sprio >"$out/expected/sprio.txt"
     sprio -l >"$out/expected/sprio_l.txt"

@@ -11,9 +11,10 @@
 # (`scontrol update jobid=A_2 nice=30`), and a priority set by hand
 # (`scontrol update jobid=N priority=77777`) on a single-partition and a multi-partition job.
 #
-#   populate.sh submit-more DIR   submits four more pending jobs of different kinds (one
+#   populate.sh submit-more DIR   submits five more pending jobs of different kinds (one
 #                                 partition; two partitions and a QOS; GPUs with nice; an
-#                                 array), for captures of a busy cluster
+#                                 array; more CPUs than a node without -N), for captures of a
+#                                 busy cluster
 #   populate.sh submit-many DIR N submits N pending jobs over the five users, six associations,
 #                                 three partitions (one job in three on two) and three QOS,
 #                                 four sbatch at a time, for benchmarks
@@ -38,6 +39,9 @@ if [[ ${1:-} == submit-more ]]; then
     ids+=,$(sub alice -A chem -p big,gpu -N 1 -n 3 -t 20 --qos=high)
     ids+=,$(sub erin -A theory -p gpu -N 1 -n 2 --gres=gpu:1 -t 40 --nice=25)
     ids+=,$(sub bob -A chem -p big -N 1 -n 1 --mem=200 -t 15 --array=1-2)
+    # More CPUs than a node has, without -N: its job size reads the one node it asked for,
+    # squeue's NumNodes the scheduler's estimate.
+    ids+=,$(sub dave -A theory -p big -n 24 -t 50)
     # An array gets its eligible time from the scheduler's next look at it, not at submission;
     # until then sprio does not list it. Wait for that (seconds), so that sprio and what is
     # captured after it see the same jobs.
@@ -119,6 +123,9 @@ sub alice -A chem -p big,gpu -N 1 -n 12 --mem=12000 -t 600 --qos=high >/dev/null
 sub bob -A chem -p big -N 1 -n 1 --mem=1 -t 1 --qos=low >/dev/null
 sub carol -A physics -p big --exclusive -N 3 -t 240 >/dev/null
 sub dave -A theory -p gpu -N 1 -n 1 --gres=gpu:2 -t 15 --nice=-50 >/dev/null
+# More CPUs than a node has, without -N (squeue's NumNodes: an estimate; job size: 1 node).
+sub carol -A physics -p big -n 40 -t 30 >/dev/null
+sub alice -A chem -p big,gpu -n 20 -t 45 >/dev/null
 
 # An administrator at work: a task split off from the array by an update, and priorities set
 # by hand on a single-partition job (bob's, chem/big) and a multi-partition one (alice's).

@@ -10,7 +10,9 @@
 #                         `mfprio sshare --live` with sprio and sshare (default, -l, -n, -w,
 #                         -l -n; sshare -a -l, -a -l -P, -A chem,theory -l), replays each
 #                         bundle and the --save bundle offline (--from) against the same
-#                         outputs, and runs --verify; exit 1 on any difference
+#                         outputs, and runs --verify (against sprio's own output), also on a
+#                         copy with one of sprio's factors changed by hand, which it must
+#                         report; exit 1 on any difference
 #
 # Skipped (exit 77) when MFPRIO_NO_LIVE_SLURM is set, when not root, or when the Slurm
 # daemons are not installed. About two minutes, most of it waiting for slurmctld's
@@ -85,7 +87,25 @@ for scenario in fair_tree classic; do
         cat "$b/verify.out" >&2
         differences=$((differences + 1))
     fi
-    rm -f "$b/replay.out" "$b/verify.out"
+    # sprio's own output changed by hand (one factor of one row): --verify must say so.
+    rm -rf "$b/edited"
+    cp -r "$b/saved" "$b/edited"
+    awk -F'|' -v OFS='|' 'NR == 2 { $6 = $6 + 1; job = $1 } { print } END { print job > "/dev/stderr" }' \
+        "$b/saved/sprio_factors.txt" >"$b/edited/sprio_factors.txt" 2>"$b/edited.job"
+    python3 "$here/manifest.py" "$b/edited"
+    edited_job=$(cat "$b/edited.job")
+    if "$mfprio" sprio --from "$b/edited" --verify >"$b/verify.out" 2>&1; then
+        echo "live Slurm: $scenario: --verify found no difference in a bundle whose sprio output was changed by hand" >&2
+        cat "$b/verify.out" >&2
+        differences=$((differences + 1))
+    elif grep -q "^job $edited_job (.*ASSOC: sprio" "$b/verify.out"; then
+        echo "live Slurm: $scenario: --verify reports job $edited_job's ASSOC changed by hand (exit 1)"
+    else
+        echo "live Slurm: $scenario: --verify did not name job $edited_job's ASSOC changed by hand:" >&2
+        cat "$b/verify.out" >&2
+        differences=$((differences + 1))
+    fi
+    rm -rf "$b/replay.out" "$b/verify.out" "$b/edited" "$b/edited.job"
 done
 if ((differences != 0)); then
     echo "live Slurm: $differences differences" >&2

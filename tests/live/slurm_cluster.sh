@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # A one-host Slurm cluster on localhost, for mfprio's live tests: MariaDB, munge, slurmdbd,
 # slurmctld and one slurmd (node n1, which runs jobs), plus nodes that never come up (so
-# that jobs sent to them stay pending). Everything lives under one directory: configuration,
+# that jobs sent to them stay pending) and a FUTURE node (h1, in partition big: `scontrol
+# show node` leaves it out, slurmctld counts it). Everything lives under one directory: configuration,
 # state, logs, sockets, pid files. Nothing listens beyond 127.0.0.1.
 #
 #   slurm_cluster.sh start DIR [NO_FAIR_TREE]   start every daemon; DIR/env holds what the
@@ -109,8 +110,9 @@ PriorityWeightAssoc=500
 PriorityWeightTRES=CPU=1000,Mem=2000,GRES/gpu=3000
 NodeName=n1 NodeHostname=localhost NodeAddr=127.0.0.1 CPUs=2 RealMemory=1000${MFPRIO_N1_GPU:+ Gres=gpu:1} State=UNKNOWN
 NodeName=f[1-4] NodeAddr=127.0.0.1 Port=$dead_port CPUs=16 RealMemory=64000 Gres=gpu:2 State=UNKNOWN
+NodeName=h1 NodeAddr=127.0.0.1 Port=$dead_port CPUs=8 RealMemory=32000 State=FUTURE
 PartitionName=debug Nodes=n1 Default=YES MaxTime=60 PriorityJobFactor=10 State=UP
-PartitionName=big Nodes=f[1-4] MaxTime=2-0 PriorityJobFactor=40 PriorityTier=2 State=UP
+PartitionName=big Nodes=f[1-4],h1 MaxTime=2-0 PriorityJobFactor=40 PriorityTier=2 State=UP
 PartitionName=gpu Nodes=f[3-4] MaxTime=UNLIMITED PriorityJobFactor=25 State=UP
 CONF
     # site_factor/mfprio when MFPRIO_SITE_PLUGIN_DIR holds site_factor_mfprio.so: the policy

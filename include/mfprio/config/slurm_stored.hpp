@@ -19,10 +19,12 @@
 /// command prints and which the stored priority narrows down to a few seconds.
 ///
 /// An administrator's `scontrol update jobid=N priority=P` sets the priority directly; sprio
-/// then prints P with every factor 0 and the next passes keep it. Slurm 22.05 prints no flag
-/// for it: a stored priority that none of the ways above gives, by more than the inputs'
-/// printed precision explains (six decimals of the fair-share factor when it is taken from
-/// sshare), is such a priority.
+/// then prints P with every factor 0 and the next passes keep it. No Slurm command but sprio
+/// marks such a job (config/sprio_listing.hpp): a job is taken as set by an administrator only
+/// where sprio's own rows show it so. A stored priority that none of the ways above gives, by
+/// more than the inputs' printed precision explains (six decimals of the fair-share factor when
+/// it is taken from sshare), and that sprio does not show as set, is `unexplained`: mfprio's
+/// inputs or its computation differ from slurmctld's, and the caller says so.
 
 #include <algorithm>
 #include <cstddef>
@@ -32,6 +34,7 @@
 #include <vector>
 
 #include <mfprio/config/slurm_model.hpp>
+#include <mfprio/config/sprio_listing.hpp>
 #include <mfprio/core/result.hpp>
 #include <mfprio/slurm/multifactor.hpp>
 
@@ -43,7 +46,8 @@ enum class priority_origin : std::uint8_t {
     pass,          ///< the last periodic recalculation
     without_age,   ///< set since that pass before the job had an accrue time (submission, release, requeue): age 0
     updated,       ///< set at an update since that pass, at a time inferred from the stored priority
-    administrator, ///< set by an administrator (inferred: no computation gives the stored value)
+    administrator, ///< set by an administrator: sprio's own rows show it so
+    unexplained,   ///< no computation gives the stored value and sprio does not show it as set
 };
 
 /// The origin of each job's stored priority, and for `updated` jobs the inferred time.
@@ -103,9 +107,12 @@ template <slurm::slurm_engine E>
 /// inputs were read (sprio's own "now"): updates are looked for in (calc_time, listed_at].
 /// `fs_slack` is the weighted fair-share term's uncertainty (PriorityWeightFairshare x 5e-7
 /// when the factors come from sshare's six decimals, 0 when computed exactly).
+/// `listing` is what sprio printed at the same moment, when known: a job whose rows there show
+/// a priority set by an administrator is one; without it no job is taken as one.
 /// Jobs without a stored priority, held (stored 0) or not pending are left as they are.
 [[nodiscard]] inline stored_priorities place_stored_priorities(slurm_model& m, std::int64_t calc_time,
-                                                                std::int64_t listed_at, double fs_slack) {
+                                                                std::int64_t listed_at, double fs_slack,
+                                                                const sprio_listing* listing = nullptr) {
     stored_priorities out;
     out.origin.assign(m.jobs.size(), priority_origin::unknown);
     out.computed_at.assign(m.jobs.size(), calc_time);
@@ -119,6 +126,17 @@ template <slurm::slurm_engine E>
         const auto stored = k < m.current_priorities.size() ? m.current_priorities[k] : std::nullopt;
         if (!stored || *stored == 0 || j.state != job_state::pending || j.admin_priority != 0) continue;
         const slurm::job_lists l = k < m.lists.size() ? m.lists[k] : slurm::job_lists{};
+        if (listing != nullptr) {
+            const auto rows = listing->rows_of(j.id);
+            const bool several = l.partitions.size() > 1;
+            if (!rows.empty() && std::all_of(rows.begin(), rows.end(), [&](const sprio_listing_row* r) {
+                    return r->shows_direct(*stored, several);
+                })) {
+                j.admin_priority = *stored;
+                out.origin[k] = priority_origin::administrator;
+                continue;
+            }
+        }
         const auto at = [&](const job& x) { return detail::gives(e, x, l, c, *stored, fs_slack, incr_only); };
         if (at(j)) {
             out.origin[k] = priority_origin::pass;
@@ -173,10 +191,32 @@ template <slurm::slurm_engine E>
                 continue;
             }
         }
-        j.admin_priority = *stored;
-        out.origin[k] = priority_origin::administrator;
+        out.origin[k] = priority_origin::unexplained;
     }
     return out;
+}
+
+/// Sets each pending job's site factor to the SITE sprio printed for it (`listing`): the value
+/// slurmctld holds, whatever set it (a site_factor plugin at its last update or at submission,
+/// `scontrol update sitefactor=`, a plugin since removed whose values the jobs keep). Jobs sprio
+/// does not list, or lists with SITE cleared (a priority set by an administrator) or cut at
+/// its column's width, keep theirs. Returns how many jobs took a value.
+inline std::size_t take_site_factors(slurm_model& m, const sprio_listing& listing) {
+    std::size_t taken = 0;
+    for (job& j : m.jobs) {
+        if (j.state != job_state::pending) continue;
+        const auto rows = listing.rows_of(j.id);
+        if (rows.empty()) continue;
+        const auto& cell = (*rows.front())[sprio_column::site];
+        if (!cell) continue;
+        const std::size_t width = listing.widths[static_cast<std::size_t>(sprio_column::site)];
+        if (width != 0 && cell->size() >= width) continue;
+        const auto v = parse_signed<std::int64_t>(*cell);
+        if (!v || *v > 2147483645 || *v < -2147483645) continue;
+        j.site_factor = static_cast<std::int32_t>(*v);
+        ++taken;
+    }
+    return taken;
 }
 
 /// Carries the administrator-set priorities of `placed` (inferred on `from`) into `to`, a

@@ -2,7 +2,8 @@
 // A cluster's inputs, and the bundle that keeps them: a directory of the Slurm commands'
 // outputs under fixed names (bundle_files), a `meta` file of key=value lines (captured, in
 // epoch seconds; slurm_version; priority_calc_time, the time of slurmctld's last priority
-// recalculation, which is the time sprio's factors were computed at) and a `manifest` listing
+// recalculation, which is the time sprio's factors were computed at; slurm_conf_changed, when
+// slurm.conf last changed, where known) and a `manifest` listing
 // every file with its size and digest, so that a file cut short or edited is refused.
 // Opt-in, as jobs_input.hpp (simdjson).
 
@@ -22,6 +23,7 @@
 
 #include <mfprio/config/slurm_cluster.hpp>
 #include <mfprio/config/slurm_native.hpp>
+#include <mfprio/config/sprio_listing.hpp>
 #include <mfprio/core/expected.hpp>
 #include <mfprio/inputs/jobs_input.hpp>
 #include <mfprio/text/text.hpp>
@@ -31,7 +33,8 @@ namespace mfprio::inputs {
 /// A bundle's files: the command that writes each, and its file name. The jobs come from
 /// `squeue -r -O` with the fields of config::squeue_format (a tenth of `squeue --json`'s
 /// bytes, and as fast as sprio's own request); the QOS and association priorities from
-/// slurmctld's assoc_mgr, so that nothing here needs slurmdbd.
+/// slurmctld's assoc_mgr, so that nothing here needs slurmdbd; the nodes with --future, which
+/// lists the FUTURE nodes too (slurmctld counts them in the cluster's nodes and CPUs).
 struct bundle_file {
     std::string_view name;
     std::vector<std::string_view> command;
@@ -42,12 +45,21 @@ inline const std::vector<bundle_file>& bundle_files() {
     static const std::vector<bundle_file> files = {
         {"scontrol_show_config.txt", {"scontrol", "show", "config"}},
         {"scontrol_show_partition.txt", {"scontrol", "-o", "show", "partition"}},
-        {"scontrol_show_node.txt", {"scontrol", "-o", "show", "node"}},
+        {"scontrol_show_node.txt", {"scontrol", "-o", "--future", "show", "node"}},
         {"sshare_a_l_P.txt", {"sshare", "-a", "-l", "-P"}},
         {"scontrol_show_assoc_mgr.txt", {"scontrol", "show", "assoc_mgr", "flags=assoc,qos"}},
         {"squeue.txt", {"squeue", "-a", "-r", "-h", "-t", "PENDING,RUNNING,SUSPENDED", "-O", squeue_fields}},
     };
     return files;
+}
+
+/// What sprio printed at the capture (config::sprio_listing_format): the one output that tells
+/// a priority set by an administrator, and what `--verify` compares mfprio's factors with.
+/// A bundle may hold it in either form config::parse_sprio_listing reads.
+inline const bundle_file& sprio_listing_file() {
+    static const std::string format(config::sprio_listing_format);
+    static const bundle_file f{"sprio_factors.txt", {"sprio", "-o", format}};
+    return f;
 }
 
 /// The inputs of a cluster, from a bundle or the cluster itself.
@@ -56,9 +68,14 @@ struct cluster_inputs {
     std::vector<config::conf_input> assoc;  ///< sshare / assoc_mgr / sacctmgr texts
     std::optional<config::conf_input> qos;  ///< sacctmgr show qos -P (else assoc_mgr's QOS)
     std::optional<jobs_source> jobs;        ///< squeue -O / squeue --json / scontrol show job / table
+    std::optional<config::conf_input> sprio; ///< what sprio printed (sprio_listing_file), when captured
     std::string slurm_version;              ///< from meta or the inputs
     std::optional<std::int64_t> calc_time;  ///< slurmctld's last recalculation
     std::optional<std::int64_t> captured;   ///< when the cluster's outputs were read
+    /// When the slurm.conf slurmctld reads (`scontrol show config`'s SLURM_CONF) last changed,
+    /// where --live could see it: after the last recalculation, slurmctld holds each job's
+    /// factors of the weights before (it keeps them until its next recalculation).
+    std::optional<std::int64_t> conf_changed;
 };
 
 /// A 64-bit FNV-1a digest of `text`, as the manifest's check of each file: it finds a file
@@ -77,8 +94,8 @@ struct cluster_inputs {
 
 
 /// Reads `meta`'s key=value lines into `ci`. Each value is checked as the option it stands
-/// for: priority_calc_time and captured as --now (1970..9999), slurm_version as
-/// --slurm-version.
+/// for: priority_calc_time, captured and slurm_conf_changed as --now (1970..9999),
+/// slurm_version as --slurm-version.
 [[nodiscard]] inline std::optional<input_error> read_meta(std::string_view text, const std::string& name,
                                                           cluster_inputs& ci) {
     for (const auto& l : config::split_lines(text)) {
@@ -97,12 +114,12 @@ struct cluster_inputs {
                 return config::make_error(name, l.number, eq + 2, "slurm_version",
                                           "'" + std::string(v) + "' is not a release such as 22.05 or 24.11.3");
             ci.slurm_version = std::string(v);
-        } else if (k == "priority_calc_time" || k == "captured") {
+        } else if (k == "priority_calc_time" || k == "captured" || k == "slurm_conf_changed") {
             const auto t = time_value();
             if (!t)
                 return config::make_error(name, l.number, eq + 2, std::string(k),
                                           "'" + std::string(v) + "' is not a time in epoch seconds from 1970 to 9999");
-            (k == "captured" ? ci.captured : ci.calc_time) = *t;
+            (k == "captured" ? ci.captured : k == "slurm_conf_changed" ? ci.conf_changed : ci.calc_time) = *t;
         }
     }
     return std::nullopt;
@@ -171,7 +188,7 @@ struct cluster_inputs {
 /// it holds and their sizes and digests (read_manifest_files); a bundle without a meta with the
 /// recalculation's time is refused.
 /// `scontrol_show_job.txt` or `squeue.json` stand in for `squeue.txt`, sacctmgr's QOS and
-/// associations are read when the bundle has them.
+/// associations and sprio's listing (sprio_listing_file) are read when the bundle has them.
 [[nodiscard]] inline expected<cluster_inputs> read_bundle(const std::string& dir) {
     cluster_inputs ci;
     namespace fs = std::filesystem;
@@ -202,6 +219,7 @@ struct cluster_inputs {
     for (const std::string_view n : {"scontrol_show_assoc_mgr.txt", "sacctmgr_show_assoc.txt"})
         if (auto in = take(n)) ci.assoc.push_back(std::move(*in));
     ci.qos = take("sacctmgr_show_qos.txt");
+    ci.sprio = take(sprio_listing_file().name);
     if (!ci.qos && !std::any_of(ci.assoc.begin(), ci.assoc.end(), [](const config::conf_input& a) {
             return config::detect_kind(a.text) == config::input_kind::assoc_mgr;
         }))
@@ -247,10 +265,12 @@ struct cluster_inputs {
     for (const auto& c : ci.assoc) add(c.name, c.text);
     if (ci.qos) add(ci.qos->name, ci.qos->text);
     if (ci.jobs) add(ci.jobs->name, ci.jobs->text());
+    if (ci.sprio) add(ci.sprio->name, ci.sprio->text);
     std::string meta;
     if (ci.captured) meta += "captured=" + std::to_string(*ci.captured) + "\n";
     meta += "slurm_version=" + ci.slurm_version + "\n";
     if (ci.calc_time) meta += "priority_calc_time=" + std::to_string(*ci.calc_time) + "\n";
+    if (ci.conf_changed) meta += "slurm_conf_changed=" + std::to_string(*ci.conf_changed) + "\n";
     all.emplace_back("meta", meta);
     for (const auto& [name, text] : all)
         if (auto e = write(name, text)) return e;
