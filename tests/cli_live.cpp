@@ -83,11 +83,36 @@ std::string calc_time(const std::string& dir) {
     return meta.substr(at + 19, meta.find('\n', at) - at - 19);
 }
 
+
+/// A copy of bundle `name` in a temporary directory, `edit` applied to its files (name ->
+/// text; an empty text drops the file), its manifest written anew as --save writes it.
+std::string edited_bundle(const std::string& name, const std::string& tag,
+                          const std::function<void(std::map<std::string, std::string>&)>& edit) {
+    namespace fs = std::filesystem;
+    const std::string src = bundle(name);
+    const std::string dst = fs::temp_directory_path().string() + "/mfprio-edited-" + tag + "-" + std::to_string(::getpid());
+    fs::remove_all(dst);
+    fs::create_directories(dst);
+    std::map<std::string, std::string> files;
+    for (const auto& e : fs::directory_iterator(src))
+        if (e.is_regular_file() && e.path().filename() != "manifest") files[e.path().filename().string()] = slurp(e.path().string());
+    edit(files);
+    std::vector<std::pair<std::string, std::string_view>> listed;
+    for (const auto& [n, t] : files) {
+        if (t.empty()) continue;
+        std::ofstream(dst + "/" + n, std::ios::binary) << t;
+        listed.emplace_back(n, t);
+    }
+    std::ofstream(dst + "/manifest", std::ios::binary) << mfprio::inputs::manifest_text(listed);
+    return dst;
+}
+
 } // namespace
 
 TEST_CASE("live: every capture replays byte for byte (--from), sprio and sshare") {
     setenv("USER", "root", 1);
-    for (const char* name : {"fair_tree", "classic", "fair_tree_decay", "fair_tree_running", "busy_fair_tree", "busy_classic"}) {
+    for (const char* name : {"fair_tree", "classic", "fair_tree_decay", "fair_tree_running", "busy_fair_tree", "busy_classic",
+                             "future_fair_tree", "future_classic"}) {
         const std::string dir = bundle(name);
         for (const auto& e : outputs()) {
             CAPTURE(name);
@@ -102,6 +127,71 @@ TEST_CASE("live: every capture replays byte for byte (--from), sprio and sshare"
             CHECK(o.out == expected);
         }
     }
+}
+
+TEST_CASE("live: FUTURE nodes, jobs of more CPUs than a node, a GPU job in a partition without GPUs (22.05)") {
+    // tests/data/live/future_{fair_tree,classic}: the busy cluster (see the next test case)
+    // with a FUTURE node h1 in partition big (`scontrol -o --future show node` lists it,
+    // slurmctld counts its 8 CPUs), jobs asking for more CPUs than a node has without -N
+    // (squeue's NODES 3 and 2, their requested TRES node=1), and a GPU job submitted after the
+    // recalculation in partitions gpu,debug: in debug, which has no GPU, 22.05's sprio shows
+    // the GPU factor weighted twice. Each replays byte for byte in the test case above; here,
+    // that the inputs hold what the test is about, and --verify against sprio's own rows.
+    for (const char* name : {"future_fair_tree", "future_classic"}) {
+        CAPTURE(name);
+        const std::string dir = bundle(name);
+        CHECK(slurp(dir + "/scontrol_show_node.txt").find("NodeName=h1 ") != std::string::npos);
+        const std::string squeue = slurp(dir + "/squeue.txt");
+        CHECK(squeue.find("|3|40|30:00|0|cpu=40,mem=62.50G,node=1,") != std::string::npos);
+        const std::string sprio_l = slurp(dir + "/expected/sprio_l.txt");
+        CHECK(sprio_l.find(" debug     mfprio-e") != std::string::npos);
+        const std::vector<std::string_view> verify{"--from", dir, "--verify"};
+        const auto o = mfprio::cli::run_sprio(verify);
+        CHECK(o.err == "");
+        CHECK(o.status == 0);
+        CHECK(o.out.ends_with(" 0 differ (stored priorities, and sprio's own rows column by column)\n"));
+    }
+}
+
+TEST_CASE("live: a reconfigure with new weights before the next recalculation: sprio shows the weights before") {
+    // tests/data/live/reconfigured: the future_classic cluster a minute later, with
+    // PriorityWeightPartition 4000 -> 5000 and PriorityWeightQOS 6000 -> 7000 written into
+    // slurm.conf and `scontrol reconfigure` run a second after slurmctld's recalculation
+    // (meta: slurm_conf_changed, priority_calc_time), captured before the next one.
+    // `scontrol show config` prints the new weights, sprio the factors of the old ones, but
+    // for a job in several partitions, whose PARTITION term it computes with the new weight.
+    const std::string dir = bundle("reconfigured");
+    setenv("USER", "root", 1);
+    for (const auto& e : outputs()) {
+        CAPTURE(e.file);
+        std::vector<std::string_view> args{"--from", dir};
+        args.insert(args.end(), e.options.begin(), e.options.end());
+        const auto o = run(e.sprio, args);
+        CHECK(o.status == 0);
+        CHECK(o.out == slurp(dir + "/expected/" + e.file));
+        if (e.sprio)
+            CHECK(o.err.find("mfprio sprio: sprio's rows show the factors of PriorityWeightPartition=4000 (configured "
+                             "5000, ") != std::string::npos);
+        else
+            CHECK(o.err == "");
+    }
+    const std::vector<std::string_view> verify{"--from", dir, "--verify"};
+    const auto v = mfprio::cli::run_sprio(verify);
+    CHECK(v.status == 0);
+    CHECK(v.out.ends_with(" 0 differ (stored priorities, and sprio's own rows column by column)\n"));
+    CHECK(v.err.find("PriorityWeightQOS=6000 (configured 7000, ") != std::string::npos);
+    // The same bundle without slurm.conf's time: nothing tells a reconfigure from inputs that
+    // differ, so the rows are mfprio's own, the jobs are named and --verify counts them.
+    const std::string no_time = edited_bundle("reconfigured", "notime", [](auto& files) {
+        std::string& meta = files.at("meta");
+        meta.erase(meta.find("slurm_conf_changed="));
+    });
+    const std::vector<std::string_view> verify2{"--from", no_time, "--verify"};
+    const auto u = mfprio::cli::run_sprio(verify2);
+    CHECK(u.status == 1);
+    CHECK(u.err.find("when slurm.conf last changed is not in the inputs") != std::string::npos);
+    CHECK(u.err.find("PARTITION: sprio 4000, mfprio 5000") != std::string::npos);
+    std::filesystem::remove_all(no_time);
 }
 
 TEST_CASE("live: a busy cluster: jobs submitted after the recalculation, priorities set by hand") {
@@ -248,32 +338,6 @@ TEST_CASE("live: --verify lists a job whose stored priority differs") {
     std::remove(tmp.c_str());
 }
 
-namespace {
-
-/// A copy of bundle `name` in a temporary directory, `edit` applied to its files (name ->
-/// text; an empty text drops the file), its manifest written anew as --save writes it.
-std::string edited_bundle(const std::string& name, const std::string& tag,
-                          const std::function<void(std::map<std::string, std::string>&)>& edit) {
-    namespace fs = std::filesystem;
-    const std::string src = bundle(name);
-    const std::string dst = fs::temp_directory_path().string() + "/mfprio-edited-" + tag + "-" + std::to_string(::getpid());
-    fs::remove_all(dst);
-    fs::create_directories(dst);
-    std::map<std::string, std::string> files;
-    for (const auto& e : fs::directory_iterator(src))
-        if (e.is_regular_file() && e.path().filename() != "manifest") files[e.path().filename().string()] = slurp(e.path().string());
-    edit(files);
-    std::vector<std::pair<std::string, std::string_view>> listed;
-    for (const auto& [n, t] : files) {
-        if (t.empty()) continue;
-        std::ofstream(dst + "/" + n, std::ios::binary) << t;
-        listed.emplace_back(n, t);
-    }
-    std::ofstream(dst + "/manifest", std::ios::binary) << mfprio::inputs::manifest_text(listed);
-    return dst;
-}
-
-} // namespace
 
 TEST_CASE("live: a weight off by one in the inputs: the jobs named on stderr, --verify exit 1, none taken as set by hand") {
     // busy_fair_tree with PriorityWeightPartition 4000 (what slurmctld ran with) written as

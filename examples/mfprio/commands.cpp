@@ -118,7 +118,7 @@ outcome run_sprio(std::span<const std::string_view> args, const slurm_sources* e
         o.err += "mfprio sprio: warning: the time of slurmctld's last priority recalculation is unknown "
                  "(StateSaveLocation/priority_last_decay_ran is not readable here); the factors are computed "
                  "for now, sprio shows them as of that recalculation (at most PriorityCalcPeriod ago)\n";
-    auto rows = sprio_rows_of(*lc, times);
+    auto rows = sprio_rows_of(*lc, times, listing ? &*listing : nullptr);
     const report::sprio_weights w{model.weights, model.tres_weight_text};
     auto diffs = listing ? report::compare_sprio(rows, w, *listing) : std::vector<report::sprio_difference>{};
     // The priorities slurmctld stores: `rows`, but for the PARTITION term of a job in several
@@ -127,7 +127,7 @@ outcome run_sprio(std::span<const std::string_view> args, const slurm_sources* e
     if (listing && !diffs.empty() && times.from_cluster)
         if (held_weights(*lc, unplaced, rows, w, *listing, *ci, times, "sprio", o)) {
             placed = place_stored(*lc, times, &*listing);
-            auto held = sprio_rows_of(*lc, times);
+            auto held = sprio_rows_of(*lc, times, &*listing);
             stored_rows = held;
             // A job in several partitions: sprio's rows compute the PARTITION term with the
             // weight of the moment (_filter_job), the other factors are the held ones.

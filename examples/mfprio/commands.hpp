@@ -537,12 +537,61 @@ struct sprio_times {
 }
 
 /// sprio's rows as mfprio computes them for `lc` at `t` (its recalculation's time, listed when
-/// sprio asked).
-[[nodiscard]] inline std::vector<report::sprio_row> sprio_rows_of(const loaded_cluster& lc, const sprio_times& t) {
+/// sprio asked). For Slurm before 23.02 a job in several partitions shows in each row a TRES
+/// its partition has none of as the job record's partition weighted it, weighted again
+/// (report::sprio_rows' `record_partitions`): the record's partition is the first the job
+/// lists (where submission puts it), or, where sprio's own rows (`listing`) show the job, the
+/// one of its partitions that gives them (the scheduler moves it from one to the next).
+[[nodiscard]] inline std::vector<report::sprio_row> sprio_rows_of(const loaded_cluster& lc, const sprio_times& t,
+                                                                  const config::sprio_listing* listing = nullptr) {
     const auto& model = lc.model;
-    return report::sprio_rows(model.engine(), model.cluster, std::span<const job>(model.jobs),
-                              std::span<const slurm::job_lists>(model.lists), model.context(t.calc),
-                              model.settings.flags, model.user_names, model.begin_times, t.listed);
+    const auto e = model.engine();
+    const auto c = model.context(t.calc);
+    const auto release = config::slurm_version_number(lc.slurm_version);
+    std::vector<std::uint32_t> records;
+    if (release != 0 && release < 2302) {
+        records.assign(model.jobs.size(), report::no_record_partition);
+        for (std::size_t k = 0; k < model.jobs.size() && k < model.lists.size(); ++k)
+            if (model.lists[k].partitions.size() > 1) records[k] = model.lists[k].partitions.front();
+    }
+    const auto rows_of = [&](std::size_t first, std::size_t n) {
+        const auto begins = first < model.begin_times.size()
+                                ? std::span<const std::int64_t>(model.begin_times).subspan(first, std::min(n, model.begin_times.size() - first))
+                                : std::span<const std::int64_t>{};
+        return report::sprio_rows(e, model.cluster, std::span<const job>(model.jobs).subspan(first, n),
+                                  std::span<const slurm::job_lists>(model.lists).subspan(first, n), c,
+                                  model.settings.flags, model.user_names, begins, t.listed,
+                                  records.empty() ? std::span<const std::uint32_t>{}
+                                                  : std::span<const std::uint32_t>(records).subspan(first, n));
+    };
+    auto rows = rows_of(0, model.jobs.size());
+    if (records.empty() || listing == nullptr) return rows;
+    // Where sprio's rows of a job in several partitions differ, the partition of its record
+    // that gives them, if one does.
+    bool changed = false;
+    for (std::size_t k = 0; k < model.jobs.size() && k < model.lists.size(); ++k) {
+        const auto& parts = model.lists[k].partitions;
+        if (parts.size() < 2) continue;
+        config::sprio_listing own;
+        own.whole_fields = listing->whole_fields;
+        own.widths = listing->widths;
+        for (const auto* r : listing->rows_of(model.jobs[k].id)) own.rows.push_back(*r);
+        if (own.rows.empty()) continue;
+        own.index();
+        const report::sprio_weights w{model.weights, model.tres_weight_text};
+        if (report::compare_sprio(rows_of(k, 1), w, own).empty()) continue;
+        for (const std::uint32_t x : parts) {
+            if (x == records[k]) continue;
+            const std::uint32_t was = records[k];
+            records[k] = x;
+            if (report::compare_sprio(rows_of(k, 1), w, own).empty()) {
+                changed = true;
+                break;
+            }
+            records[k] = was;
+        }
+    }
+    return changed ? rows_of(0, model.jobs.size()) : rows;
 }
 
 /// mfprio's priorities of job `id` in `rows`, one a row ("40387" or "4000, 2500").

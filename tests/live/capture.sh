@@ -16,6 +16,10 @@
 # one PriorityCalcPeriod), captures at once, and writes the pass's time into OUT/meta as
 # priority_calc_time.
 #
+# A reconfigure: with MFPRIO_RECONFIGURE_AFTER_PASS="Key=value ..." those slurm.conf lines are
+# rewritten and `scontrol reconfigure` run a second after the pass, before the capture; meta's
+# slurm_conf_changed is slurm.conf's modification time, as --live reads it.
+#
 # A busy cluster: with MFPRIO_SUBMIT_AFTER_PASS=1, jobs of several kinds are submitted two
 # seconds after the pass and before the capture (populate.sh submit-more), so that the
 # capture holds jobs whose factors slurmctld computed at submission, not at the pass.
@@ -51,6 +55,16 @@ capture_once() {
     done
     [[ $(last_pass) != "$before" ]] || { echo "capture.sh: no priority recalculation within 70 s" >&2; exit 1; }
     pass=$(last_pass)
+    if [[ -n ${MFPRIO_RECONFIGURE_AFTER_PASS:-} ]]; then
+        # An administrator's reconfigure right after the pass: slurmctld keeps each job's
+        # factors of the weights before until its next recalculation.
+        sleep 1
+        for kv in $MFPRIO_RECONFIGURE_AFTER_PASS; do
+            sed -i "s/^${kv%%=*}=.*/$kv/" "$SLURM_CONF"
+        done
+        scontrol reconfigure
+        sleep 1
+    fi
     if [[ -n ${MFPRIO_SUBMIT_AFTER_PASS:-} ]]; then
         sleep 2
         bash "$here/populate.sh" submit-more "$dir"
@@ -85,6 +99,7 @@ capture_once() {
         echo "slurm_version=$(scontrol --version | awk '{print $2}')"
         echo "priority_calc_time=$((16#$pass))"
         echo "priority_flags=$(scontrol show config | awk -F' = ' '/^PriorityFlags/ {print $2}')"
+        echo "slurm_conf_changed=$(stat -c %Y "$SLURM_CONF")"
     } >"$out/meta"
     python3 "$here/manifest.py" "$out"
     if [[ -n $mfprio ]]; then

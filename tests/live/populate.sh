@@ -11,10 +11,11 @@
 # (`scontrol update jobid=A_2 nice=30`), and a priority set by hand
 # (`scontrol update jobid=N priority=77777`) on a single-partition and a multi-partition job.
 #
-#   populate.sh submit-more DIR   submits five more pending jobs of different kinds (one
+#   populate.sh submit-more DIR   submits six more pending jobs of different kinds (one
 #                                 partition; two partitions and a QOS; GPUs with nice; an
-#                                 array; more CPUs than a node without -N), for captures of a
-#                                 busy cluster
+#                                 array; more CPUs than a node without -N; a GPU job in a
+#                                 partition with GPUs and one without), for captures of a busy
+#                                 cluster
 #   populate.sh submit-many DIR N submits N pending jobs over the five users, six associations,
 #                                 three partitions (one job in three on two) and three QOS,
 #                                 four sbatch at a time, for benchmarks
@@ -42,6 +43,8 @@ if [[ ${1:-} == submit-more ]]; then
     # More CPUs than a node has, without -N: its job size reads the one node it asked for,
     # squeue's NumNodes the scheduler's estimate.
     ids+=,$(sub dave -A theory -p big -n 24 -t 50)
+    # A GPU job in two partitions, the first with GPUs, the second (debug) without.
+    ids+=,$(sub erin -A theory -p gpu,debug -n 1 --gres=gpu:1 -t 30)
     # An array gets its eligible time from the scheduler's next look at it, not at submission;
     # until then sprio does not list it. Wait for that (seconds), so that sprio and what is
     # captured after it see the same jobs.

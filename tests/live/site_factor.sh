@@ -18,8 +18,12 @@
 #   5. dbd_down: slurmdbd stopped, slurmctld going on alone with its associations and usage
 #      in memory: its recalculations, the plugin's update and snapshot go on, and the twin
 #      (which asks slurmctld only) must still agree, with more jobs submitted;
-#   6. a malformed policy, reconfigured: slurmctld keeps running, its log names the policy's
-#      file, line and column, and every pending job's SITE is 0 from the next recalculation.
+#   6. removed: slurmctld restarted without the plugin (Fair Tree, slurmdbd still down): the
+#      jobs keep the SITE it last gave them, and the twin, given no policy, reads each job's
+#      SITE from sprio;
+#   7. a malformed policy (the plugin back), reconfigured: slurmctld keeps running, its log
+#      names the policy's file, line and column, and every pending job's SITE is 0 from the
+#      next recalculation.
 #
 #   site_factor.sh OUT MFPRIO [PLUGIN_DIR]  exit 1 on a difference; the plugin's directory,
 #                                          else MFPRIO_SITE_PLUGIN_DIR
@@ -29,8 +33,8 @@
 # the same moment: tests/data/site_factor replays them offline.
 #
 # Skipped (exit 77) when not root, when the Slurm daemons are missing, or without the plugin.
-# About eight minutes: six of slurmctld's recalculations (PriorityCalcPeriod=1, a minute)
-# and two restarts.
+# About ten minutes: seven of slurmctld's recalculations (PriorityCalcPeriod=1, a minute)
+# and four restarts.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -90,6 +94,9 @@ next_pass() {
 }
 
 status=0
+# The twin's site options: the plugin's policy and snapshot (none once the plugin is removed:
+# each job's SITE is then the one sprio prints).
+twin_site=(--site-policy "$dir/etc/site.policy" --site-snapshot "$dir/state")
 # sprio -l rows whose SITE the plugin set other than 0. A job whose priority an administrator
 # set shows SITE -214748364 whatever the plugin did (sprio prints 0 - NICE_OFFSET, cut to its
 # column): those rows are left out.
@@ -109,7 +116,7 @@ compare() {
         sprio >"$out/$name/sprio.txt"
         sprio -l >"$out/$name/sprio_l.txt"
         sprio -n >"$out/$name/sprio_n.txt"
-        local twin=("$mfprio" sprio --live --site-policy "$dir/etc/site.policy" --site-snapshot "$dir/state")
+        local twin=("$mfprio" sprio --live "${twin_site[@]}")
         "${twin[@]}" >"$out/$name/mfprio.txt" 2>"$out/$name/mfprio.err"
         "${twin[@]}" -l --save "$out/$name/bundle" >"$out/$name/mfprio_l.txt" 2>>"$out/$name/mfprio.err"
         "${twin[@]}" -n >"$out/$name/mfprio_n.txt" 2>>"$out/$name/mfprio.err"
@@ -161,6 +168,22 @@ done
 
 bash "$here/slurm_cluster.sh" stop-dbd "$dir" >/dev/null || { echo "live site_factor: slurmdbd did not stop"; exit 1; }
 compare dbd_down busy
+
+# The plugin removed (slurmctld restarted without PrioritySiteFactorPlugin, under Fair Tree,
+# whose factors sshare prints exactly): the jobs keep the SITE it last gave them, the jobs
+# submitted since get none, and the twin, without a policy, reads each job's SITE from sprio.
+sed -i '/^PrioritySiteFactor/d' "$dir/etc/slurm.conf"
+bash "$here/slurm_cluster.sh" restart-ctld "$dir" FAIR_TREE >/dev/null ||
+    { echo "live site_factor: slurmctld did not restart without the plugin"; exit 1; }
+twin_site=()
+compare removed busy
+# The plugin back, for the malformed policy below.
+cat >>"$dir/etc/slurm.conf" <<CONF
+PrioritySiteFactorPlugin=site_factor/mfprio
+PrioritySiteFactorParameters=policy=$dir/etc/site.policy,snapshot=$dir/state
+CONF
+bash "$here/slurm_cluster.sh" restart-ctld "$dir" FAIR_TREE >/dev/null ||
+    { echo "live site_factor: slurmctld did not restart with the plugin"; exit 1; }
 
 printf 'queuetime = often\n' >"$dir/etc/site.policy"
 scontrol reconfigure

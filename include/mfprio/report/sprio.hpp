@@ -85,6 +85,9 @@ template <class J>
     return c.partition(static_cast<std::uint32_t>(job_traits<J>::partition(j))) != nullptr;
 }
 
+/// No record partition known for a job (`sprio_rows`' `record_partitions`).
+inline constexpr std::uint32_t no_record_partition = 0xffffffffu;
+
 /// Builds sprio's rows for `jobs`: one per (partition, QOS) entry of each listed job, in the
 /// job's partition-then-QOS order. `lists[k]` holds the partition and QOS lists of `jobs[k]`
 /// (empty `lists`: no job has any). `user_names` maps job user ids to names. `begin_times`,
@@ -96,12 +99,22 @@ template <class J>
 /// factors slurmctld cleared instead (`_filter_job` copies them and fills in each partition's
 /// term): the partition term alone, SITE and NICE at their cleared value minus NICE_OFFSET
 /// (-2147483648), and the partition term as the priority.
+///
+/// `record_partitions`, when not empty, holds for each job the partition its job record
+/// points at (slurmctld's `part_ptr`; `no_record_partition` for none), and asks for Slurm
+/// 22.05's rows of a job in several partitions: `_filter_job` copies the job's weighted TRES
+/// factors of that partition and recomputes only those the row's partition has some of, then
+/// weights them all again, so a TRES the row's partition has none of (GPUs in a partition
+/// without) shows the record partition's weighted factor times its weight once more
+/// (priority_multifactor.c 22.05, `_filter_job` and `_get_tres_factors`). 23.02 builds each
+/// row afresh.
 template <slurm::slurm_engine E>
 [[nodiscard]] std::vector<sprio_row> sprio_rows(const E& e, const slurm::cluster& cl, std::span<const job> jobs,
                                                 std::span<const slurm::job_lists> lists, const slurm::context& c,
                                                 slurm::priority_flags flags, std::span<const std::string> user_names,
                                                 std::span<const std::int64_t> begin_times = {},
-                                                std::optional<std::int64_t> listed_at = std::nullopt) {
+                                                std::optional<std::int64_t> listed_at = std::nullopt,
+                                                std::span<const std::uint32_t> record_partitions = {}) {
     MFPRIO_ASSERT(lists.empty() || lists.size() == jobs.size());
     std::vector<sprio_row> rows;
     const auto& tres = e.template term_of<slurm::tres_factor>().factor;
@@ -116,6 +129,14 @@ template <slurm::slurm_engine E>
         const auto qos = l.qos;
         const std::size_t np = parts.empty() ? 1 : parts.size();
         const std::size_t nq = qos.empty() ? 1 : qos.size();
+        // 22.05: the weighted TRES factors of the record's partition, which a row of another
+        // partition keeps where it has none of a TRES (see above).
+        std::vector<double> record_tres;
+        if (np > 1 && k < record_partitions.size() && record_partitions[k] != no_record_partition &&
+            tres.count != 0 && tres.normalize && j.admin_priority == 0)
+            tres.each(j, record_partitions[k], c, [&](const slurm::tres_weight_entry&, double, double weighted) {
+                record_tres.push_back(weighted);
+            });
         for (std::size_t pi = 0; pi < np; ++pi) {
             const std::uint32_t p = parts.empty() ? j.partition : parts[pi];
             for (std::size_t qi = 0; qi < nq; ++qi) {
@@ -139,8 +160,11 @@ template <slurm::slurm_engine E>
                     r.factors.part = slurm::breakdown(e, j, c, p, q).part;
                 } else if (j.admin_priority == 0) {
                     r.factors = slurm::breakdown(e, j, c, p, q);
+                    std::size_t entry = 0;
                     if (tres.count != 0)
                         tres.each(j, p, c, [&](const slurm::tres_weight_entry& te, double, double weighted) {
+                            if (weighted == 0.0 && entry < record_tres.size()) weighted = record_tres[entry] * te.weight;
+                            ++entry;
                             if (weighted != 0.0)
                                 r.tres.push_back({te.id < cl.tres_names().size() ? cl.tres_names()[te.id] : "?",
                                                   weighted, te.weight});
