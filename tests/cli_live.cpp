@@ -150,6 +150,12 @@ TEST_CASE("live: FUTURE nodes, jobs of more CPUs than a node, a GPU job in a par
         CHECK(o.err == "");
         CHECK(o.status == 0);
         CHECK(o.out.ends_with(" 0 differ (stored priorities, and sprio's own rows column by column)\n"));
+        // sprio -S u,-y: rows of one user and one priority in the order slurmctld sends them
+        // (its job list: job id order), not in squeue's.
+        const std::vector<std::string_view> sorted{"--from", dir, "-S", "u,-y"};
+        const auto s = mfprio::cli::run_sprio(sorted);
+        CHECK(s.err == "");
+        CHECK(s.out == slurp(dir + "/expected/sprio_S_u_y.txt"));
     }
 }
 

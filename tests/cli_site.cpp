@@ -70,7 +70,9 @@ TEST_CASE("site policy: without the snapshot, carol's job is not what slurmctld 
     // fair-share are not what the recalculation used. Under Fair Tree the GPU usage of the
     // reconfigured policy's gpu_fair_use tells (the ranks are exact without the snapshot);
     // under NO_FAIR_TREE and DEPTH_OBLIVIOUS fair-share does too. Without the snapshot the
-    // twin does not find slurmctld's priority for her job 9 and shows it as set by hand.
+    // twin does not find slurmctld's priority for her job 9: it prints its own computation and
+    // names the job on stderr with the columns where sprio's row (the bundle's
+    // sprio_factors.txt) differs.
     for (const std::string name : {"reconfigured", "classic", "depth_oblivious"}) {
         CAPTURE(name);
         const std::string dir = capture(name);
@@ -84,7 +86,40 @@ TEST_CASE("site policy: without the snapshot, carol's job is not what slurmctld 
             return text.substr(at, text.find('\n', at + 1) - at);
         };
         CHECK(row(l.out) != row(theirs));
+        CHECK(l.err.find("mfprio sprio: job 9: slurmctld holds priority ") != std::string::npos);
+        CHECK(l.err.find("set by an administrator") != std::string::npos); // "sprio does not show it as set by..."
     }
+}
+
+TEST_CASE("site policy: the plugin removed: each job keeps the SITE it last gave it, read from sprio") {
+    // tests/data/site_factor/removed: tests/live/site_factor.sh's sixth step, slurmctld
+    // restarted without PrioritySiteFactorPlugin (Fair Tree, slurmdbd down) and more jobs
+    // submitted after its recalculation: the jobs keep the SITE the plugin last set, the new
+    // ones have none. No policy is given: each job's SITE is the one sprio printed (the --save
+    // bundle's sprio_factors.txt).
+    const std::string dir = capture("removed");
+    const auto plain = sprio({"--from", dir + "/bundle"});
+    CHECK(plain.status == 0);
+    CHECK(plain.err.empty());
+    CHECK(plain.out == slurp(dir + "/sprio.txt"));
+    CHECK(sprio({"--from", dir + "/bundle", "-l"}).out == slurp(dir + "/sprio_l.txt"));
+    CHECK(sprio({"--from", dir + "/bundle", "-n"}).out == slurp(dir + "/sprio_n.txt"));
+    const auto v = sprio({"--from", dir + "/bundle", "--verify"});
+    CHECK(v.status == 0);
+    CHECK(v.out.ends_with(" 0 differ (stored priorities, and sprio's own rows column by column)\n"));
+    // Some job keeps a SITE other than 0 (the test is about something).
+    const std::string l = slurp(dir + "/sprio_l.txt");
+    std::istringstream lines(l);
+    std::string line;
+    std::getline(lines, line);
+    bool site = false;
+    while (std::getline(lines, line)) {
+        std::istringstream w(line);
+        std::string id, part, user, prio, val;
+        w >> id >> part >> user >> prio >> val;
+        if (val != "0" && val != "-214748364") site = true;
+    }
+    CHECK(site);
 }
 
 TEST_CASE("site policy: another policy gives other SITE values, and the two captures' policies differ") {

@@ -234,17 +234,23 @@ inline child_process start_child(const std::vector<std::string_view>& argv, comm
     return std::move(run_commands({argv}, timeout_s).front());
 }
 
+/// The value of `key` in `scontrol show config`'s output (its last "Key = value" line), or "".
+[[nodiscard]] inline std::string config_value(std::string_view config_text, std::string_view key) {
+    std::string value;
+    for (const auto& l : config::split_lines(config_text)) {
+        const std::size_t eq = l.text.find('=');
+        if (eq != std::string_view::npos && config::trim(l.text.substr(0, eq)) == key)
+            value = std::string(config::trim(l.text.substr(eq + 1)));
+    }
+    return value;
+}
+
 /// The time of slurmctld's last priority recalculation: the first 8 bytes (a big-endian
 /// 64-bit time) of StateSaveLocation/priority_last_decay_ran, when readable. The file is
 /// opened without blocking and read only when it is a regular file (a FIFO or a device there
 /// would hold the read).
 [[nodiscard]] inline std::optional<std::int64_t> last_decay_ran(std::string_view config_text) {
-    std::string state;
-    for (const auto& l : config::split_lines(config_text)) {
-        const std::size_t eq = l.text.find('=');
-        if (eq != std::string_view::npos && config::trim(l.text.substr(0, eq)) == "StateSaveLocation")
-            state = std::string(config::trim(l.text.substr(eq + 1)));
-    }
+    const std::string state = config_value(config_text, "StateSaveLocation");
     if (state.empty()) return std::nullopt;
     const int fd = open((state + "/priority_last_decay_ran").c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) return std::nullopt;
@@ -262,12 +268,7 @@ inline child_process start_child(const std::vector<std::string_view>& argv, comm
 /// When the file `scontrol show config` names as SLURM_CONF last changed (its modification
 /// time), when it is a regular file readable here.
 [[nodiscard]] inline std::optional<std::int64_t> slurm_conf_changed(std::string_view config_text) {
-    std::string path;
-    for (const auto& l : config::split_lines(config_text)) {
-        const std::size_t eq = l.text.find('=');
-        if (eq != std::string_view::npos && config::trim(l.text.substr(0, eq)) == "SLURM_CONF")
-            path = std::string(config::trim(l.text.substr(eq + 1)));
-    }
+    const std::string path = config_value(config_text, "SLURM_CONF");
     struct stat st {};
     if (path.empty() || stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
     if (st.st_mtime <= 0 || st.st_mtime > config::max_epoch) return std::nullopt;

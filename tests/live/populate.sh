@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Fills the cluster of slurm_cluster.sh with accounts, users (Unix and sacctmgr), shares,
-# QOS and association priorities; runs short jobs on n1 as those users so that they have
+# QOS and association priorities (among them a user in two sub-accounts, one of Fairshare=1
+# with an association Priority, siblings in both, and FairShare=parent users); runs short jobs on n1 as those users so that they have
 # usage; then submits pending jobs to the partitions whose nodes never come up, one for every
 # factor and case: several partitions, nice, held, dependent, an array, QOS, GPUs, memory.
 #
@@ -92,9 +93,17 @@ sa add user mfprio-erin Account=theory Fairshare=parent QOS=normal,high,low
 sa add user mfprio-alice Account=physics Fairshare=7 QOS=normal,high,low
 sa modify account where name=chem set Priority=20
 sa modify user where name=mfprio-bob set Priority=50
+# A user in two sub-accounts of physics (theory, and bio: Fairshare=1 with an association
+# Priority), with siblings in both, and a FairShare=parent user elsewhere (bob in physics).
+sa add account bio Parent=physics Fairshare=1
+sa modify account where name=bio set Priority=30
+sa add user mfprio-alice Account=theory Fairshare=3 QOS=normal,high,low
+sa add user mfprio-alice Account=bio Fairshare=4 QOS=normal,high,low
+sa add user mfprio-carol Account=bio Fairshare=2 QOS=normal,high,low
+sa add user mfprio-bob Account=physics Fairshare=parent QOS=normal,high,low
 # slurmctld learns of the new associations from slurmdbd; wait until it has them.
 for _ in $(seq 1 100); do
-    scontrol show assoc_mgr users=mfprio-erin flags=assoc 2>/dev/null | grep -q "UserName=mfprio-erin" && break
+    scontrol show assoc_mgr users=mfprio-bob accounts=physics flags=assoc 2>/dev/null | grep -q "UserName=mfprio-bob" && break
     sleep 0.2
 done
 
@@ -106,7 +115,11 @@ run carol physics 2 3 >/dev/null
 run dave theory 1 6 >/dev/null
 run erin theory 1 2 >/dev/null
 run alice physics 1 1 >/dev/null
-for _ in $(seq 1 150); do
+run alice theory 1 3 >/dev/null
+run alice bio 2 2 >/dev/null
+run carol bio 1 5 >/dev/null
+run bob physics 1 3 >/dev/null
+for _ in $(seq 1 300); do
     [[ -z $(squeue -h -p debug -o %i) ]] && break
     sleep 0.2
 done
@@ -126,6 +139,10 @@ sub alice -A chem -p big,gpu -N 1 -n 12 --mem=12000 -t 600 --qos=high >/dev/null
 sub bob -A chem -p big -N 1 -n 1 --mem=1 -t 1 --qos=low >/dev/null
 sub carol -A physics -p big --exclusive -N 3 -t 240 >/dev/null
 sub dave -A theory -p gpu -N 1 -n 1 --gres=gpu:2 -t 15 --nice=-50 >/dev/null
+sub alice -A theory -p big -N 1 -n 2 -t 20 >/dev/null
+sub alice -A bio -p big -N 1 -n 4 -t 25 >/dev/null
+sub carol -A bio -p gpu -N 1 -n 1 -t 35 >/dev/null
+sub bob -A physics -p big -N 1 -n 2 -t 15 >/dev/null
 # More CPUs than a node has, without -N (squeue's NumNodes: an estimate; job size: 1 node).
 sub carol -A physics -p big -n 40 -t 30 >/dev/null
 sub alice -A chem -p big,gpu -n 20 -t 45 >/dev/null

@@ -493,9 +493,15 @@ struct sprio_output {
         return res;
     }
     // -S: keys applied from the last to the first, each a stable sort; '-' descends. The rows
-    // stay where they are: their order is sorted.
+    // stay where they are: their order is sorted. Before the keys, the order slurmctld sends
+    // them in: it walks its job list, where each job was appended when created (job id order;
+    // priority_multifactor.c's priority_p_get_priority_factors_list, job_mgr.c
+    // _create_job_record), a job's partitions in turn; sprio's sorts (list_sort: glibc's
+    // qsort, a merge sort) keep that order among rows of equal keys.
     std::vector<std::uint32_t> order(rows.size());
     for (std::uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::uint32_t a, std::uint32_t b) { return rows[a].job_id < rows[b].job_id; });
     for (std::size_t k = o.sort.size(); k-- > 0;) {
         const char c = o.sort[k];
         if (c == ',' || c == '-' || c == '+') continue;
