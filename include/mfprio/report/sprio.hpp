@@ -494,10 +494,12 @@ struct sprio_output {
     }
     // -S: keys applied from the last to the first, each a stable sort; '-' descends. The rows
     // stay where they are: their order is sorted. Before the keys, the order slurmctld sends
-    // them in: it walks its job list, where each job was appended when created (job id order;
-    // priority_multifactor.c's priority_p_get_priority_factors_list, job_mgr.c
+    // them in: it walks its job list, where each job was appended when created
+    // (priority_multifactor.c's priority_p_get_priority_factors_list, job_mgr.c
     // _create_job_record), a job's partitions in turn; sprio's sorts (list_sort: glibc's
-    // qsort, a merge sort) keep that order among rows of equal keys.
+    // qsort, a merge sort) keep that order among rows of equal keys. Job id order stands for
+    // the list's, which differs only where an array task was split off (the task keeps the
+    // array's record and place, the rest of the array moves to a new record at the end).
     std::vector<std::uint32_t> order(rows.size());
     for (std::uint32_t i = 0; i < order.size(); ++i) order[i] = i;
     std::stable_sort(order.begin(), order.end(),
