@@ -133,8 +133,11 @@ outcome run_sprio(std::span<const std::string_view> args, const slurm_sources* e
             // weight of the moment (_filter_job), the other factors are the held ones.
             if (held.size() == rows.size())
                 for (std::size_t k = 0; k < held.size(); ++k) {
-                    const auto id = held[k].job_id;
-                    const bool several = (k > 0 && held[k - 1].job_id == id) || (k + 1 < held.size() && held[k + 1].job_id == id);
+                    const auto& r = held[k];
+                    const auto other_partition = [&](std::size_t i) {
+                        return held[i].job_id == r.job_id && held[i].partition != r.partition;
+                    };
+                    const bool several = (k > 0 && other_partition(k - 1)) || (k + 1 < held.size() && other_partition(k + 1));
                     if (several && held[k].direct_priority == 0) held[k].factors.part = rows[k].factors.part;
                 }
             rows = std::move(held);

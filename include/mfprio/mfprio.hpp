@@ -15,6 +15,7 @@
 #include <mfprio/config/config.hpp>
 #include <mfprio/report/lint.hpp>
 #include <mfprio/report/sprio.hpp>
+#include <mfprio/report/sprio_verify.hpp>
 #include <mfprio/report/sshare.hpp>
 #include <mfprio/report/whatif.hpp>
 #include <mfprio/report/diagnose.hpp>
