@@ -306,6 +306,12 @@ TEST_CASE("live: a bundle's manifest and meta lines that are not of their form n
     const auto e = mfprio::inputs::read_meta("captured=1795716797\nnonsense\n", "meta", ci);
     REQUIRE(e);
     CHECK(e->to_string() == "meta:2:1: not a key=value line");
+    // When slurm.conf last changed (the reconfigure's evidence) is checked as the times are.
+    mfprio::inputs::cluster_inputs ci2;
+    const auto t = mfprio::inputs::read_meta("captured=1795716797\nslurm_conf_changed=soon\n", "meta", ci2);
+    REQUIRE(t);
+    CHECK(t->to_string() == "meta:2:20: slurm_conf_changed: 'soon' is not a time in epoch seconds from 1970 to 9999");
+    CHECK_FALSE(ci2.conf_changed);
 }
 
 TEST_CASE("live: --verify finds slurmctld's stored priority for every listed job") {
