@@ -112,7 +112,7 @@ std::string edited_bundle(const std::string& name, const std::string& tag,
 TEST_CASE("live: every capture replays byte for byte (--from), sprio and sshare") {
     setenv("USER", "root", 1);
     for (const char* name : {"fair_tree", "classic", "fair_tree_decay", "fair_tree_running", "busy_fair_tree", "busy_classic",
-                             "future_fair_tree", "future_classic"}) {
+                             "future_fair_tree", "future_classic", "list_order"}) {
         const std::string dir = bundle(name);
         for (const auto& e : outputs()) {
             CAPTURE(name);
@@ -430,6 +430,49 @@ TEST_CASE("live: the three jobs formats give the same sprio (files, --now at the
             CHECK(o.err == "");
             CHECK(o.out == slurp(dir + "/expected/sprio_l.txt"));
         }
+    }
+}
+
+TEST_CASE("live: sprio -S orders rows of equal keys as slurmctld's job list holds the jobs, array tasks split off included") {
+    // tests/data/live/list_order: the busy cluster of tests/live (22.05.8) where array 19
+    // (tasks 1-3, dave) had task 2 split off by an update: slurmctld gave the task id 31 and
+    // kept it where 19 stood, and appended the rest of the array (19, tasks 1 and 3) when 31
+    // was made (`scontrol show job` lists 18, 31, 20 ... 30, 19, 32). `sprio -S u` sorts by
+    // user only, so dave's rows keep that order: 31 before 24 before 19 (expected/sprio_S_u.txt,
+    // lines 59-61), where job id order would put 19 first and 31 last.
+    const std::string dir = bundle("list_order");
+    const std::string expected = slurp(dir + "/expected/sprio_S_u.txt");
+    REQUIRE(expected.find("             31 big ") < expected.find("             24 gpu "));
+    REQUIRE(expected.find("             24 gpu ") < expected.find("             19 big "));
+    const std::vector<std::string_view> from{"--from", dir, "-S", "u"};
+    const auto o = mfprio::cli::run_sprio(from);
+    CHECK(o.err == "");
+    CHECK(o.out == expected);
+    // Every jobs input tells the array's tasks: squeue -r's JobArrayID (above), squeue
+    // --json's array_job_id, scontrol's ArrayJobId (a bundle reads the first of squeue.txt,
+    // squeue.json, scontrol_show_job.txt it holds).
+    const std::vector<std::pair<std::string, std::function<void(std::map<std::string, std::string>&)>>> inputs = {
+        {"json", [](auto& files) { files["squeue.txt"].clear(); }},
+        {"scontrol",
+         [](auto& files) {
+             files["squeue.txt"].clear();
+             files["squeue.json"].clear();
+         }},
+        {"scontrol_o",
+         [](auto& files) {
+             files["squeue.txt"].clear();
+             files["squeue.json"].clear();
+             files["scontrol_show_job.txt"] = files["scontrol_show_job_o.txt"];
+         }},
+    };
+    for (const auto& [tag, edit] : inputs) {
+        CAPTURE(tag);
+        const std::string edited = edited_bundle("list_order", "order-" + tag, edit);
+        const std::vector<std::string_view> args{"--from", edited, "-S", "u"};
+        const auto f = mfprio::cli::run_sprio(args);
+        CHECK(f.err == "");
+        CHECK(f.out == expected);
+        std::filesystem::remove_all(edited);
     }
 }
 

@@ -494,3 +494,37 @@ TEST_CASE("config: jobs table with the headers squeue and sacct print") {
     CHECK(own->jobs[0].admin_priority == 77);
     CHECK_FALSE(parse_jobs_table(header + "\n1.batch|alice|phys|normal|0\n", "jobs.txt", in.conf, in.qos, in.assoc));
 }
+
+TEST_CASE("config: job_list_places: array tasks split off stand where the array's record stood") {
+    // slurmctld 22.05's job_array_split (job_mgr.c): the array's pending record becomes the
+    // task, under the next job id, where it stood in the job list; _create_job_record appends
+    // the copy that carries the rest of the array under the array's id. Array 5 had task 1
+    // split off when the next id was 9, then task 2 when it was 12: 9 stands at 5's place,
+    // 12 at 9's, and 5 (tasks 3-4) at 12's.
+    const auto in = make_inputs();
+    auto t = parse_jobs_table("JobID|User|Account|Partition|SubmitTime|ArrayJobID\n"
+                              "5|alice|phys|normal|100|5\n"
+                              "6|alice|phys|normal|100|\n"
+                              "7|alice|phys|normal|100|0\n"
+                              "9|alice|phys|normal|100|5\n"
+                              "10|alice|phys|normal|100|\n"
+                              "12|alice|phys|normal|100|5\n"
+                              "13|alice|phys|normal|100|\n",
+                              "jobs", in.conf, in.qos, in.assoc);
+    REQUIRE(t);
+    CHECK(t->jobs[3].array_job_id == 5);
+    CHECK(t->jobs[1].array_job_id == 0);
+    CHECK(job_list_places(*t) == std::vector<std::uint32_t>{12, 6, 7, 5, 10, 9, 13});
+    // An array nothing was split off stays where it was submitted.
+    auto u = parse_jobs_table("JobID|User|Account|Partition|SubmitTime|ArrayJobID\n"
+                              "5|alice|phys|normal|100|5\n"
+                              "6|alice|phys|normal|100|\n",
+                              "jobs", in.conf, in.qos, in.assoc);
+    REQUIRE(u);
+    CHECK(job_list_places(*u) == std::vector<std::uint32_t>{5, 6});
+    auto bad = parse_jobs_table("JobID|User|Account|Partition|SubmitTime|ArrayJobID\n"
+                                "5|alice|phys|normal|100|x5\n",
+                                "jobs", in.conf, in.qos, in.assoc);
+    REQUIRE_FALSE(bad);
+    CHECK(bad.error().to_string().starts_with("jobs:2:25: ArrayJobID: job 5: "));
+}

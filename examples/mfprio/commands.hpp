@@ -564,8 +564,12 @@ struct sprio_times {
                                   records.empty() ? std::span<const std::uint32_t>{}
                                                   : std::span<const std::uint32_t>(records).subspan(first, n));
     };
+    const auto placed = [&](std::vector<report::sprio_row> r) {
+        report::set_list_places(r, model.jobs, model.list_places);
+        return r;
+    };
     auto rows = rows_of(0, model.jobs.size());
-    if (records.empty() || listing == nullptr) return rows;
+    if (records.empty() || listing == nullptr) return placed(std::move(rows));
     // Where sprio's rows of a job in several partitions differ, the partition of its record
     // that gives them, if one does.
     bool changed = false;
@@ -591,7 +595,7 @@ struct sprio_times {
             records[k] = was;
         }
     }
-    return changed ? rows_of(0, model.jobs.size()) : rows;
+    return placed(changed ? rows_of(0, model.jobs.size()) : std::move(rows));
 }
 
 /// mfprio's priorities of job `id` in `rows`, one a row ("40387" or "4000, 2500").

@@ -64,7 +64,7 @@ echo "live Slurm: bundles in $out/fair_tree, $out/classic and $out/reconfigured"
 # The options of each expected output.
 declare -A options=(
     [sprio.txt]="sprio" [sprio_l.txt]="sprio -l" [sprio_n.txt]="sprio -n" [sprio_w.txt]="sprio -w"
-    [sprio_l_n.txt]="sprio -l -n" [sprio_S_u_y.txt]="sprio -S u,-y" [sshare_a_l.txt]="sshare -a -l" [sshare_a_l_P.txt]="sshare -a -l -P"
+    [sprio_l_n.txt]="sprio -l -n" [sprio_S_u_y.txt]="sprio -S u,-y" [sprio_S_u.txt]="sprio -S u" [sshare_a_l.txt]="sshare -a -l" [sshare_a_l_P.txt]="sshare -a -l -P"
     [sshare_A_chem_theory_l.txt]="sshare -A chem,theory -l")
 differences=0
 same() { # same WHAT EXPECTED ACTUAL

@@ -20,6 +20,7 @@
 /// | State | PENDING, HELD, RUNNING, SUSPENDED, COMPLETING, or a finished state (COMPLETED, FAILED, CANCELLED, TIMEOUT...); any case; default pending |
 /// | Priority | admin-set priority, u32; empty or 0 = not set |
 /// | CurrentPriority | the priority slurmctld holds for the job (squeue's and scontrol's Priority), u32; compared by `--verify`, not used in the calculation |
+/// | ArrayJobID | the job id of the array the job belongs to (scontrol's ArrayJobId), u32; empty or 0 = none; orders sprio's rows as slurmctld lists them (job_list_places) |
 ///
 /// The headers squeue (`-o`/`-O` with `-p`... and `|` separators) and sacct (`-P`) print are
 /// read too, when the table has no SubmitTime column but SUBMIT_TIME (squeue) or Submit
@@ -81,6 +82,7 @@ struct job_row {
     job_state state = job_state::pending; ///< State
     std::uint32_t admin_priority = 0;    ///< Priority set by an administrator (0 = not set)
     std::optional<std::uint32_t> current_priority; ///< CurrentPriority: slurmctld's value
+    std::uint32_t array_job_id = 0;      ///< ArrayJobID: the array's job id (0 = not in an array)
     std::string id_text;                 ///< JobID as written
     std::size_t line = 0;                ///< 1-based line in the file
 };
@@ -272,7 +274,8 @@ inline constexpr printed_column printed_job_columns[] = {
                c_limit = column("TimeLimit"), c_nice = column("Nice"),
                c_site = column("SiteFactor"), c_tres = column("TRES"),
                c_state = column("State"), c_prio = printed ? std::nullopt : column("Priority"),
-               c_accrue = column("AccrueTime"), c_current = column("CurrentPriority");
+               c_accrue = column("AccrueTime"), c_current = column("CurrentPriority"),
+               c_array = column("ArrayJobID");
     const bool assoc_has_partition = assoc.has_column("Partition");
     // Partitions by name (the first of a name, as find_partition) and QOS by lower-case name,
     // looked up once per job rather than by scanning the lists.
@@ -491,9 +494,47 @@ inline constexpr printed_column printed_job_columns[] = {
             if (auto e = count(c_current, current, "CurrentPriority")) return *e;
             j.current_priority = current;
         }
+        if (auto e = count(c_array, j.array_job_id, "ArrayJobID")) return *e;
         out.jobs.push_back(std::move(j));
     }
     return out;
+}
+
+/// Each job's place in slurmctld's job list, as a job id to order by: the jobs in the order
+/// sprio lists them before its sort keys (it walks that list). slurmctld appends each job
+/// record when it creates it (job_mgr.c _create_job_record), so the list is in job id order
+/// but where an array task was split off the array's pending record (job_mgr.c
+/// job_array_split): the record becomes the task, under a new job id, where it stood, and a
+/// copy appended at the end carries the rest of the array under the array's id. So the
+/// array's split-off tasks, in job id order, stand where the array stood before each split:
+/// the first where the array was submitted, each next where the one before got its id; the
+/// array's own record where the last got its id. A task split off and since purged from
+/// slurmctld's memory is not in the table: the tasks after it then stand one split earlier.
+[[nodiscard]] inline std::vector<std::uint32_t> job_list_places(const jobs_table& t) {
+    std::vector<std::uint32_t> places(t.jobs.size());
+    std::unordered_map<std::uint32_t, std::vector<std::size_t>> tasks; // an array's split tasks
+    for (std::size_t k = 0; k < t.jobs.size(); ++k) {
+        const job_row& j = t.jobs[k];
+        places[k] = j.job_id;
+        if (j.array_job_id != 0 && j.array_job_id != j.job_id) tasks[j.array_job_id].push_back(k);
+    }
+    if (tasks.empty()) return places;
+    std::unordered_map<std::uint32_t, std::uint32_t> array_place; // array id -> its record's place
+    for (auto& [array, ks] : tasks) {
+        std::sort(ks.begin(), ks.end(), [&](std::size_t a, std::size_t b) { return t.jobs[a].job_id < t.jobs[b].job_id; });
+        std::uint32_t before = array;
+        for (const std::size_t k : ks) {
+            places[k] = before;
+            before = t.jobs[k].job_id;
+        }
+        array_place[array] = before;
+    }
+    for (std::size_t k = 0; k < t.jobs.size(); ++k) {
+        const job_row& j = t.jobs[k];
+        if (j.array_job_id == j.job_id)
+            if (const auto it = array_place.find(j.job_id); it != array_place.end()) places[k] = it->second;
+    }
+    return places;
 }
 
 /// Parses a jobs table held in a string and resolves it against the other inputs.

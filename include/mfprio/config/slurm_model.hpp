@@ -46,6 +46,9 @@ struct slurm_model {
     std::vector<std::int64_t> begin_times;
     /// The priority slurmctld held for each job, where the input had it (squeue, scontrol).
     std::vector<std::optional<std::uint32_t>> current_priorities;
+    /// Each job's place in slurmctld's job list (config::job_list_places): the order sprio
+    /// lists jobs in before its sort keys.
+    std::vector<std::uint32_t> list_places;
     std::uint32_t fairshare_dampening = 1; ///< FairShareDampeningFactor
     std::size_t user_associations = 0;     ///< number of user associations (Fair Tree's N)
 
@@ -211,6 +214,7 @@ inline std::string tres_key(std::string_view name) {
         m.job_lines.push_back(r.line);
         m.current_priorities.push_back(r.current_priority);
     }
+    m.list_places = job_list_places(jobs);
     return m;
 }
 

@@ -354,12 +354,12 @@ inline void blank(std::string& text, std::size_t from, std::size_t to) {
 /// The columns of the jobs table (jobs_table.hpp) that the native job readers fill.
 inline constexpr std::string_view native_job_columns[] = {
     "JobID", "User", "Account", "Partition", "QOS", "SubmitTime", "EligibleTime", "AccrueTime",
-    "NumNodes", "NumCPUs", "TimeLimit", "Nice", "TRES", "State", "CurrentPriority"};
+    "NumNodes", "NumCPUs", "TimeLimit", "Nice", "TRES", "State", "CurrentPriority", "ArrayJobID"};
 
 /// Index of each column of `native_job_columns`.
 enum native_job_column : std::size_t {
     nj_id, nj_user, nj_account, nj_partition, nj_qos, nj_submit, nj_eligible, nj_accrue, nj_nodes,
-    nj_cpus, nj_time_limit, nj_nice, nj_tres, nj_state, nj_priority, nj_count
+    nj_cpus, nj_time_limit, nj_nice, nj_tres, nj_state, nj_priority, nj_array, nj_count
 };
 
 /// An empty jobs table with the native columns, for `file`.
@@ -395,7 +395,8 @@ namespace detail {
     table t = native_jobs_table(file);
     static constexpr std::string_view job_keys[] = {
         "JobId",   "UserId",     "Account",  "Partition", "QOS",     "SubmitTime", "EligibleTime", "AccrueTime",
-        "NumNodes", "NumCPUs",   "TimeLimit", "Nice",     "ReqTRES", "TRES",       "JobState",     "Priority"};
+        "NumNodes", "NumCPUs",   "TimeLimit", "Nice",     "ReqTRES", "TRES",       "JobState",     "Priority",
+        "ArrayJobId"};
     std::optional<input_error> error;
     const auto keep = [](std::string_view k) { return detail::one_of(k, job_keys); };
     for_each_scontrol_record(text, keep, [&](const scontrol_record& rec) {
@@ -435,6 +436,7 @@ namespace detail {
         if (!take(nj_tres, "ReqTRES")) take(nj_tres, "TRES");
         const scontrol_pair* state = take(nj_state, "JobState");
         const scontrol_pair* prio = take(nj_priority, "Priority");
+        take(nj_array, "ArrayJobId");
         if (state != nullptr && prio != nullptr && state->value == "PENDING" && prio->value == "0")
             set(nj_state, state, "HELD");
         // scontrol's words for "none" in the cells the jobs table reads as empty.
@@ -459,7 +461,7 @@ namespace detail {
     for (const char c : first) bars += c == '|' ? 1 : 0;
     const bool tasks = bars == 15;
     std::string with_header;
-    for (std::size_t i = 0; i < nj_count; ++i) {
+    for (std::size_t i = 0; i < nj_array; ++i) { // squeue prints no ArrayJobID of its own
         if (!with_header.empty()) with_header += '|';
         with_header.append(native_job_columns[i]);
         if (i == nj_id && tasks) with_header += "|JobArrayID";
@@ -502,6 +504,12 @@ namespace detail {
                                               std::to_string(kept.line - 1) + " with another " + t->header[c]);
                 continue;
             }
+            // JobArrayID (`15_2`, `15_[1-3]`) names the array's job id before its '_'.
+            const std::string_view task_id = trim(row.cells[1]);
+            std::string array(task ? task_id.substr(0, task_id.find('_')) : std::string_view{});
+            row.cells.emplace_back(std::move(array));
+            row.columns.push_back(row.columns[1]);
+            if (!row.lines.empty()) row.lines.push_back(row.lines[1]);
             row.cells.erase(row.cells.begin() + 1);
             row.columns.erase(row.columns.begin() + 1);
             if (!row.lines.empty()) row.lines.erase(row.lines.begin() + 1);
@@ -509,7 +517,14 @@ namespace detail {
         }
         t->rows = std::move(rows);
         t->header.erase(t->header.begin() + 1);
+    } else {
+        for (table_row& row : t->rows) {
+            row.cells.emplace_back();
+            row.columns.push_back(1);
+            if (!row.lines.empty()) row.lines.push_back(row.line);
+        }
     }
+    t->header.emplace_back(native_job_columns[nj_array]);
     for (table_row& row : t->rows) {
         --row.line;
         if (trim(row.cells[nj_state]) == "PENDING" && trim(row.cells[nj_priority]) == "0") row.cells[nj_state] = "HELD";

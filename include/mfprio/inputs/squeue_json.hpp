@@ -116,7 +116,7 @@ enum class json_expect { text, state, number };
 /// The JSON key of each jobs table column (config/slurm_native.hpp's order).
 inline constexpr std::string_view json_job_keys[] = {
     "job_id", "user_name", "account", "partition", "qos", "submit_time", "eligible_time", "accrue_time",
-    "node_count", "cpus", "time_limit", "nice", "tres_req_str", "job_state", "priority"};
+    "node_count", "cpus", "time_limit", "nice", "tres_req_str", "job_state", "priority", "array_job_id"};
 static_assert(std::size(json_job_keys) == config::nj_count);
 
 /// The jobs table column of a job's JSON key, or nj_count for the keys not read (about 95
@@ -133,7 +133,7 @@ static_assert(std::size(json_job_keys) == config::nj_count);
     case 9: return is(nj_user) ? nj_user : is(nj_partition) ? nj_partition : is(nj_state) ? nj_state : nj_count;
     case 10: return is(nj_nodes) ? nj_nodes : is(nj_time_limit) ? nj_time_limit : nj_count;
     case 11: return is(nj_submit) ? nj_submit : is(nj_accrue) ? nj_accrue : nj_count;
-    case 12: return is(nj_tres) ? nj_tres : nj_count;
+    case 12: return is(nj_tres) ? nj_tres : is(nj_array) ? nj_array : nj_count;
     case 13: return is(nj_eligible) ? nj_eligible : nj_count;
     default: return nj_count;
     }

@@ -37,6 +37,9 @@ struct sprio_tres {
 /// One sprio row: a job's (partition, QOS) entry with weighted factors.
 struct sprio_row {
     std::uint32_t job_id = 0;
+    /// The job's place in slurmctld's job list (config::job_list_places), which orders rows
+    /// before sprio's sort keys; sprio_rows sets the job id, set_list_places the place.
+    std::uint32_t place = 0;
     std::string partition, user, account, qos;
     std::uint32_t direct_priority = 0; ///< administrator-set priority (factors print 0)
     slurm::weighted_factors factors{};
@@ -143,6 +146,7 @@ template <slurm::slurm_engine E>
                 const std::uint32_t q = qos.empty() ? j.qos : qos[qi];
                 sprio_row r;
                 r.job_id = j.id;
+                r.place = j.id;
                 r.partition = p < cl.partition_names().size() ? cl.partition_names()[p] : std::string();
                 r.qos = q < cl.qos_names().size() ? cl.qos_names()[q] : std::string();
                 r.user = j.user < user_names.size() ? user_names[j.user] : std::to_string(j.user);
@@ -183,6 +187,18 @@ template <slurm::slurm_engine E>
                                                 const slurm::context& c, slurm::priority_flags flags,
                                                 std::span<const std::string> user_names) {
     return sprio_rows(e, cl, jobs, std::span<const slurm::job_lists>{}, c, flags, user_names);
+}
+
+/// Gives `rows` (sprio_rows of `jobs`, in their order) the places of `places`, one per job
+/// (config::slurm_model::list_places); rows of jobs past its end keep their job id.
+inline void set_list_places(std::span<sprio_row> rows, std::span<const job> jobs,
+                            std::span<const std::uint32_t> places) noexcept {
+    std::size_t k = 0;
+    for (sprio_row& r : rows) {
+        while (k < jobs.size() && jobs[k].id != r.job_id) ++k;
+        if (k >= jobs.size()) return;
+        if (k < places.size()) r.place = places[k];
+    }
 }
 
 /// sprio's command-line choices.
@@ -497,13 +513,13 @@ struct sprio_output {
     // them in: it walks its job list, where each job was appended when created
     // (priority_multifactor.c's priority_p_get_priority_factors_list, job_mgr.c
     // _create_job_record), a job's partitions in turn; sprio's sorts (list_sort: glibc's
-    // qsort, a merge sort) keep that order among rows of equal keys. Job id order stands for
-    // the list's, which differs only where an array task was split off (the task keeps the
-    // array's record and place, the rest of the array moves to a new record at the end).
+    // qsort, a merge sort) keep that order among rows of equal keys. Each row's `place`
+    // stands for the list's order (config::job_list_places: job id order but for array
+    // tasks split off).
     std::vector<std::uint32_t> order(rows.size());
     for (std::uint32_t i = 0; i < order.size(); ++i) order[i] = i;
     std::stable_sort(order.begin(), order.end(),
-                     [&](std::uint32_t a, std::uint32_t b) { return rows[a].job_id < rows[b].job_id; });
+                     [&](std::uint32_t a, std::uint32_t b) { return rows[a].place < rows[b].place; });
     for (std::size_t k = o.sort.size(); k-- > 0;) {
         const char c = o.sort[k];
         if (c == ',' || c == '-' || c == '+') continue;
