@@ -549,7 +549,7 @@ struct sprio_times {
     const auto c = model.context(t.calc);
     const auto release = config::slurm_version_number(lc.slurm_version);
     std::vector<std::uint32_t> records;
-    if (release != 0 && release < 2302) {
+    if (!slurm::has(release, slurm::release_change::sprio_rows_per_partition)) {
         records.assign(model.jobs.size(), report::no_record_partition);
         for (std::size_t k = 0; k < model.jobs.size() && k < model.lists.size(); ++k)
             if (model.lists[k].partitions.size() > 1) records[k] = model.lists[k].partitions.front();
@@ -562,7 +562,8 @@ struct sprio_times {
                                   std::span<const slurm::job_lists>(model.lists).subspan(first, n), c,
                                   model.settings.flags, model.user_names, begins, t.listed,
                                   records.empty() ? std::span<const std::uint32_t>{}
-                                                  : std::span<const std::uint32_t>(records).subspan(first, n));
+                                                  : std::span<const std::uint32_t>(records).subspan(first, n),
+                                  release);
     };
     const auto placed = [&](std::vector<report::sprio_row> r) {
         report::set_list_places(r, model.jobs, model.list_places);

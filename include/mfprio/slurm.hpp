@@ -14,5 +14,6 @@
 #include <mfprio/slurm/order.hpp>
 #include <mfprio/slurm/partition.hpp>
 #include <mfprio/slurm/qos.hpp>
+#include <mfprio/slurm/release.hpp>
 #include <mfprio/slurm/site.hpp>
 #include <mfprio/slurm/tres.hpp>

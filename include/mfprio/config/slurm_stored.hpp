@@ -37,6 +37,7 @@
 #include <mfprio/config/sprio_listing.hpp>
 #include <mfprio/core/result.hpp>
 #include <mfprio/slurm/multifactor.hpp>
+#include <mfprio/slurm/release.hpp>
 
 namespace mfprio::config {
 
@@ -128,9 +129,10 @@ template <slurm::slurm_engine E>
         const slurm::job_lists l = k < m.lists.size() ? m.lists[k] : slurm::job_lists{};
         if (listing != nullptr) {
             const auto rows = listing->rows_of(j.id);
-            const bool several = l.partitions.size() > 1;
+            const bool cleared = l.partitions.size() > 1 &&
+                                 !slurm::has(m.settings.slurm_release, slurm::release_change::sprio_rows_per_partition);
             if (!rows.empty() && std::all_of(rows.begin(), rows.end(), [&](const sprio_listing_row* r) {
-                    return r->shows_direct(*stored, several);
+                    return r->shows_direct(*stored, cleared);
                 })) {
                 j.admin_priority = *stored;
                 out.origin[k] = priority_origin::administrator;

@@ -61,14 +61,15 @@ struct sprio_listing_row {
     [[nodiscard]] const std::optional<std::string>& operator[](sprio_column c) const noexcept {
         return cells[static_cast<std::size_t>(c)];
     }
-    /// True when the row is how sprio shows a priority set by an administrator: for a job in
-    /// one partition, `stored` as PRIORITY and every factor 0 (an empty TRES); for a job in
-    /// several, SITE and NICE cleared.
-    [[nodiscard]] bool shows_direct(std::uint32_t stored, bool several_partitions) const {
+    /// True when the row is how sprio shows a priority set by an administrator: `stored` as
+    /// PRIORITY and every factor 0 (an empty TRES); with `cleared_rows` (a job in several
+    /// partitions before Slurm 23.02, slurm::release_change::sprio_rows_per_partition), SITE
+    /// and NICE cleared.
+    [[nodiscard]] bool shows_direct(std::uint32_t stored, bool cleared_rows) const {
         const auto& site = (*this)[sprio_column::site];
         const auto& nice = (*this)[sprio_column::nice];
         // (sprio -l cuts SITE at 10 characters: "-214748364".)
-        if (several_partitions)
+        if (cleared_rows)
             return site && nice && *nice == sprio_cleared_value && site->size() >= 10 &&
                    sprio_cleared_value.starts_with(*site);
         const auto& prio = (*this)[sprio_column::priority];

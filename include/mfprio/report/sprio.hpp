@@ -24,6 +24,7 @@
 #include <mfprio/slurm/cluster.hpp>
 #include <mfprio/slurm/flags.hpp>
 #include <mfprio/slurm/multifactor.hpp>
+#include <mfprio/slurm/release.hpp>
 
 namespace mfprio::report {
 
@@ -97,11 +98,12 @@ inline constexpr std::uint32_t no_record_partition = 0xffffffffu;
 /// when not empty, holds each job's begin time for the listing test (see `listed_by_sprio`),
 /// and `listed_at` when sprio asks (default: the context's time).
 ///
-/// A job with an administrator-set priority is one row per partition. For a single-partition
-/// job sprio prints that priority and every factor 0. A multi-partition job's rows carry the
-/// factors slurmctld cleared instead (`_filter_job` copies them and fills in each partition's
-/// term): the partition term alone, SITE and NICE at their cleared value minus NICE_OFFSET
-/// (-2147483648), and the partition term as the priority.
+/// A job with an administrator-set priority is one row per partition: that priority and
+/// every factor 0. Before Slurm 23.02 (`slurm_release`, slurm::release_change::
+/// sprio_rows_per_partition) a multi-partition job's rows carry the factors slurmctld cleared
+/// instead (`_filter_job` copies them and fills in each partition's term): the partition term
+/// alone, SITE and NICE at their cleared value minus NICE_OFFSET (-2147483648), and the
+/// partition term as the priority.
 ///
 /// `record_partitions`, when not empty, holds for each job the partition its job record
 /// points at (slurmctld's `part_ptr`; `no_record_partition` for none), and asks for Slurm
@@ -117,8 +119,10 @@ template <slurm::slurm_engine E>
                                                 slurm::priority_flags flags, std::span<const std::string> user_names,
                                                 std::span<const std::int64_t> begin_times = {},
                                                 std::optional<std::int64_t> listed_at = std::nullopt,
-                                                std::span<const std::uint32_t> record_partitions = {}) {
+                                                std::span<const std::uint32_t> record_partitions = {},
+                                                int slurm_release = 0) {
     MFPRIO_ASSERT(lists.empty() || lists.size() == jobs.size());
+    const bool cleared_rows = !slurm::has(slurm_release, slurm::release_change::sprio_rows_per_partition);
     std::vector<sprio_row> rows;
     const auto& tres = e.template term_of<slurm::tres_factor>().factor;
     for (std::size_t k = 0; k < jobs.size(); ++k) {
@@ -154,7 +158,7 @@ template <slurm::slurm_engine E>
                 r.direct_priority = j.admin_priority;
                 r.site = j.site_factor;
                 r.nice = j.nice;
-                if (j.admin_priority != 0 && parts.size() > 1) {
+                if (j.admin_priority != 0 && parts.size() > 1 && cleared_rows) {
                     constexpr std::int64_t cleared = -2147483648LL; // 0 - NICE_OFFSET
                     r.direct_priority = 0;
                     r.site = cleared;
@@ -220,7 +224,7 @@ struct sprio_options {
 
 /// True when `o` asks for the layout of Slurm releases before 23.02.
 [[nodiscard]] inline bool sprio_before_2302(const sprio_options& o) noexcept {
-    return o.slurm_version != 0 && o.slurm_version < 2302;
+    return !slurm::has(o.slurm_version, slurm::release_change::sprio_long_columns);
 }
 
 /// One field of a parsed format: its type letter, width, justification and the literal

@@ -26,6 +26,7 @@
 #include <mfprio/slurm/nice.hpp>
 #include <mfprio/slurm/partition.hpp>
 #include <mfprio/slurm/qos.hpp>
+#include <mfprio/slurm/release.hpp>
 #include <mfprio/slurm/site.hpp>
 #include <mfprio/slurm/tres.hpp>
 
@@ -88,7 +89,7 @@ build_multifactor(const settings& s, WAge age, WAssoc assoc, WFs fs, WJs js, WPa
         term<association_factor, WAssoc>{association_factor{!s.flags.has(priority_flag::no_normal_assoc)}, assoc},
         term<fairshare_factor, WFs>{fairshare_factor{}, fs},
         term<job_size_factor, WJs>{job_size_factor{s.favor_small, s.flags.has(priority_flag::small_relative_to_time),
-                                                   s.slurm_release != 0 && s.slurm_release < 2302}, js},
+                                                   !has(s.slurm_release, release_change::favor_small_node_test)}, js},
         term<partition_factor, WPart>{partition_factor{!s.flags.has(priority_flag::no_normal_part)}, part},
         term<qos_factor, WQos>{qos_factor{!s.flags.has(priority_flag::no_normal_qos)}, qos},
         term<tres_factor, fixed_weight<1u>>{tres, {}},
