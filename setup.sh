@@ -36,6 +36,11 @@ packages=(meson ninja-build pkg-config g++ clang libclang-rt-dev doctest-dev lib
 # `./setup.sh test` also starts a one-host Slurm cluster on localhost (tests/live) and
 # compares mfprio with the real sprio and sshare; these are its daemons and commands.
 live_packages=(slurmctld slurmd slurmdbd slurm-client munge mariadb-server)
+# ... and the current Slurm release built from its source (../shared/third_party, which
+# Debian does not package): what its configure looks for (munge, MariaDB, JSON for squeue
+# --json, hwloc, lz4, YAML).
+current_slurm_packages=(libmunge-dev libmariadb-dev libjson-c-dev libhwloc-dev liblz4-dev libyaml-dev)
+current_slurm_archive=${MFPRIO_SLURM_ARCHIVE:-$repo/../shared/third_party/slurm-26.05.3.tar.xz}
 # ... and builds the Debian packages (debian/), checks them with lintian, installs them and
 # uses what they install (bash-completion: where the completion goes and how bash loads it).
 package_packages=(debhelper lintian bash-completion groff-base)
@@ -105,6 +110,7 @@ install_live_deps() {
     fi
     install_optional_deps "live Slurm test" "${live_packages[@]}"
     ((created == 0)) || rm -f "$policy"
+    [[ ! -f $current_slurm_archive ]] || install_optional_deps "current Slurm build" "${current_slurm_packages[@]}"
 }
 
 # configure DIR [meson options...]: a fresh setup, or a reconfigure of an existing tree
@@ -445,6 +451,20 @@ live_checks() {
     else
         echo "live site_factor: skipped (see $logdir/site-plugin.log)"
     fi
+    # The same on the current Slurm release, built from its source.
+    local root version
+    if [[ -z ${MFPRIO_NO_LIVE_SLURM:-} ]] && root=$(build_current_slurm); then
+        version=$("$root/prefix/bin/scontrol" --version | awk '{print $2}')
+        MFPRIO_SLURM_PREFIX=$root/prefix run_live "Slurm-$version" run.sh '^live Slurm: (skipped|mfprio and|DIFFERENT|[0-9]+ differences)'
+        if plugin=$(build_site_plugin_for "$root"); then
+            MFPRIO_SLURM_PREFIX=$root/prefix MFPRIO_SITE_PLUGIN_DIR=$plugin \
+                run_live "site_factor-$version" site_factor.sh '^live site_factor: '
+        else
+            fail "live site_factor-$version: the plugin did not build (see $logdir/site-plugin-current.log)"
+        fi
+    else
+        echo "live Slurm (current release): skipped (see $logdir/slurm-current.log)"
+    fi
     run_live Flux flux.sh '^live Flux: '
     run_live Maui maui.sh '^live Maui: '
 }
@@ -484,6 +504,43 @@ build_site_plugin() {
         ninja -C "$repo/build-site/build" examples/site_factor/site_factor_mfprio.so || return 1
     } >"$log" 2>&1
     echo "$repo/build-site/build/examples/site_factor"
+}
+
+# build_current_slurm: the Slurm release of current_slurm_archive, configured (with munge,
+# as the test cluster runs it) and installed under a directory of its own outside the
+# checkout, /var/cache/mfprio/slurm-<first 16 hex digits of the archive's SHA-256> (or under
+# MFPRIO_CACHE), once per machine: a later run finds it built and reuses it. Prints that
+# directory (src/: the configured source tree, whose headers the site plugin needs; prefix/:
+# the daemons, commands and plugins). Fails (its live tests are then skipped) without root or
+# the archive, or when the build fails (the log says why).
+build_current_slurm() {
+    local log=$logdir/slurm-current.log sum root
+    {
+        ((EUID == 0)) && [[ -f $current_slurm_archive ]] || return 1
+        sum=$(sha256sum "$current_slurm_archive" | cut -c1-16)
+        root=${MFPRIO_CACHE:-/var/cache/mfprio}/slurm-$sum
+        if [[ ! -f $root/built ]]; then
+            rm -rf "$root"
+            mkdir -p "$root/src"
+            tar xJf "$current_slurm_archive" -C "$root/src" --strip-components=1 || return 1
+            (cd "$root/src" &&
+                ./configure --prefix="$root/prefix" --sysconfdir="$root/prefix/etc" --disable-debug --disable-static &&
+                make -j"$jobs" && make install) || return 1
+            touch "$root/built"
+        fi
+    } >"$log" 2>&1
+    echo "$root"
+}
+
+# build_site_plugin_for ROOT: site_factor/mfprio for the Slurm of build_current_slurm's ROOT
+# (its configured source tree), in build-site-current/; prints the plugin's directory.
+build_site_plugin_for() {
+    local root=$1 log=$logdir/site-plugin-current.log
+    {
+        configure "$repo/build-site-current" -Dslurm_source="$root/src" -Dtests=false -Dbenchmarks=false -Dwerror=true &&
+            ninja -C "$repo/build-site-current" examples/site_factor/site_factor_mfprio.so
+    } >"$log" 2>&1 || return 1
+    echo "$repo/build-site-current/examples/site_factor"
 }
 
 cmd_test() {

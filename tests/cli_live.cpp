@@ -7,6 +7,8 @@
 // TRESRunMins, usage growing between recalculations). Each bundle holds the cluster's own outputs
 // (squeue --json, scontrol show job/config/partition/node/assoc_mgr, sshare -a -l -P,
 // sacctmgr show assoc/qos) and, under expected/, what the real sprio and sshare printed.
+// tests/data/live/26.05/ holds the same captures (run.sh) on Slurm 26.05.3 built from its
+// source: a reconfigure restarts slurmctld there, which recalculates at once.
 // Every expected byte below comes from those files: none is mfprio's output.
 
 #include <doctest/doctest.h>
@@ -112,7 +114,8 @@ std::string edited_bundle(const std::string& name, const std::string& tag,
 TEST_CASE("live: every capture replays byte for byte (--from), sprio and sshare") {
     setenv("USER", "root", 1);
     for (const char* name : {"fair_tree", "classic", "fair_tree_decay", "fair_tree_running", "busy_fair_tree", "busy_classic",
-                             "future_fair_tree", "future_classic", "list_order"}) {
+                             "future_fair_tree", "future_classic", "list_order", "26.05/fair_tree", "26.05/classic",
+                             "26.05/reconfigured"}) {
         const std::string dir = bundle(name);
         for (const auto& e : outputs()) {
             CAPTURE(name);
@@ -312,6 +315,48 @@ TEST_CASE("live: a bundle's manifest and meta lines that are not of their form n
     REQUIRE(t);
     CHECK(t->to_string() == "meta:2:20: slurm_conf_changed: 'soon' is not a time in epoch seconds from 1970 to 9999");
     CHECK_FALSE(ci2.conf_changed);
+}
+
+TEST_CASE("live: Slurm 26.05: what differs from 22.05, and --verify against its sprio") {
+    // tests/data/live/26.05/classic (NO_FAIR_TREE), as 26.05.3 printed it: sshare prints no
+    // FairShare for account rows (25.11 and later); job 21 (priority 55555 set by hand, in
+    // partitions big and gpu) shows that priority and every factor 0 in both rows (23.02 and
+    // later); job 43, in gpu and debug with one GPU, submitted after the recalculation, shows
+    // in its debug row the gpu partition's weighted GPU factor (750: 3000 x one of its four
+    // GPUs) weighted again, as 22.05 does. The replay test above checks mfprio prints each.
+    const std::string dir = bundle("26.05/classic");
+    const std::string sshare = slurp(dir + "/expected/sshare_a_l_P.txt");
+    const auto cells_of = [&](std::string_view prefix) {
+        const auto at = sshare.find(prefix);
+        REQUIRE(at != std::string::npos);
+        std::vector<std::string> cells(1);
+        for (std::size_t i = at + 1; i < sshare.size() && sshare[i] != '\n'; ++i) {
+            if (sshare[i] == '|') cells.emplace_back();
+            else cells.back() += sshare[i];
+        }
+        return cells;
+    };
+    for (const char* account : {"\n chem||", "\n physics||", "\n  theory||"}) {
+        CAPTURE(std::string(account));
+        const auto cells = cells_of(account);
+        REQUIRE(cells.size() > 7);
+        CHECK(cells[6] != ""); // EffectvUsage
+        CHECK(cells[7] == ""); // FairShare
+    }
+    const std::string listing = slurp(dir + "/sprio_factors.txt");
+    CHECK(listing.find("\n21|big|55555|0|0|0|0|0|0|0|0|\n21|gpu|55555|0|0|0|0|0|0|0|0|\n") != std::string::npos);
+    CHECK(listing.find("\n43|debug|2395663|0|0|0|15893|270|1000|0|0|cpu=500,mem=128000,gres/gpu=2250000\n") !=
+          std::string::npos);
+    for (const char* name : {"26.05/fair_tree", "26.05/classic", "26.05/reconfigured"}) {
+        CAPTURE(std::string(name));
+        const std::string from = bundle(name);
+        const std::vector<std::string_view> verify{"--from", from, "--verify"};
+        const auto o = mfprio::cli::run_sprio(verify);
+        CHECK(o.err == "");
+        CHECK(o.status == 0);
+        CHECK(o.out.ends_with(" 0 differ (stored priorities, and sprio's own rows column by column)\n"));
+        CHECK(o.out.find("job 21: 55555: set by an administrator (sprio shows it so)\n") != std::string::npos);
+    }
 }
 
 TEST_CASE("live: --verify finds slurmctld's stored priority for every listed job") {

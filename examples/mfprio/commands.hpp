@@ -537,8 +537,8 @@ struct sprio_times {
 }
 
 /// sprio's rows as mfprio computes them for `lc` at `t` (its recalculation's time, listed when
-/// sprio asked). For Slurm before 23.02 a job in several partitions shows in each row a TRES
-/// its partition has none of as the job record's partition weighted it, weighted again
+/// sprio asked). A job in several partitions shows in each row a TRES its partition has none
+/// of as the job record's partition weighted it, weighted again (22.05 to 26.05 alike)
 /// (report::sprio_rows' `record_partitions`): the record's partition is the first the job
 /// lists (where submission puts it), or, where sprio's own rows (`listing`) show the job, the
 /// one of its partitions that gives them (the scheduler moves it from one to the next).
@@ -548,12 +548,9 @@ struct sprio_times {
     const auto e = model.engine();
     const auto c = model.context(t.calc);
     const auto release = config::slurm_version_number(lc.slurm_version);
-    std::vector<std::uint32_t> records;
-    if (!slurm::has(release, slurm::release_change::sprio_rows_per_partition)) {
-        records.assign(model.jobs.size(), report::no_record_partition);
-        for (std::size_t k = 0; k < model.jobs.size() && k < model.lists.size(); ++k)
-            if (model.lists[k].partitions.size() > 1) records[k] = model.lists[k].partitions.front();
-    }
+    std::vector<std::uint32_t> records(model.jobs.size(), report::no_record_partition);
+    for (std::size_t k = 0; k < model.jobs.size() && k < model.lists.size(); ++k)
+        if (model.lists[k].partitions.size() > 1) records[k] = model.lists[k].partitions.front();
     const auto rows_of = [&](std::size_t first, std::size_t n) {
         const auto begins = first < model.begin_times.size()
                                 ? std::span<const std::int64_t>(model.begin_times).subspan(first, std::min(n, model.begin_times.size() - first))

@@ -85,6 +85,7 @@ outcome run_sshare(std::span<const std::string_view> args) {
     const report::sshare_reported rep = reported_of(*assoc, *ft, taken);
     if (from_cluster || taken) opt.reported = &rep;
     opt.fair_tree = fairshare::is_fair_tree_family(fo.algo);
+    opt.slurm_version = config::slurm_version_number(ci->slurm_version.empty() ? version : ci->slurm_version);
     opt.tres_names = sshare_tres_names(*conf);
     opt.cluster = conf->cluster_name;
     if (const char* u = std::getenv("USER")) opt.caller = u;

@@ -41,6 +41,16 @@ const char plugin_name[] = "mfprio site_factor plugin";
 const char plugin_type[] = "site_factor/mfprio";
 const uint32_t plugin_version = SLURM_VERSION_NUMBER;
 
+/*
+ * A job's details: `struct job_details` in slurmctld.h up to 22.05; from 23.02 an anonymous
+ * struct typedef'd as job_details_t (slurmctld.h, then common/job_record.h from 24.05).
+ */
+#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(23, 2, 0)
+typedef job_details_t mfprio_job_details_t;
+#else
+typedef struct job_details mfprio_job_details_t;
+#endif
+
 /* The position of gres/gpu in the TRES arrays, -1 when the cluster has none. */
 static int gpu_pos = -1;
 
@@ -79,7 +89,7 @@ static int _max_partition_priority(void *x, void *arg)
 /* Fills what the policy reads (`reads`, MFPRIO_SITE_READS_*), nothing else. */
 static void _fill(const job_record_t *job_ptr, uint32_t reads, struct mfprio_site_job *j)
 {
-	const struct job_details *d = job_ptr->details;
+	const mfprio_job_details_t *d = job_ptr->details;
 
 	memset(j, 0, sizeof(*j));
 	j->id = job_ptr->job_id;

@@ -18,7 +18,9 @@
 #
 # A reconfigure: with MFPRIO_RECONFIGURE_AFTER_PASS="Key=value ..." those slurm.conf lines are
 # rewritten and `scontrol reconfigure` run a second after the pass, before the capture; meta's
-# slurm_conf_changed is slurm.conf's modification time, as --live reads it.
+# slurm_conf_changed is slurm.conf's modification time, as --live reads it. Slurm 22.05 keeps
+# the factors of the pass before until its next; from 23.11 the reconfigure restarts
+# slurmctld, which recalculates at once: the capture shows that pass.
 #
 # A busy cluster: with MFPRIO_SUBMIT_AFTER_PASS=1, jobs of several kinds are submitted two
 # seconds after the pass and before the capture (populate.sh submit-more), so that the
@@ -64,6 +66,13 @@ capture_once() {
         done
         scontrol reconfigure
         sleep 1
+        # From 23.11 a reconfigure starts slurmctld anew, which recalculates at once with the
+        # new weights: the capture then shows that recalculation (22.05 keeps the one before).
+        for _ in $(seq 1 50); do
+            scontrol ping >/dev/null 2>&1 && [[ $(last_pass) != "$pass" ]] && break
+            sleep 0.1
+        done
+        pass=$(last_pass)
     fi
     if [[ -n ${MFPRIO_SUBMIT_AFTER_PASS:-} ]]; then
         sleep 2

@@ -45,6 +45,11 @@ mfprio=$(cd "$(dirname "$mfprio")" && pwd)/$(basename "$mfprio")
 
 skip() { printf 'live site_factor: skipped: %s\n' "$*"; exit 77; }
 ((EUID == 0)) || skip "needs root"
+# A Slurm release built from source (slurm_cluster.sh's MFPRIO_SLURM_PREFIX) instead of Debian's.
+if [[ -n ${MFPRIO_SLURM_PREFIX:-} ]]; then
+    [[ -x $MFPRIO_SLURM_PREFIX/sbin/slurmctld ]] || skip "no slurmctld in $MFPRIO_SLURM_PREFIX/sbin"
+    export PATH=$MFPRIO_SLURM_PREFIX/sbin:$MFPRIO_SLURM_PREFIX/bin:$PATH
+fi
 for b in slurmctld slurmd slurmdbd sacctmgr sprio munged mariadbd; do
     command -v "$b" >/dev/null || skip "$b is not installed"
 done

@@ -13,7 +13,9 @@
 #   slurm_cluster.sh teardown DIR               stop, remove populate.sh's users, remove DIR:
 #                                               what a test or benchmark does on exit
 #
-# Needs root and Debian's slurmctld slurmd slurmdbd slurm-client munge mariadb-server.
+# Needs root and Debian's slurmctld slurmd slurmdbd slurm-client munge mariadb-server; with
+# MFPRIO_SLURM_PREFIX (a Slurm release built from source with munge, its configure --prefix),
+# that release's daemons and commands instead of Debian's (DIR/env puts them first in PATH).
 # MFPRIO_MAX_JOB_COUNT sets MaxJobCount (default Slurm's 10000), for benchmarks with more jobs.
 # MFPRIO_SITE_PLUGIN_DIR (a directory holding site_factor_mfprio.so) loads site_factor/mfprio
 # with the policy DIR/etc/site.policy and its snapshot in DIR/state. MFPRIO_N1_GPU=1 gives n1
@@ -77,9 +79,7 @@ SlurmctldDebug=info
 SlurmdDebug=info
 ProctrackType=proctrack/pgid
 TaskPlugin=task/none
-JobAcctGatherType=jobacct_gather/none
 MpiDefault=none
-SwitchType=switch/none
 SelectType=select/cons_tres
 SelectTypeParameters=CR_Core_Memory
 ReturnToService=2
@@ -119,7 +119,11 @@ CONF
     # is DIR/etc/site.policy (the caller writes it), the pass times go to DIR/state.
     if [[ -n ${MFPRIO_SITE_PLUGIN_DIR:-} ]]; then
         local plugins
-        plugins=$(dirname "$(dpkg -L slurm-wlm-basic-plugins 2>/dev/null | grep -m1 '/site_factor_none.so$' || echo /usr/lib/x86_64-linux-gnu/slurm-wlm/x.so)")
+        if [[ -n ${MFPRIO_SLURM_PREFIX:-} ]]; then
+            plugins=$MFPRIO_SLURM_PREFIX/lib/slurm
+        else
+            plugins=$(dirname "$(dpkg -L slurm-wlm-basic-plugins 2>/dev/null | grep -m1 '/site_factor_none.so$' || echo /usr/lib/x86_64-linux-gnu/slurm-wlm/x.so)")
+        fi
         cat >>"$dir/etc/slurm.conf" <<CONF
 PluginDir=$plugins:$MFPRIO_SITE_PLUGIN_DIR
 PrioritySiteFactorPlugin=site_factor/mfprio
@@ -134,9 +138,19 @@ CONF
     cp "$dir/etc/slurm.conf" "$dir/etc/slurm.conf.written"
 }
 
+# slurm_path: a Slurm built from source (MFPRIO_SLURM_PREFIX, its configure --prefix) first
+# in PATH, for the daemons and the commands.
+slurm_path() {
+    if [[ -n ${MFPRIO_SLURM_PREFIX:-} ]]; then
+        [[ -x $MFPRIO_SLURM_PREFIX/sbin/slurmctld ]] || die "no slurmctld in $MFPRIO_SLURM_PREFIX/sbin"
+        export PATH=$MFPRIO_SLURM_PREFIX/sbin:$MFPRIO_SLURM_PREFIX/bin:$PATH
+    fi
+}
+
 cmd_start() {
     local dir=$1 flags=${2:-FAIR_TREE}
     ((EUID == 0)) || die "must run as root (the daemons run as root and jobs as test users)"
+    slurm_path
     for b in mariadb-install-db mariadbd munged slurmdbd slurmctld slurmd sacctmgr; do
         command -v "$b" >/dev/null || die "$b not found"
     done
@@ -191,6 +205,9 @@ CONF
     chmod 600 "$dir/etc/slurmdbd.conf"
     echo "export SLURM_CONF=$dir/etc/slurm.conf" >"$dir/env"
     export SLURM_CONF=$dir/etc/slurm.conf
+    if [[ -n ${MFPRIO_SLURM_PREFIX:-} ]]; then
+        echo "export PATH=$MFPRIO_SLURM_PREFIX/sbin:$MFPRIO_SLURM_PREFIX/bin:\$PATH" >>"$dir/env"
+    fi
 
     slurmdbd
     wait_for 60 slurmdbd sacctmgr -i show cluster
@@ -203,6 +220,7 @@ CONF
 
 cmd_restart_ctld() {
     local dir=$1 flags=$2
+    slurm_path
     export SLURM_CONF=$dir/etc/slurm.conf
     stop_pid "$dir/run/slurmctld.pid"
     sed -i "s/^PriorityFlags=.*/PriorityFlags=$flags/" "$dir/etc/slurm.conf"

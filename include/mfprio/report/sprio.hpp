@@ -106,13 +106,13 @@ inline constexpr std::uint32_t no_record_partition = 0xffffffffu;
 /// partition term as the priority.
 ///
 /// `record_partitions`, when not empty, holds for each job the partition its job record
-/// points at (slurmctld's `part_ptr`; `no_record_partition` for none), and asks for Slurm
-/// 22.05's rows of a job in several partitions: `_filter_job` copies the job's weighted TRES
-/// factors of that partition and recomputes only those the row's partition has some of, then
-/// weights them all again, so a TRES the row's partition has none of (GPUs in a partition
-/// without) shows the record partition's weighted factor times its weight once more
-/// (priority_multifactor.c 22.05, `_filter_job` and `_get_tres_factors`). 23.02 builds each
-/// row afresh.
+/// points at (slurmctld's `part_ptr`; `no_record_partition` for none), and asks for the
+/// rows of a job in several partitions as slurmctld builds them: each copies the job's weighted
+/// TRES factors of that partition and recomputes only those the row's partition has some of,
+/// then weights them all again, so a TRES the row's partition has none of (GPUs in a
+/// partition without) shows the record partition's weighted factor times its weight once
+/// more (priority_multifactor.c `_get_tres_factors`, called by 22.05's `_filter_job` and by
+/// `_create_prio_list_qos` from 23.02; seen on 22.05.8 and 26.05.3).
 template <slurm::slurm_engine E>
 [[nodiscard]] std::vector<sprio_row> sprio_rows(const E& e, const slurm::cluster& cl, std::span<const job> jobs,
                                                 std::span<const slurm::job_lists> lists, const slurm::context& c,

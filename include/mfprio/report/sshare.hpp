@@ -22,6 +22,7 @@
 #include <mfprio/core/job.hpp>
 #include <mfprio/fairshare/columns.hpp>
 #include <mfprio/fairshare/tree.hpp>
+#include <mfprio/slurm/release.hpp>
 
 namespace mfprio::report {
 
@@ -38,6 +39,9 @@ struct sshare_options {
     std::vector<std::string> accounts; ///< -A
     std::string caller;       ///< the user running sshare: without -a/-u only their user rows show
     bool fair_tree = true;    ///< FAIR_TREE set (default columns, FairShare and LevelFS rules)
+    /// The Slurm release whose sshare to imitate (major*100+minor; 0: the newest), see
+    /// slurm::release_change::sshare_fairshare_users_only.
+    int slurm_version = 0;
     std::vector<std::string> tres_names; ///< TRES names for GrpTRESRaw/TRESRunMins (all zero here)
     std::string cluster;      ///< ClusterName for the Cluster column
     /// Values as a cluster's sshare printed them (see `sshare_reported`), or null.
@@ -321,10 +325,12 @@ inline bool listed(const std::vector<std::string>& list, std::string_view v) {
                     put_reported(f, rep->fairshare[a], last);
                     break;
                 }
-                // Fair Tree: users only. Classic: every row, 2^(-UE/S/d) from the row's own UE
-                // and S, which is what the classic pass leaves in fs_factor (for a
-                // FairShare=parent row, its fs parent's UE and S, which are its own).
-                if (o.fair_tree && !user) line.str(f, nullptr, last);
+                // Fair Tree, and from 25.11 classic too: users only. Classic before: every row,
+                // 2^(-UE/S/d) from the row's own UE and S, which is what the classic pass
+                // leaves in fs_factor (for a FairShare=parent row, its fs parent's UE and S,
+                // which are its own).
+                if (!user && (o.fair_tree || slurm::has(o.slurm_version, slurm::release_change::sshare_fairshare_users_only)))
+                    line.str(f, nullptr, last);
                 else line.dbl(f, c.fs_factor[a], last);
                 break;
             case sshare_field::tresmins: {

@@ -17,12 +17,18 @@ enum class release_change : unsigned char {
     /// PriorityFavorSmall: a job asking for more nodes than the cluster has gets a node term
     /// of 0 (the N > n test) instead of one wrapped in uint32 arithmetic.
     favor_small_node_test,
-    /// A job in several partitions: each sprio row is built afresh for its partition. Before,
-    /// a row copied the factors of the job record (its weighted TRES factors of the record's
-    /// partition, weighted again where the row's partition has none of a TRES) and an
-    /// administrator-set priority did not make the rows show it (the factors slurmctld cleared,
-    /// SITE and NICE -2147483648, the partition term as the priority).
+    /// A job in several partitions with a priority set by an administrator: each sprio row
+    /// shows that priority and every factor 0, as for a job in one partition. Before, the rows
+    /// showed the factors slurmctld cleared (SITE and NICE -2147483648, the partition term as
+    /// the priority). (In every release each row copies the job record's factors and
+    /// recomputes its partition's TRES factors, so a TRES its partition has none of keeps the
+    /// record partition's weighted factor, weighted again: report::sprio_rows'
+    /// `record_partitions`.)
     sprio_rows_per_partition,
+    /// sshare's FairShare column: blank for account rows under NO_FAIR_TREE as under Fair Tree,
+    /// the user rows printing slurmctld's fs_factor; before, sshare computed the classic
+    /// factor of every row, accounts included, from its effective usage and shares.
+    sshare_fairshare_users_only,
 };
 
 /// One row of release_changes.
@@ -40,8 +46,11 @@ inline constexpr release_change_row release_changes[] = {
      "priority_multifactor.c _get_priority_internal: `if (node_count > min_nodes)` before node_count - min_nodes "
      "(22.05: the subtraction alone)"},
     {release_change::sprio_rows_per_partition, 2302,
-     "priority_multifactor.c _create_prio_list_qos (23.02 to 26.05: direct_set_prio tested per row, "
-     "_get_tres_factors per partition); 22.05: _filter_job copies job_ptr->prio_factors for each partition"},
+     "priority_multifactor.c _create_prio_list_qos: `if (job_ptr->direct_set_prio)` for each row; 22.05: "
+     "_filter_job tests it only for a job in one partition"},
+    {release_change::sshare_fairshare_users_only, 2511,
+     "src/sshare/process.c, PRINT_FSFACTOR: `share->user ? share->fs_factor : NO_VAL64` (25.05: "
+     "priority_g_calc_fs_factor for every row unless PRIORITY_FLAGS_FAIR_TREE)"},
 };
 
 /// True when `release` behaves the newer way for `c`.
