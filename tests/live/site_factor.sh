@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# site_factor/mfprio inside Debian's slurmctld: the test cluster of slurm_cluster.sh loads the
+# site_factor/mfprio inside slurmctld (Debian's, or the release MFPRIO_SLURM_PREFIX names): the test cluster of slurm_cluster.sh loads the
 # plugin (built from the Slurm source of the installed release), populate.sh fills it, and
 # after each of slurmctld's recalculations sprio's output (default, -l and -n) must equal
 # `mfprio sprio --live --site-policy POLICY --site-snapshot DIR` byte for byte. Usage decays
@@ -102,10 +102,15 @@ status=0
 # The twin's site options: the plugin's policy and snapshot (none once the plugin is removed:
 # each job's SITE is then the one sprio prints).
 twin_site=(--site-policy "$dir/etc/site.policy" --site-snapshot "$dir/state")
-# sprio -l rows whose SITE the plugin set other than 0. A job whose priority an administrator
-# set shows SITE -214748364 whatever the plugin did (sprio prints 0 - NICE_OFFSET, cut to its
+# computed_sites: how many rows of `sprio -l` (on standard input, its header first) show a
+# SITE the plugin set other than 0, the column found by its header (23.02 added ACCOUNT
+# before it). A job in several partitions whose priority an administrator set shows SITE
+# -214748364 on 22.05 whatever the plugin did (sprio prints 0 - NICE_OFFSET, cut to its
 # column): those rows are left out.
-computed_site='$5 != 0 && $5 != -214748364'
+computed_sites() {
+    awk 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "SITE") c = i; next }
+         c && $c != 0 && $c != -214748364 { n++ } END { print n + 0 }'
+}
 # compare NAME [busy]: sprio and sprio -l against mfprio's twin, within one recalculation;
 # with busy, more jobs are submitted right after the recalculation, before the comparison.
 compare() {
@@ -132,7 +137,7 @@ compare() {
         cmp -s "$out/$name/sprio_n.txt" "$out/$name/mfprio_n.txt"; then
         local jobs sites
         jobs=$(tail -n +2 "$out/$name/sprio.txt" | wc -l)
-        sites=$(tail -n +2 "$out/$name/sprio_l.txt" | awk "$computed_site" | wc -l)
+        sites=$(computed_sites <"$out/$name/sprio_l.txt")
         echo "live site_factor: $name: sprio, sprio -l and -n identical ($jobs jobs, $sites with a SITE other than 0)"
     else
         echo "live site_factor: $name: DIFFERENT"
@@ -194,7 +199,7 @@ printf 'queuetime = often\n' >"$dir/etc/site.policy"
 scontrol reconfigure
 next_pass
 if scontrol ping >/dev/null && grep -q "site.policy:1:13: queuetime: " "$dir/log/slurmctld.log" &&
-    [[ $(sprio -l -h | awk "$computed_site" | wc -l) == 0 ]]; then
+    [[ $(sprio -l | computed_sites) == 0 ]]; then
     echo "live site_factor: malformed: slurmctld running, the error in its log ($(grep -m1 -o 'site.policy:1:13: .*' "$dir/log/slurmctld.log" | cut -c1-80)), SITE 0"
 else
     echo "live site_factor: malformed: FAILED"
