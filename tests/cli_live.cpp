@@ -347,6 +347,21 @@ TEST_CASE("live: Slurm 26.05: what differs from 22.05, and --verify against its 
     CHECK(listing.find("\n21|big|55555|0|0|0|0|0|0|0|0|\n21|gpu|55555|0|0|0|0|0|0|0|0|\n") != std::string::npos);
     CHECK(listing.find("\n43|debug|2395663|0|0|0|15893|270|1000|0|0|cpu=500,mem=128000,gres/gpu=2250000\n") !=
           std::string::npos);
+    // 26.05's squeue --json (data_parser v0.0.44) and scontrol show job give the same jobs
+    // (a bundle reads the first of squeue.txt, squeue.json, scontrol_show_job.txt it holds).
+    const std::string expected = slurp(bundle("26.05/fair_tree") + "/expected/sprio_l.txt");
+    for (const bool json : {true, false}) {
+        CAPTURE(json);
+        const std::string edited = edited_bundle("26.05/fair_tree", json ? "json26" : "scontrol26", [&](auto& files) {
+            files["squeue.txt"].clear();
+            if (!json) files["squeue.json"].clear();
+        });
+        const std::vector<std::string_view> args{"--from", edited, "-l"};
+        const auto o = mfprio::cli::run_sprio(args);
+        CHECK(o.err == "");
+        CHECK(o.out == expected);
+        std::filesystem::remove_all(edited);
+    }
     for (const char* name : {"26.05/fair_tree", "26.05/classic", "26.05/reconfigured"}) {
         CAPTURE(std::string(name));
         const std::string from = bundle(name);
@@ -510,9 +525,10 @@ TEST_CASE("live: sprio -S orders rows of equal keys as slurmctld's job list hold
              files["scontrol_show_job.txt"] = files["scontrol_show_job_o.txt"];
          }},
     };
-    for (const auto& [tag, edit] : inputs) {
+    for (const auto& input : inputs) {
+        const std::string& tag = input.first;
         CAPTURE(tag);
-        const std::string edited = edited_bundle("list_order", "order-" + tag, edit);
+        const std::string edited = edited_bundle("list_order", "order-" + tag, input.second);
         const std::vector<std::string_view> args{"--from", edited, "-S", "u"};
         const auto f = mfprio::cli::run_sprio(args);
         CHECK(f.err == "");

@@ -59,15 +59,15 @@ struct usage_report {
     long max_rss_kb = 0;  ///< its peak resident memory
 };
 
-/// Runs `mfprio ARGS` in a child limited to `address_space` bytes (10 s of CPU as a
-/// backstop) and reports how it ended, the CPU and the memory it used.
-usage_report run_limited(std::vector<std::string> args, rlim_t address_space = max_bytes) {
+/// Runs `mfprio ARGS` in a child limited to `address_space` bytes (`cpu_seconds` of CPU as
+/// a backstop) and reports how it ended, the CPU and the memory it used.
+usage_report run_limited(std::vector<std::string> args, rlim_t address_space = max_bytes, rlim_t cpu_seconds = 10) {
     std::fflush(nullptr);
     const pid_t pid = ::fork();
     REQUIRE(pid >= 0);
     if (pid == 0) {
         const rlimit mem{address_space, address_space};
-        const rlimit cpu{10, 10};
+        const rlimit cpu{cpu_seconds, cpu_seconds};
         ::setrlimit(RLIMIT_AS, &mem);
         ::setrlimit(RLIMIT_CPU, &cpu);
         std::vector<std::string_view> views(args.begin(), args.end());
@@ -241,7 +241,9 @@ TEST_CASE("limits: memory follows what the readers keep, and --live's output is 
         if (!std::filesystem::exists(fakes / c)) std::filesystem::create_symlink(fakes / "fake", fakes / c);
     const std::string path = std::getenv("PATH") ? std::getenv("PATH") : "";
     setenv("PATH", (fakes.string() + ":" + path).c_str(), 1);
-    const auto flood = run_limited({"sprio", "--live", "--timeout", "20"}, rlim_t{4} << 30);
+    // (Reading 1 GiB from a pipe takes 3-6 s of system time here; more under a loaded test
+    // run with MALLOC_PERTURB_ filling every buffer: the CPU backstop is 40 s.)
+    const auto flood = run_limited({"sprio", "--live", "--timeout", "20"}, rlim_t{4} << 30, 40);
     setenv("PATH", path.c_str(), 1);
     CAPTURE(flood.max_rss_kb);
     CHECK(flood.exited);
