@@ -175,7 +175,7 @@ struct line_counter {
 } // namespace detail
 
 /// `squeue --json` as a jobs table (config/slurm_native.hpp's columns). The layouts of
-/// Slurm 22.05 (openapi v0.0.38) through 25.x: plain numbers or number objects, job_state a
+/// Slurm 22.05 (openapi v0.0.38) through 26.05 (data_parser v0.0.45): plain numbers or number objects, job_state a
 /// string or a list, the nice value null for 0 and an unsigned wrap for negatives (22.05).
 /// A pending job with priority 0 is held. Times are epoch seconds; 0 means unset. `version`
 /// receives meta.Slurm.release (meta.slurm.release in later layouts) when present. The
