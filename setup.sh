@@ -454,12 +454,15 @@ live_checks() {
     # The same on the current Slurm release, built from its source: about 15 minutes on two
     # cores the first time, then 20 for its live tests. Where that would take the whole run
     # past CI's 90 minutes (a slow machine, nothing cached), it is skipped and says so.
-    local root version budget
+    local root version budget n
     budget=$((20 + $(current_slurm_cached && echo 0 || echo 15)))
     if (((SECONDS - test_start) / 60 + budget > ${MFPRIO_CI_MINUTES:-85})); then
         echo "live Slurm (current release): skipped: $(((SECONDS - test_start) / 60)) minutes in, its build and tests (about $budget minutes) would pass the run's limit"
     elif [[ -z ${MFPRIO_NO_LIVE_SLURM:-} ]] && root=$(build_current_slurm); then
-        version=$("$root/prefix/bin/scontrol" --version | awk '{print $2}')
+        # (from its header's SLURM_VERSION_NUMBER, 0xMMmmuu: its commands want a slurm.conf
+        # even for --version)
+        n=$(sed -n 's/^#define SLURM_VERSION_NUMBER //p' "$root/prefix/include/slurm/slurm_version.h")
+        version=$(printf '%d.%02d.%d' $((n >> 16)) $(((n >> 8) & 255)) $((n & 255)))
         MFPRIO_SLURM_PREFIX=$root/prefix run_live "Slurm-$version" run.sh '^live Slurm: (skipped|mfprio and|DIFFERENT|[0-9]+ differences)'
         if plugin=$(build_site_plugin_for "$root"); then
             MFPRIO_SLURM_PREFIX=$root/prefix MFPRIO_SITE_PLUGIN_DIR=$plugin \
