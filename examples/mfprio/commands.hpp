@@ -558,16 +558,14 @@ struct sprio_times {
         return report::sprio_rows(e, model.cluster, std::span<const job>(model.jobs).subspan(first, n),
                                   std::span<const slurm::job_lists>(model.lists).subspan(first, n), c,
                                   model.settings.flags, model.user_names, begins, t.listed,
-                                  records.empty() ? std::span<const std::uint32_t>{}
-                                                  : std::span<const std::uint32_t>(records).subspan(first, n),
-                                  release);
+                                  std::span<const std::uint32_t>(records).subspan(first, n), release);
     };
     const auto placed = [&](std::vector<report::sprio_row> r) {
         report::set_list_places(r, model.jobs, model.list_places);
         return r;
     };
     auto rows = rows_of(0, model.jobs.size());
-    if (records.empty() || listing == nullptr) return placed(std::move(rows));
+    if (listing == nullptr) return placed(std::move(rows));
     // Where sprio's rows of a job in several partitions differ, the partition of its record
     // that gives them, if one does.
     bool changed = false;
