@@ -148,7 +148,7 @@ outcome run_usage(std::span<const std::string_view> args) {
     if (!ft) return fail(ft.error());
 
     // Each pass of PriorityCalcPeriod decays every association and charges every running
-    // job up its chain: the work is bounded, as every other input is (2 s of CPU at most).
+    // job up its chain: the work is bounded, as every other input is (5 s of CPU at most on 1 MB of input).
     {
         const std::uint64_t passes = static_cast<std::uint64_t>(*elapsed / conf->calc_period) + 2;
         std::uint64_t per_pass = ft->tree.size(), running = 0;
