@@ -677,6 +677,126 @@ TEST_CASE("live: the commands --live runs are bounded in time and output, and le
     CHECK_FALSE(alive("[s]leep 272.5"));
 }
 
+TEST_CASE("live: commands are found on PATH's absolute entries only, and what they detach is ended") {
+    namespace fs = std::filesystem;
+    using mfprio::cli::find_executable;
+    const std::string dir = fs::temp_directory_path().string() + "/mfprio-path-" + std::to_string(::getpid());
+    fs::create_directories(dir + "/bin");
+    // A `scontrol` in the working directory that leaves a mark when it runs.
+    const std::string mark = dir + "/ran";
+    std::ofstream(dir + "/scontrol") << "#!/bin/sh\ntouch " << mark << "\n";
+    std::ofstream(dir + "/bin/tool") << "#!/bin/sh\necho tool\n";
+    fs::permissions(dir + "/scontrol", fs::perms::owner_all);
+    fs::permissions(dir + "/bin/tool", fs::perms::owner_all);
+    const std::string saved_path = std::getenv("PATH") ? std::getenv("PATH") : "";
+    const fs::path saved_cwd = fs::current_path();
+    fs::current_path(dir);
+    // Empty entries (leading, doubled, trailing) and relative ones name the working directory:
+    // skipped, so scontrol is not found and the one here never runs.
+    for (const char* path : {":/nonexistent", "/nonexistent::/nonexistent2", "/nonexistent:", ".", "bin:."}) {
+        CAPTURE(path);
+        setenv("PATH", path, 1);
+        CHECK(find_executable("scontrol") == "");
+        const std::vector<std::string_view> args{"--live"};
+        const auto o = mfprio::cli::run_sprio(args);
+        CHECK(o.status == 65);
+        CHECK(o.err == "mfprio sprio --live: `scontrol show config` failed: not found on PATH (its empty and relative "
+                       "entries are not searched)\n");
+    }
+    CHECK_FALSE(fs::exists(mark));
+    // An absolute entry is searched, after one without the command; a path with '/' is taken.
+    setenv("PATH", ("/nonexistent:" + dir + "/bin/").c_str(), 1);
+    CHECK(find_executable("tool") == dir + "/bin/tool");
+    CHECK(find_executable("./bin/tool") == "./bin/tool");
+    CHECK(find_executable("bin") == ""); // a directory is not a command
+    const auto r = mfprio::cli::run_command({"tool"}, 5);
+    CHECK(r.status == 0);
+    CHECK(r.out == "tool\n");
+    CHECK(r.path == dir + "/bin/tool");
+    fs::current_path(saved_cwd);
+    setenv("PATH", saved_path.c_str(), 1);
+    // A command that detaches a daemon into a session of its own (setsid) and exits: the
+    // daemon is out of reach of the command's process group, and still ended.
+    const auto alive = [](const char* marker) {
+        return std::system(("pgrep -f '" + std::string(marker) + "' >/dev/null").c_str()) == 0;
+    };
+    const auto d = mfprio::cli::run_commands({{"sh", "-c", "setsid sleep 281.5 >/dev/null 2>&1 & echo started"},
+                                              {"sh", "-c", "(setsid sh -c 'sleep 282.5' &) ; echo twice"}},
+                                             10);
+    CHECK(d[0].status == 0);
+    CHECK(d[0].out == "started\n");
+    CHECK(d[1].status == 0);
+    CHECK_FALSE(alive("[s]leep 281.5"));
+    CHECK_FALSE(alive("[s]leep 282.5"));
+    fs::remove_all(dir);
+}
+
+TEST_CASE("live: --save writes into a new or empty directory, or replaces a bundle with --force") {
+    namespace fs = std::filesystem;
+    using mfprio::inputs::save_dir_error;
+    const std::string dir = fs::temp_directory_path().string() + "/mfprio-save-" + std::to_string(::getpid());
+    fs::remove_all(dir);
+    CHECK_FALSE(save_dir_error(dir, false)); // does not exist: created
+    fs::create_directories(dir);
+    CHECK_FALSE(save_dir_error(dir, false)); // empty
+    // A bundle there: refused without --force; replaced with it, the old files gone.
+    const auto ci = mfprio::inputs::read_bundle(bundle("fair_tree"));
+    REQUIRE(ci);
+    auto with_qos = *ci;
+    REQUIRE(with_qos.qos);
+    CHECK_FALSE(mfprio::inputs::save_bundle(with_qos, dir));
+    REQUIRE(fs::exists(dir + "/sacctmgr_show_qos.txt"));
+    CHECK(*save_dir_error(dir, false) == dir + " is not empty: --save writes a new bundle (--force replaces the bundle in it)");
+    CHECK_FALSE(save_dir_error(dir, true));
+    auto without_qos = *ci;
+    without_qos.qos.reset();
+    CHECK_FALSE(mfprio::inputs::save_bundle(without_qos, dir));
+    CHECK_FALSE(fs::exists(dir + "/sacctmgr_show_qos.txt"));
+    CHECK(mfprio::inputs::read_bundle(dir));
+    // A directory holding anything but a whole bundle is never written into, even with --force.
+    std::ofstream(dir + "/notes.txt") << "mine\n";
+    const auto e = save_dir_error(dir, true);
+    REQUIRE(e);
+    CHECK(*e == dir + " does not hold a whole bundle, so --force does not replace it: " + dir +
+                    "/notes.txt: not listed in the bundle's manifest: a bundle holds only the files its manifest lists");
+    // The command line: refused before any command runs, with usage's status.
+    const std::vector<std::string_view> args{"--live", "--save", dir};
+    const auto o = mfprio::cli::run_sprio(args);
+    CHECK(o.status == 2);
+    CHECK(o.err.starts_with("mfprio sprio: " + dir + " is not empty: --save writes a new bundle"));
+    const std::vector<std::string_view> force_alone{"--live", "--force"};
+    CHECK(mfprio::cli::run_sprio(force_alone).err.starts_with("mfprio sprio: --force goes with --save DIR\n"));
+    CHECK(fs::exists(dir + "/notes.txt"));
+    fs::remove_all(dir);
+}
+
+TEST_CASE("live: a bundle holds the files its manifest lists and nothing else; each a regular file") {
+    namespace fs = std::filesystem;
+    const std::string dir = fs::temp_directory_path().string() + "/mfprio-unlisted-" + std::to_string(::getpid());
+    fs::remove_all(dir);
+    fs::copy(bundle("fair_tree"), dir, fs::copy_options::recursive);
+    const auto from = [&] {
+        const std::vector<std::string_view> args{"--from", dir};
+        return mfprio::cli::run_sprio(args);
+    };
+    REQUIRE(from().status == 0); // (its expected/ directory is not part of the bundle)
+    std::ofstream(dir + "/squeue.txt") << "JOBID\n";
+    auto o = from();
+    CHECK(o.status == 65);
+    CHECK(o.err == "mfprio: " + dir + "/squeue.txt: not listed in the bundle's manifest: a bundle holds only the files its "
+                   "manifest lists\n");
+    fs::remove(dir + "/squeue.txt");
+    // A FIFO in place of a listed file: refused at once, not read (it would wait for a writer).
+    fs::remove(dir + "/meta");
+    REQUIRE(mkfifo((dir + "/meta").c_str(), 0600) == 0);
+    const auto start = std::chrono::steady_clock::now();
+    o = from();
+    CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(5));
+    CHECK(o.status == 65);
+    CHECK(o.err == "mfprio: " + dir + "/meta: cannot read file: a FIFO, not a regular file\n");
+    fs::remove_all(dir);
+}
+
 TEST_CASE("live: --live names the Slurm command that cannot run") {
     // PATH without Slurm's commands: the first one (scontrol) cannot be started.
     const char* old = std::getenv("PATH");
@@ -686,8 +806,8 @@ TEST_CASE("live: --live names the Slurm command that cannot run") {
     const auto o = mfprio::cli::run_sprio(args);
     setenv("PATH", saved.c_str(), 1);
     CHECK(o.status == 65);
-    CHECK(o.err == "mfprio sprio --live: `scontrol show config` exited with status 127: cannot run scontrol: No such "
-                   "file or directory\n");
+    CHECK(o.err == "mfprio sprio --live: `scontrol show config` failed: not found on PATH (its empty and relative "
+                   "entries are not searched)\n");
 }
 
 TEST_CASE("live: squeue -h -O text with the documented fields gives the captured sprio") {

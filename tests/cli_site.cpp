@@ -22,6 +22,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <sys/stat.h>
+
 #include "cli.hpp"
 
 namespace {
@@ -135,6 +137,12 @@ TEST_CASE("site policy: bad --site-policy and --site-snapshot inputs are errors 
     const auto s = sprio({"--from", dir + "/bundle", "--site-policy", dir + "/site.policy", "--site-snapshot", stamp_dir});
     CHECK(s.status == mfprio::cli::exit_data);
     CHECK(s.err == "mfprio: " + stamp_dir + "/site_factor_snapshot:1:6: pass: expected epoch seconds, got 'soon'\n");
+    std::filesystem::remove(stamp_dir + "/site_factor_snapshot");
+    // A FIFO in place of the snapshot: refused at once (nothing waits for a writer).
+    REQUIRE(mkfifo((stamp_dir + "/site_factor_snapshot").c_str(), 0600) == 0);
+    const auto fifo = sprio({"--from", dir + "/bundle", "--site-policy", dir + "/site.policy", "--site-snapshot", stamp_dir});
+    CHECK(fifo.status == mfprio::cli::exit_data);
+    CHECK(fifo.err.find(stamp_dir + "/site_factor_snapshot: cannot read file: a FIFO, not a regular file") != std::string::npos);
     std::filesystem::remove(stamp_dir + "/site_factor_snapshot");
     const auto none = sprio({"--from", dir + "/bundle", "--site-snapshot", stamp_dir});
     CHECK(none.status == mfprio::cli::exit_data);

@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include <sys/stat.h>
+
 #include <mfprio/inputs.hpp>
 
 #include "queue_commands.hpp"
@@ -274,7 +276,8 @@ TEST_CASE("flux: queue --live without a Flux names the command that failed and c
     setenv("PATH", saved.c_str(), 1);
     CHECK(o.status == 65);
     CHECK(o.err.starts_with("mfprio queue --live: `flux jobtap list` "));
-    CHECK(o.err.find("cannot run flux") != std::string::npos);
+    CHECK(o.err == "mfprio queue --live: `flux jobtap list` failed: not found on PATH (its empty and relative entries "
+                   "are not searched)\n");
     CHECK_FALSE(std::filesystem::exists(save + "/manifest"));
     // Usage errors: --save without --live, both sources, neither.
     const std::vector<std::string_view> from_save{"--from", "x", "--save", "y"};
@@ -458,5 +461,37 @@ TEST_CASE("flux bundles and --set: bad meta, a previous= loop, bad values are re
     CHECK(mfprio::config::apply_flux_change(db, "usage.nobody", "5") == "no association of user 'nobody'");
     CHECK(mfprio::config::apply_flux_change(db, "bank.ml", "x") == "bank.ml: 'x' is not a number");
     CHECK(db.weights.queue == before);
+    std::filesystem::remove_all(root);
+}
+
+TEST_CASE("flux bundles: flux_jobs.txt's lines are read as Flux printed them, a FIFO is not waited on") {
+    const std::string root = std::string(std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "/tmp") + "/mfprio_flux_order";
+    std::filesystem::remove_all(root);
+    const std::string jobs = "{\"jobs\": []}\n";
+    const auto err = [](const std::string& dir) {
+        const auto h = mfprio::inputs::read_flux_history(dir);
+        REQUIRE_FALSE(h);
+        return h.error().to_string();
+    };
+    // flux jobs -A -n -o '{id.f58} {id.dec} ...': ƒ2 is 1 in f58 ("1" is the digit 0), so the
+    // id of "ƒ2" is 1; the columns below are counted in bytes (ƒ is two).
+    const auto good = write_bundle(root, "good", {{"flux_jobs.json", jobs}, {"meta", "captured=1\n"},
+                                                  {"flux_jobs.txt", "\xc6\x92" "2 1 5001 16 16 SCHED batch ml\n\n"
+                                                                    "f3 2 5001 16 16 SCHED batch ml\n"}});
+    const auto b = mfprio::inputs::read_flux_history(good);
+    REQUIRE(b);
+    REQUIRE(b->latest.expected_order);
+    CHECK(*b->latest.expected_order == std::vector<std::uint64_t>{1, 2});
+    const auto junk = write_bundle(root, "junk", {{"flux_jobs.json", jobs}, {"meta", "captured=1\n"},
+                                                  {"flux_jobs.txt", "\xc6\x92" "2 1 5001\n  oops 7\n"}});
+    CHECK(err(junk) == junk + "/flux_jobs.txt:2:3: JOBID: 'oops' is not a Flux job id (f58 or decimal)");
+    const auto mismatch = write_bundle(root, "mismatch", {{"flux_jobs.json", jobs}, {"meta", "captured=1\n"},
+                                                          {"flux_jobs.txt", "f3 7 5001\n"}});
+    CHECK(err(mismatch) == mismatch + "/flux_jobs.txt:1:4: JOBID: '7' is not the job id 2 in decimal");
+    // A FIFO in place of a listed file.
+    const auto fifo = write_bundle(root, "fifo", {{"flux_jobs.json", jobs}, {"meta", "captured=1\n"}});
+    std::filesystem::remove(fifo + "/flux_jobs.json");
+    REQUIRE(mkfifo((fifo + "/flux_jobs.json").c_str(), 0600) == 0);
+    CHECK(err(fifo) == fifo + "/flux_jobs.json: cannot read file: a FIFO, not a regular file");
     std::filesystem::remove_all(root);
 }

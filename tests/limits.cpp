@@ -253,5 +253,20 @@ TEST_CASE("limits: memory follows what the readers keep, and --live's output is 
     // 1 GiB of output and at most the half-size buffer its string grew from: never the
     // 2 GiB string of the next doubling.
     CHECK(flood.max_rss_kb < 1'990'000);
+
+    // queue --live with every flux command (but `flux jobtap list`, which names the plugin)
+    // flooding at once: the bound is on what all of them print together, so the memory is
+    // that of one flood, not seven.
+    const auto flux_fakes = dir() / "flux_flood";
+    std::filesystem::create_directories(flux_fakes);
+    std::ofstream(flux_fakes / "flux") << "#!/bin/sh\ncase \"$*\" in 'jobtap list') echo mf_priority.so ;; *) exec yes ;; esac\n";
+    std::filesystem::permissions(flux_fakes / "flux", std::filesystem::perms::owner_all);
+    setenv("PATH", (flux_fakes.string() + ":" + path).c_str(), 1);
+    const auto flux_flood = run_limited({"queue", "--live"}, rlim_t{4} << 30, 40);
+    setenv("PATH", path.c_str(), 1);
+    CAPTURE(flux_flood.max_rss_kb);
+    CHECK(flux_flood.exited);
+    CHECK(flux_flood.status == 65);
+    CHECK(flux_flood.max_rss_kb < 1'990'000);
     std::filesystem::remove_all(dir());
 }

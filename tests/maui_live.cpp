@@ -14,6 +14,9 @@
 #include <string_view>
 #include <vector>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <mfprio/config/maui_outputs.hpp>
 
 #include "cli.hpp"
@@ -252,4 +255,27 @@ TEST_CASE("maui live: Maui outputs that cannot be read are errors at their line 
     CHECK(o.status == mfprio::cli::exit_data);
     CHECK(o.err.find("give the scheduler's time with --stats FILE or --now") != std::string::npos);
     CHECK(o.out.empty());
+}
+
+TEST_CASE("maui live: a capture's files are regular files; a FIFO among them is refused, not waited on") {
+    namespace fs = std::filesystem;
+    const std::string dir = fs::temp_directory_path().string() + "/mfprio-maui-fifo-" + std::to_string(::getpid());
+    fs::remove_all(dir);
+    fs::copy(std::string(MFPRIO_TEST_DATA) + "/maui/system-6", dir, fs::copy_options::recursive);
+    const std::vector<std::string_view> args{"--from", dir};
+    REQUIRE(mfprio::cli::run_diagnose(args).status == 0);
+    const std::string fs_file = "fs/" + fs::directory_iterator(dir + "/fs")->path().filename().string();
+    for (const std::string& name : std::vector<std::string>{"showq.txt", "maui.cfg", "checkjob.txt", fs_file}) {
+        CAPTURE(name);
+        const std::string p = dir + "/" + name;
+        const std::string keep = dir + ".keep";
+        fs::rename(p, keep);
+        REQUIRE(mkfifo(p.c_str(), 0600) == 0);
+        const auto o = mfprio::cli::run_diagnose(args);
+        CHECK(o.status == mfprio::cli::exit_data);
+        CHECK(o.err == "mfprio: " + p + ": cannot read file: a FIFO, not a regular file\n");
+        fs::remove(p);
+        fs::rename(keep, p);
+    }
+    fs::remove_all(dir);
 }

@@ -273,6 +273,7 @@ struct cluster_options {
     std::string from;        ///< --from DIR
     bool live = false;       ///< --live
     std::string save;        ///< --save DIR
+    bool force = false;      ///< --force: --save replaces the bundle DIR holds
     std::string version;     ///< --slurm-version
     fairshare_source fs = fairshare_source::automatic;
     int timeout = 60;        ///< --timeout seconds for the Slurm commands, together
@@ -286,8 +287,8 @@ struct cluster_options {
 inline bool cluster_option(std::span<const std::string_view> args, std::size_t& i, cluster_options& c,
                            std::string& error) {
     const std::string_view a = args[i];
-    if (a == "--live") {
-        c.live = true;
+    if (a == "--live" || a == "--force") {
+        (a == "--live" ? c.live : c.force) = true;
         return true;
     }
     if (a != "--conf" && a != "--qos" && a != "--assoc" && a != "--jobs" && a != "--from" && a != "--save" &&
@@ -360,6 +361,9 @@ inline std::optional<cluster_inputs> gather_inputs(const cluster_options& c, boo
     if ((c.live ? 1 : 0) + (c.from.empty() ? 0 : 1) + (files ? 1 : 0) > 1)
         return usage("give the cluster one way: --live, --from DIR, or the input files");
     if (!c.save.empty() && !c.live) return usage("--save needs --live (a bundle is what --live captured)");
+    if (c.force && c.save.empty()) return usage("--force goes with --save DIR");
+    if (!c.save.empty())
+        if (auto e = save_dir_error(c.save, c.force)) return usage(*e);
     std::optional<cluster_inputs> ci;
     if (c.live) {
         std::string err;
@@ -412,7 +416,9 @@ inline constexpr option_row input_option_rows[] = {
                     "the fields below, or a '|' jobs table\n"
                     "(JobID|User|Account|Partition|QOS|SubmitTime|...); - reads stdin"},
     {"--live", "run the Slurm commands on this host and use what they print"},
-    {"--save DIR", "with --live: keep the captured outputs as a bundle in DIR"},
+    {"--save DIR", "with --live: keep the captured outputs as a bundle in DIR (a new or\n"
+                   "empty directory)"},
+    {"--force", "with --save: replace the bundle DIR holds"},
     {"--from DIR", "replay a bundle written by --save"},
     {"--timeout S", "seconds the Slurm commands of --live may take together (default 60)"},
     {"--slurm-version V ", "print as Slurm V does (default: the version the inputs print,\n"
@@ -799,7 +805,7 @@ inline void apply_site_policy(const queue::site_engine& site, config::slurm_mode
 [[nodiscard]] inline std::optional<config::site_snapshot> read_site_snapshot(const std::string& dir, std::int64_t calc,
                                                                              std::int64_t period, bool& failed, outcome& o) {
     const std::string path = dir + "/" + std::string(config::site_snapshot_file);
-    auto text = text::read_text_file(path);
+    auto text = text::read_text_file(path, text::max_input_bytes, text::file_source::regular);
     if (text) {
         auto s = config::parse_site_snapshot(*text, path);
         if (s) {

@@ -44,7 +44,7 @@ inline constexpr option_row sshare_option_rows[] = {
     {"--assoc FILE", "`sshare -a -l -P` output or any subset of its columns with Account\n"
                      "and User; with `scontrol show assoc_mgr` and `sacctmgr show assoc -P`\n"
                      "outputs beside it (merged)"},
-    {"--live, --save DIR, --from DIR, --timeout S, --slurm-version V:", "as for mfprio sprio"},
+    {"--live, --save DIR, --force, --from DIR, --timeout S, --slurm-version V:", "as for mfprio sprio"},
     {"--fairshare M", "taken (the cluster's columns), computed, or auto (as mfprio sprio)", fairshare_source_values},
     {"-l, --long", "long format (NormUsage, LevelFS, TRES columns)"},
     {"-p, --parsable", "'|'-delimited with a trailing '|'"},

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
+#include <cstdlib>
 #include <chrono>
 #include <cstdint>
 #include <cstring>
@@ -15,7 +17,10 @@
 #include <string_view>
 #include <vector>
 
+#include <filesystem>
+
 #include <fcntl.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <poll.h>
 #include <signal.h>
@@ -34,14 +39,114 @@ struct command_output {
     int status = -1;   ///< exit status, or -1 when it could not run or was killed
     std::string out;   ///< standard output
     std::string err;   ///< standard error (or why it could not run)
+    std::string path;  ///< the file that ran (find_executable), "" when none was found
 };
 
-/// The most a command's standard output may print (the readers' own bound), and its
-/// standard error.
+/// The most the commands of one run may print together on their standard outputs (the
+/// readers' own bound for one input), and each on its standard error. What is kept is
+/// bounded, not only what each prints: commands that all flood stop at the one bound.
 inline constexpr std::size_t max_command_output = config::max_input_bytes;
 inline constexpr std::size_t max_command_errors = std::size_t{1} << 20;
 
+/// The file that runs the command `name`: `name` itself when it holds a '/', else the first
+/// executable regular file of that name in PATH's absolute entries (/usr/local/bin:/usr/bin:
+/// /bin when PATH is unset). Empty and relative entries are skipped: they name the working
+/// directory, where anyone may have left a `squeue`. "" when there is none.
+[[nodiscard]] inline std::string find_executable(std::string_view name) {
+    const auto runnable = [](const std::string& p) {
+        struct stat st {};
+        return stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode) && access(p.c_str(), X_OK) == 0;
+    };
+    if (name.find('/') != std::string_view::npos) return runnable(std::string(name)) ? std::string(name) : std::string();
+    const char* env = std::getenv("PATH");
+    const std::string_view path = env != nullptr ? env : "/usr/local/bin:/usr/bin:/bin";
+    for (std::size_t start = 0; start <= path.size();) {
+        std::size_t end = path.find(':', start);
+        if (end == std::string_view::npos) end = path.size();
+        const std::string_view dir = path.substr(start, end - start);
+        if (dir.starts_with('/')) {
+            std::string p(dir);
+            if (!p.ends_with('/')) p += '/';
+            p.append(name);
+            if (runnable(p)) return p;
+        }
+        start = end + 1;
+    }
+    return {};
+}
+
+/// A command line as one string, its words separated by spaces (for messages and meta).
+[[nodiscard]] inline std::string command_text(const std::vector<std::string_view>& argv) {
+    std::string t;
+    for (const auto a : argv) {
+        if (!t.empty()) t += ' ';
+        t.append(a);
+    }
+    return t;
+}
+
 namespace detail {
+
+/// The processes whose parent is this process (from /proc; empty where there is none).
+[[nodiscard]] inline std::vector<pid_t> own_children() {
+    std::vector<pid_t> out;
+    const pid_t self = getpid();
+    std::error_code ec;
+    for (std::filesystem::directory_iterator it("/proc", ec), end; !ec && it != end; it.increment(ec)) {
+        const std::string name = it->path().filename().string();
+        if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
+        std::FILE* f = std::fopen((it->path() / "stat").c_str(), "r");
+        if (f == nullptr) continue;
+        char buf[512];
+        const std::size_t n = std::fread(buf, 1, sizeof buf - 1, f);
+        std::fclose(f);
+        buf[n] = 0;
+        // "pid (comm) state ppid ...": comm may hold spaces and parentheses, so the fields
+        // are counted from its last ')'.
+        const char* close = std::strrchr(buf, ')');
+        int ppid = 0;
+        if (close != nullptr && std::sscanf(close + 1, " %*c %d", &ppid) == 1 && ppid == self)
+            out.push_back(static_cast<pid_t>(std::stoi(name)));
+    }
+    return out;
+}
+
+/// While alive, this process is a child subreaper (prctl PR_SET_CHILD_SUBREAPER): what the
+/// commands start and leave behind, even in a session of its own (setsid, a daemon's double
+/// fork), becomes this process's child when its parent exits, so that it can be found and
+/// ended. The setting before is restored at the end.
+class subreaper {
+public:
+    subreaper() noexcept {
+        int was = 0;
+        if (prctl(PR_GET_CHILD_SUBREAPER, &was) == 0) was_ = was;
+        (void)prctl(PR_SET_CHILD_SUBREAPER, 1);
+        before_ = own_children();
+    }
+    subreaper(const subreaper&) = delete;
+    subreaper& operator=(const subreaper&) = delete;
+    ~subreaper() {
+        // Kills and reaps the children that came to this process during the run (those of
+        // the commands that escaped their process group), again until none is left: one
+        // killed before it was reaped may have handed on children of its own.
+        for (int round = 0; round < 64; ++round) {
+            bool any = false;
+            for (const pid_t p : own_children()) {
+                if (std::find(before_.begin(), before_.end(), p) != before_.end()) continue;
+                kill(p, SIGKILL);
+                while (waitpid(p, nullptr, 0) < 0 && errno == EINTR) {
+                }
+                any = true;
+            }
+            if (!any) break;
+        }
+        if (was_ == 0) (void)prctl(PR_SET_CHILD_SUBREAPER, 0);
+    }
+
+private:
+    int was_ = 1;
+    std::vector<pid_t> before_;
+};
 
 /// One command of run_commands: its process (the leader of its own group), the read ends of
 /// its standard output and error, and a pidfd that becomes readable when it exits (-1 where
@@ -62,6 +167,12 @@ inline void close_fd(int& fd) noexcept {
 /// `out.err` says why and the child counts as exited.
 inline child_process start_child(const std::vector<std::string_view>& argv, command_output& out) {
     child_process c;
+    out.path = find_executable(argv.front());
+    if (out.path.empty()) {
+        out.err = "not found on PATH (its empty and relative entries are not searched)";
+        c.exited = true;
+        return c;
+    }
     int out_pipe[2] = {-1, -1}, err_pipe[2] = {-1, -1};
     if (pipe2(out_pipe, O_CLOEXEC) != 0 || pipe2(err_pipe, O_CLOEXEC) != 0) {
         out.err = std::strerror(errno);
@@ -88,7 +199,7 @@ inline child_process start_child(const std::vector<std::string_view>& argv, comm
         if (devnull >= 0) dup2(devnull, 0);
         dup2(out_pipe[1], 1);
         dup2(err_pipe[1], 2);
-        execvp(cargs[0], cargs.data());
+        execv(out.path.c_str(), cargs.data());
         std::fprintf(stderr, "cannot run %s: %s\n", cargs[0], std::strerror(errno));
         _exit(127);
     }
@@ -105,17 +216,20 @@ inline child_process start_child(const std::vector<std::string_view>& argv, comm
 
 } // namespace detail
 
-/// Runs the commands `argvs` (each searched in PATH) at once, each with no input and in a
-/// process group of its own, collecting their outputs until every one has exited and its
+/// Runs the commands `argvs` (each found by find_executable) at once, each with no input and in
+/// a process group of its own, collecting their outputs until every one has exited and its
 /// outputs are read, or until `timeout_s` seconds have passed for all of them together: then
 /// every group still running (the command and whatever it started) is killed. When a command
 /// exits, whatever it left running in its group is killed too (it holds no claim on the
-/// result, and its open output would otherwise hold the read). An output past its bound
-/// kills its group. Nothing is left running when this returns.
+/// result, and its open output would otherwise hold the read), and so is whatever it
+/// detached into a session of its own. An output that takes the outputs together past their
+/// bound kills its group. Nothing is left running when this returns.
 [[nodiscard]] inline std::vector<command_output> run_commands(const std::vector<std::vector<std::string_view>>& argvs,
                                                               int timeout_s = 60) {
     const std::size_t n = argvs.size();
     std::vector<command_output> r(n);
+    const detail::subreaper reaper;
+    std::size_t kept = 0; // bytes of standard output kept, all commands together
     std::vector<detail::child_process> cs;
     cs.reserve(n);
     for (std::size_t i = 0; i < n; ++i) cs.push_back(detail::start_child(argvs[i], r[i]));
@@ -136,21 +250,24 @@ inline child_process start_child(const std::vector<std::string_view>& argv, comm
             if (got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return true;
             if (got <= 0) return false;
             std::string& to = k == 0 ? r[i].out : r[i].err;
-            const std::size_t bound = k == 0 ? max_command_output : max_command_errors;
             const auto n = static_cast<std::size_t>(got);
-            if (to.size() + n > bound) {
+            // What this output may still grow to: the errors' own bound, or its share of the
+            // outputs' bound that the others have not taken.
+            const std::size_t room = k == 0 ? to.size() + (max_command_output - kept) : max_command_errors;
+            if (to.size() + n > room) {
                 c.over = true;
                 kill_group(c);
                 return false;
             }
             if (to.size() + n > to.capacity()) {
-                // Capacities are powers of two from 64 KiB up to the bound (itself one), so the
-                // largest buffer is the bound and the one it grew from half of it.
+                // Capacities double from 64 KiB and never pass the room left, so a flood costs
+                // at most the bound and the buffer it grew from, never the next doubling.
                 std::size_t cap = std::max<std::size_t>(to.capacity(), std::size_t{1} << 16);
                 while (cap < to.size() + n) cap *= 2;
-                to.reserve(std::min(cap, bound));
+                to.reserve(std::min(cap, room));
             }
             to.append(buf.data(), n);
+            if (k == 0) kept += n;
         }
     };
     const auto reap = [&](detail::child_process& c, bool block) {
@@ -222,8 +339,9 @@ inline child_process start_child(const std::vector<std::string_view>& argv, comm
         if (c.over) {
             r[i].status = -1;
             r[i].out.clear();
-            r[i].err = "printed more than " + std::to_string(max_command_output) + " bytes on its output (or " +
-                       std::to_string(max_command_errors) + " on its errors), the most mfprio reads";
+            r[i].err = "printed more than mfprio reads (" + std::to_string(max_command_output) +
+                       " bytes on the commands' outputs together, or " + std::to_string(max_command_errors) +
+                       " on its errors)";
         }
     }
     return r;
@@ -302,14 +420,7 @@ inline child_process start_child(const std::vector<std::string_view>& argv, comm
     }
     auto outputs = run_commands(commands, timeout_s);
     ci.captured = static_cast<std::int64_t>(std::time(nullptr));
-    const auto text_of = [](const std::vector<std::string_view>& command) {
-        std::string cmd;
-        for (const auto& a : command) {
-            if (!cmd.empty()) cmd += ' ';
-            cmd.append(a);
-        }
-        return cmd;
-    };
+    const auto text_of = [](const std::vector<std::string_view>& command) { return command_text(command); };
     for (std::size_t i = 0; i < commands.size(); ++i) {
         command_output& r = outputs[i];
         const bool optional = i >= required;
@@ -332,6 +443,9 @@ inline child_process start_child(const std::vector<std::string_view>& argv, comm
             err = why;
             return std::nullopt;
         }
+        std::vector<std::string_view> ran = commands[i];
+        ran.front() = r.path;
+        ci.commands.emplace_back(name, command_text(ran));
         config::conf_input in{std::move(r.out), "live:" + name};
         if (name == "scontrol_show_config.txt") {
             ci.calc_time = last_decay_ran(in.text);

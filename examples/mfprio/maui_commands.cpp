@@ -101,6 +101,12 @@ outcome run_diagnose(std::span<const std::string_view> args, const maui_sources*
         o.err += "mfprio: " + e.to_string() + "\n";
         return o;
     };
+    // A capture's files (--from) are read as regular files only: a FIFO there would wait for a
+    // writer forever (the readers take pipes where a user names one, as --jobs -).
+    if (!from_dir.empty())
+        for (const std::string* p : {&cfg_path, &jobs_path, &nodes_path, &stats_path, &showq_path})
+            if (!p->empty() && p->starts_with((std::filesystem::path(from_dir) / "").string()))
+                if (const auto e = config::not_regular_file_error(*p)) return fail(*e);
     const std::string label = embedded ? std::string(embedded->name) + "/" : std::string();
     auto cfg = embedded ? config::parse_maui_cfg(embedded->cfg, label + "maui.cfg") : config::read_maui_cfg(cfg_path);
     if (!cfg) return fail(cfg.error());

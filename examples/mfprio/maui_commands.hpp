@@ -88,7 +88,7 @@ struct maui_sources {
 inline outcome check_diagnose(outcome o, const std::string& dir, const config::maui_model& model,
                               const std::optional<config::maui_checkjob_jobs>& checkjob) {
     const std::string expected_path = (std::filesystem::path(dir) / "diagnose.txt").string();
-    auto expected_text = config::read_text_file(expected_path);
+    auto expected_text = config::read_text_file(expected_path, config::max_input_bytes, config::file_source::regular);
     if (!expected_text) {
         o.status = exit_data;
         o.err += "mfprio: " + expected_text.error().to_string() + "\n";

@@ -19,7 +19,8 @@ outcome run_queue(std::span<const std::string_view> args) {
     for (std::size_t i = 0; i < args.size(); ++i) {
         const std::string_view a = args[i];
         if (help_or_unknown(o, "queue", a, queue_option_names, queue_help)) return o;
-        if (a == "--check" || a == "--exact-products" || a == "--save" || a == "--set" || a == "--new-submissions")
+        if (a == "--check" || a == "--exact-products" || a == "--save" || a == "--force" || a == "--set" ||
+            a == "--new-submissions")
             return usage(std::string(a) + " goes with --from or --live");
         if (a != "--policy" && a != "--jobs" && a != "--assoc" && a != "--queues" && a != "--banks" &&
             a != "--conf" && a != "--qos" && a != "--now" && a != "--explain" && a != "--algorithm" &&
@@ -164,7 +165,7 @@ outcome run_queue(std::span<const std::string_view> args) {
 outcome run_queue_from(std::span<const std::string_view> args) {
     outcome o;
     std::string dir, save;
-    bool check = false, live = false, new_submissions = false;
+    bool check = false, live = false, new_submissions = false, force = false;
     std::optional<std::uint64_t> explain;
     std::vector<std::pair<std::string, std::string>> changes;
     config::flux_plugin_options opt;
@@ -175,6 +176,7 @@ outcome run_queue_from(std::span<const std::string_view> args) {
         if (a == "--check") check = true;
         else if (a == "--exact-products") opt.exact_products = true;
         else if (a == "--live") live = true;
+        else if (a == "--force") force = true;
         else if (a == "--new-submissions") new_submissions = true;
         else if (a == "--explain") {
             if (i + 1 >= args.size()) return usage("option --explain needs a value");
@@ -194,10 +196,14 @@ outcome run_queue_from(std::span<const std::string_view> args) {
     }
     if (live == !dir.empty()) return usage("give --from DIR or --live");
     if (!save.empty() && !live) return usage("--save needs --live (a bundle is what --live captured)");
+    if (force && save.empty()) return usage("--force goes with --save DIR");
+    if (!save.empty())
+        if (auto e = inputs::save_dir_error(save, force)) return usage(*e);
     if (new_submissions && changes.empty()) return usage("--new-submissions goes with --set");
     if (!changes.empty() && check) return usage("--check compares with what Flux printed; it does not go with --set");
     if (explain && (check || !changes.empty())) return usage("--explain goes with neither --check nor --set");
     std::string scratch; // --live without --save: a bundle in a directory of its own, removed after
+    std::vector<std::pair<std::string, std::string>> ran; // --live: each file's command line
     if (live) {
         if (save.empty()) {
             std::string t = std::filesystem::temp_directory_path().string() + "/mfprio-flux.XXXXXX";
@@ -209,7 +215,7 @@ outcome run_queue_from(std::span<const std::string_view> args) {
             scratch = save = t;
         }
         std::string err;
-        if (!capture_flux_live(save, err)) {
+        if (!capture_flux_live(save, err, ran)) {
             if (!scratch.empty()) std::filesystem::remove_all(scratch);
             o.status = exit_data;
             o.err += "mfprio queue --live: " + err + "\n";
@@ -224,7 +230,12 @@ outcome run_queue_from(std::span<const std::string_view> args) {
             if (!dir.empty()) std::filesystem::remove_all(dir, ec);
         }
     } cleanup{scratch};
-    const auto fail = [&](const input_error& e) {
+    const auto fail = [&](input_error e) {
+        // What a command printed into the scratch bundle is named by the command: the file
+        // is gone when mfprio exits.
+        if (!scratch.empty())
+            for (const auto& [file, line] : ran)
+                if (e.file == (std::filesystem::path(scratch) / file).string()) e.file = "`" + line + "` output";
         o.status = exit_data;
         o.err += "mfprio: " + e.to_string() + "\n";
         return o;
@@ -345,14 +356,9 @@ outcome run_queue_from(std::span<const std::string_view> args) {
     }
     // The order Flux listed (flux_jobs.txt: the job id in f58 first on each line).
     std::string order_note;
-    if (!b->expected_order_file.empty()) {
-        auto t = text::read_text_file(b->expected_order_file);
-        if (!t) return fail(t.error());
+    if (b->expected_order) {
         std::vector<std::string> theirs;
-        for (const auto& l : text::split_lines(*t)) {
-            const std::string_view line = text::trim(l.text);
-            if (!line.empty()) theirs.emplace_back(line.substr(0, line.find(' ')));
-        }
+        for (const std::uint64_t id : *b->expected_order) theirs.push_back(flux_f58(id));
         std::vector<std::string> mine;
         for (const std::size_t k : order) mine.push_back(flux_f58(b->jobs[k].id));
         order_note = mine == theirs ? ", queue order identical" : ", queue order differs";

@@ -58,7 +58,9 @@ inline constexpr option_row queue_option_rows[] = {
     {"--live", "the Flux instance of FLUX_URI: runs flux jobs, flux account list-*\n"
                "and flux jobtap query (60 s together), and replays them as the next\n"
                "flux account-priority-update would compute"},
-    {"--save DIR", "with --live: keep what Flux printed as a bundle for --from"},
+    {"--save DIR", "with --live: keep what Flux printed as a bundle for --from (a new or\n"
+                   "empty directory)"},
+    {"--force", "with --save: replace the bundle DIR holds"},
     {"--check", "with --from or --live: compare every pending job's priority and the\n"
                 "queue order with what Flux printed; exit 1 on a difference"},
     {"--exact-products", "with --from: the plugin's int x int products computed exactly"},
@@ -117,27 +119,23 @@ inline std::string fixed0(double v) {
 outcome run_queue_from(args_t args);
 
 /// Runs the commands of a Flux bundle on the instance of FLUX_URI, all at once within 60 s,
-/// and writes their outputs into `dir` with `meta` and the manifest. flux-accounting's
-/// commands run when its plugin is loaded (`flux jobtap list`). The time of capture stands for
-/// the database's last `priority-update`: the replay gives what the next one computes. `err`
-/// names a failing command with its status and standard error.
-inline bool capture_flux_live(const std::string& dir, std::string& err) {
-    const auto text_of = [](const std::vector<std::string_view>& c) {
-        std::string t;
-        for (const auto a : c) {
-            if (!t.empty()) t += ' ';
-            t.append(a);
-        }
-        return t;
+/// and writes their outputs into `dir` with `meta` (the time of capture and each command line
+/// with the file that ran, `command.FILE=LINE`) and the manifest. flux-accounting's commands
+/// run when its plugin is loaded (`flux jobtap list`). The time of capture stands for the
+/// database's last `priority-update`: the replay gives what the next one computes. `err`
+/// names a failing command with its status and standard error; `ran` gets each bundle file's
+/// command line (for errors in what they printed).
+inline bool capture_flux_live(const std::string& dir, std::string& err,
+                              std::vector<std::pair<std::string, std::string>>& ran) {
+    const auto failed = [&](const std::vector<std::string_view>& c, const command_output& r) {
+        err = "`" + command_text(c) + "` " +
+              (r.status < 0 ? std::string("failed") : "exited with status " + std::to_string(r.status)) +
+              (r.err.empty() ? std::string() : ": " + std::string(text::trim(r.err)));
+        return false;
     };
     const std::vector<std::string_view> list = {"flux", "jobtap", "list"};
     auto listed = run_commands({list}, 60);
-    if (listed[0].status != 0) {
-        err = "`" + text_of(list) + "` " +
-              (listed[0].status < 0 ? std::string("failed") : "exited with status " + std::to_string(listed[0].status)) +
-              (listed[0].err.empty() ? std::string() : ": " + std::string(text::trim(listed[0].err)));
-        return false;
-    }
+    if (listed[0].status != 0) return failed(list, listed[0]);
     bool plugin = false;
     for (const auto& l : text::split_lines(listed[0].out)) plugin = plugin || text::trim(l.text) == "mf_priority.so";
     std::vector<std::pair<std::string, std::vector<std::string_view>>> files = {
@@ -161,6 +159,7 @@ inline bool capture_flux_live(const std::string& dir, std::string& err) {
         err = "cannot create " + dir + ": " + ec.message();
         return false;
     }
+    inputs::remove_bundle(dir);
     std::vector<std::pair<std::string, std::string_view>> written;
     const auto write = [&](const std::string& name, std::string_view text) {
         std::ofstream f((std::filesystem::path(dir) / name).string(), std::ios::binary | std::ios::trunc);
@@ -169,23 +168,22 @@ inline bool capture_flux_live(const std::string& dir, std::string& err) {
         if (!f) err = "cannot write " + (std::filesystem::path(dir) / name).string();
         return static_cast<bool>(f);
     };
+    std::string meta = "captured=" + std::to_string(captured) + "\nscenario=mfprio queue --live\n";
+    if (plugin) meta += "priority_update=" + std::to_string(captured) + "\n";
     for (std::size_t i = 0; i < files.size(); ++i) {
         const command_output& r = outputs[i];
-        if (r.status != 0) {
-            err = "`" + text_of(files[i].second) + "` " +
-                  (r.status < 0 ? std::string("failed") : "exited with status " + std::to_string(r.status)) +
-                  (r.err.empty() ? std::string() : ": " + std::string(text::trim(r.err)));
-            return false;
-        }
-        if (auto nul = text::nul_byte_error(r.out, "`" + text_of(files[i].second) + "` output")) {
+        if (r.status != 0) return failed(files[i].second, r);
+        if (auto nul = text::nul_byte_error(r.out, "`" + command_text(files[i].second) + "` output")) {
             err = nul->to_string();
             return false;
         }
         if (!write(files[i].first, r.out)) return false;
         written.emplace_back(files[i].first, r.out);
+        std::vector<std::string_view> line = files[i].second;
+        line.front() = r.path;
+        meta += "command." + files[i].first + "=" + command_text(line) + "\n";
+        ran.emplace_back(files[i].first, command_text(files[i].second));
     }
-    std::string meta = "captured=" + std::to_string(captured) + "\nscenario=mfprio queue --live\n";
-    if (plugin) meta += "priority_update=" + std::to_string(captured) + "\n";
     if (!write("meta", meta)) return false;
     written.emplace_back("meta", meta);
     return write("manifest", inputs::manifest_text(written));

@@ -109,7 +109,7 @@ PriorityWeightQOS=6000
 PriorityWeightAssoc=500
 PriorityWeightTRES=CPU=1000,Mem=2000,GRES/gpu=3000
 NodeName=n1 NodeHostname=localhost NodeAddr=127.0.0.1 CPUs=2 RealMemory=1000${MFPRIO_N1_GPU:+ Gres=gpu:1} State=UNKNOWN
-NodeName=f[1-4] NodeAddr=127.0.0.1 Port=$dead_port CPUs=16 RealMemory=64000 Gres=gpu:2 State=UNKNOWN
+NodeName=f[1-4] NodeAddr=127.0.0.1,127.0.0.1,127.0.0.1,127.0.0.1 Port=$dead_port CPUs=16 RealMemory=64000 Gres=gpu:2 State=UNKNOWN
 NodeName=h1 NodeAddr=127.0.0.1 Port=$dead_port CPUs=8 RealMemory=32000 State=FUTURE
 PartitionName=debug Nodes=n1 Default=YES MaxTime=60 PriorityJobFactor=10 State=UP
 PartitionName=big Nodes=f[1-4],h1 MaxTime=2-0 PriorityJobFactor=40 PriorityTier=2 State=UP

@@ -245,7 +245,7 @@ inline void append_double(std::string& out, double v) {
                               "FSINTERVAL " + std::to_string(interval) + ")");
         const std::int64_t back = (s0 - epoch) / interval; // 0 = the current window
         if (back < 0 || static_cast<std::uint64_t>(back) >= depth) continue;
-        auto text = read_text_file(path.string());
+        auto text = read_text_file(path.string(), max_input_bytes, file_source::regular);
         if (!text) return text.error();
         auto w = parse_fs_window(*text, path.string(), epoch);
         if (!w) return w.error();

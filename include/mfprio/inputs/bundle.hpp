@@ -76,6 +76,9 @@ struct cluster_inputs {
     /// where --live could see it: after the last recalculation, slurmctld holds each job's
     /// factors of the weights before (it keeps them until its next recalculation).
     std::optional<std::int64_t> conf_changed;
+    /// The command lines that printed the inputs, by the bundle file each wrote (--live: the
+    /// command's full path first), kept in meta as `command.FILE=LINE`.
+    std::vector<std::pair<std::string, std::string>> commands;
 };
 
 /// A 64-bit FNV-1a digest of `text`, as the manifest's check of each file: it finds a file
@@ -144,7 +147,7 @@ struct cluster_inputs {
     if (!fs::is_directory(dir, ec)) return input_error{dir, 0, 0, {}, "not a directory (--from takes a bundle written by --save)"};
     const auto path = [&](std::string_view name) { return (fs::path(dir) / name).string(); };
     const std::string manifest_path = path("manifest");
-    auto manifest = config::read_text_file(manifest_path);
+    auto manifest = config::read_text_file(manifest_path, config::max_input_bytes, config::file_source::regular);
     if (!manifest)
         return input_error{manifest_path, 0, 0, {},
                            manifest.error().kind == error_kind::cannot_open
@@ -167,7 +170,7 @@ struct cluster_inputs {
             f[1] == "." || f[1] == ".." || !size || f[3].size() != 16)
             return config::make_error(manifest_path, l.number, 1, {}, "not a 'file NAME SIZE DIGEST' line");
         const std::string name(f[1]), p = path(name);
-        auto text = config::read_text_file(p);
+        auto text = config::read_text_file(p, config::max_input_bytes, config::file_source::regular);
         if (!text) {
             if (text.error().kind == error_kind::cannot_open)
                 return input_error{p, 0, 0, {}, "missing from the bundle (its manifest lists it)"};
@@ -181,7 +184,51 @@ struct cluster_inputs {
         files.emplace_back(name, std::move(*text));
     }
     if (!header) return input_error{manifest_path, 0, 0, {}, "empty: not a whole bundle"};
+    // The bundle is the files its manifest lists and nothing else: a file beside them is one
+    // the replay would not read, so its presence is said rather than ignored. Subdirectories
+    // are not part of a bundle (capture.sh keeps the real commands' reference outputs in
+    // expected/).
+    std::vector<std::string> unlisted;
+    for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+        const std::string name = it->path().filename().string();
+        std::error_code kind_ec;
+        if (name == "manifest" || it->is_directory(kind_ec)) continue;
+        if (std::none_of(files.begin(), files.end(), [&](const auto& f) { return f.first == name; }))
+            unlisted.push_back(name);
+    }
+    if (!unlisted.empty()) {
+        std::sort(unlisted.begin(), unlisted.end());
+        return input_error{path(unlisted.front()), 0, 0, {},
+                           "not listed in the bundle's manifest: a bundle holds only the files its manifest lists" +
+                               std::string(unlisted.size() > 1 ? " (" + std::to_string(unlisted.size() - 1) + " more)" : "")};
+    }
     return files;
+}
+
+/// Why `dir` may not receive a bundle from --save, or nullopt: it may when it does not exist
+/// or is empty, or, with `force`, when it holds a whole bundle (save_bundle then replaces it).
+/// A directory that holds anything else is never written into.
+[[nodiscard]] inline std::optional<std::string> save_dir_error(const std::string& dir, bool force) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    if (!fs::exists(dir, ec)) return std::nullopt;
+    if (!fs::is_directory(dir, ec)) return dir + " exists and is not a directory";
+    if (fs::is_empty(dir, ec)) return std::nullopt;
+    if (!force) return dir + " is not empty: --save writes a new bundle (--force replaces the bundle in it)";
+    if (auto listed = read_manifest_files(dir); !listed)
+        return dir + " does not hold a whole bundle, so --force does not replace it: " + listed.error().to_string();
+    return std::nullopt;
+}
+
+/// Removes the bundle in `dir` (the files its manifest lists, then the manifest), if any, so
+/// that a bundle written there holds only its own files.
+inline void remove_bundle(const std::string& dir) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    auto listed = read_manifest_files(dir);
+    if (!listed) return;
+    for (const auto& [name, text] : *listed) fs::remove(fs::path(dir) / name, ec);
+    fs::remove(fs::path(dir) / "manifest", ec);
 }
 
 /// Reads a bundle written by --save (or tests/live/capture.sh): the manifest says which files
@@ -241,13 +288,15 @@ struct cluster_inputs {
     return ci;
 }
 
-/// Writes `ci` as a bundle into `dir` (created if missing): every file, then `meta`, then the
-/// manifest that lists them all with their sizes and digests. Returns an error sentence.
+/// Writes `ci` as a bundle into `dir` (created if missing; a bundle already there replaced):
+/// every file, then `meta`, then the manifest that lists them all with their sizes and
+/// digests. Returns an error sentence. (--save checks the directory first: save_dir_error.)
 [[nodiscard]] inline std::optional<std::string> save_bundle(const cluster_inputs& ci, const std::string& dir) {
     namespace fs = std::filesystem;
     std::error_code ec;
     fs::create_directories(dir, ec);
     if (ec) return "cannot create " + dir + ": " + ec.message();
+    remove_bundle(dir);
     const auto write = [&](std::string_view name, std::string_view text) -> std::optional<std::string> {
         const std::string p = (fs::path(dir) / name).string();
         std::ofstream f(p, std::ios::binary | std::ios::trunc);
@@ -271,6 +320,7 @@ struct cluster_inputs {
     meta += "slurm_version=" + ci.slurm_version + "\n";
     if (ci.calc_time) meta += "priority_calc_time=" + std::to_string(*ci.calc_time) + "\n";
     if (ci.conf_changed) meta += "slurm_conf_changed=" + std::to_string(*ci.conf_changed) + "\n";
+    for (const auto& [file, line] : ci.commands) meta += "command." + file + "=" + line + "\n";
     all.emplace_back("meta", meta);
     for (const auto& [name, text] : all)
         if (auto e = write(name, text)) return e;

@@ -579,6 +579,37 @@ template <class T, class Parse>
     return out;
 }
 
+/// The queue order `flux jobs -A -n -o '{id.f58} {id.dec} ...'` printed (a bundle's
+/// flux_jobs.txt): the job id of each line, in order. The first field is the id in f58 (or
+/// decimal); a second field, when there is one, is the same id in decimal. Blank lines are
+/// skipped; any other line is refused at its field.
+[[nodiscard]] inline expected<std::vector<std::uint64_t>> read_flux_order(std::string_view text, const std::string& file) {
+    std::vector<std::uint64_t> out;
+    for (const auto& l : text::split_lines(text)) {
+        const std::string_view line = l.text;
+        const std::size_t start = line.find_first_not_of(" \t");
+        if (start == std::string_view::npos) continue;
+        const std::size_t end = std::min(line.find_first_of(" \t", start), line.size());
+        const auto id = parse_flux_jobid(line.substr(start, end - start));
+        if (!id || *id == 0)
+            return text::make_error(file, l.number, start + 1, "JOBID",
+                                    text::quote(line.substr(start, end - start)) + " is not a Flux job id (f58 or decimal)",
+                                    error_kind::shape);
+        const std::size_t dec = line.find_first_not_of(" \t", end);
+        if (dec != std::string_view::npos) {
+            const std::size_t dec_end = std::min(line.find_first_of(" \t", dec), line.size());
+            const auto same = text::parse_unsigned<std::uint64_t>(line.substr(dec, dec_end - dec));
+            if (!same || *same != *id)
+                return text::make_error(file, l.number, dec + 1, "JOBID",
+                                        text::quote(line.substr(dec, dec_end - dec)) + " is not the job id " +
+                                            std::to_string(*id) + " in decimal",
+                                        error_kind::shape);
+        }
+        out.push_back(*id);
+    }
+    return out;
+}
+
 /// A Flux bundle (tests/live/flux.sh writes them): the jobs, and, when the priority plugin was
 /// loaded, the database it received and when. `previous` names the bundle captured before
 /// (the plugin's history).
@@ -588,7 +619,7 @@ struct flux_bundle {
     std::optional<config::flux_update> update; ///< the database and its priority_update time
     bool plugin = false;                       ///< flux-accounting's plugin was loaded
     std::string previous;                      ///< the bundle before, a sibling directory
-    std::string expected_order_file;           ///< flux_jobs.txt, when present
+    std::optional<std::vector<std::uint64_t>> expected_order; ///< flux_jobs.txt's order, when present
     std::vector<config::flux_cached_pair> held; ///< jobtap_mf_priority.json: the plugin's cache when captured
 };
 
@@ -661,7 +692,11 @@ struct flux_bundle {
     auto j = read_flux_jobs(*jobs, path("flux_jobs.json"), users);
     if (!j) return j.error();
     b.jobs = std::move(*j);
-    if (text_of("flux_jobs.txt") != nullptr) b.expected_order_file = path("flux_jobs.txt");
+    if (const std::string* t = text_of("flux_jobs.txt")) {
+        auto order = read_flux_order(*t, path("flux_jobs.txt"));
+        if (!order) return order.error();
+        b.expected_order = std::move(*order);
+    }
     return b;
 }
 

@@ -23,7 +23,8 @@
 
 #include <mfprio/core/expected.hpp>
 
-#if __has_include(<sys/stat.h>) && __has_include(<unistd.h>)
+#if __has_include(<sys/stat.h>) && __has_include(<unistd.h>) && __has_include(<fcntl.h>)
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #define MFPRIO_POSIX_FILES 1
@@ -320,14 +321,76 @@ inline constexpr std::size_t max_input_bytes = std::size_t{1} << 30;
     return nullptr;
 }
 
+/// Which kinds of file `read_text_file` takes.
+enum class file_source {
+    /// Whatever a user names: a regular file, a pipe (`--jobs -`, `<(command)`), a socket or
+    /// a terminal.
+    any,
+    /// Only a regular file: what mfprio reads inside a directory (a bundle, a Maui capture, a
+    /// snapshot directory), where a FIFO would block the reader until someone writes to it.
+    /// The file is opened without waiting for a writer, and anything else is refused.
+    regular,
+};
+
+#ifdef MFPRIO_POSIX_FILES
+/// Why a file of mode `mode` is not read as a regular file, or nullptr when it is one.
+[[nodiscard]] inline const char* not_regular_reason(mode_t mode) noexcept {
+    if (S_ISREG(mode)) return nullptr;
+    return S_ISFIFO(mode)   ? "cannot read file: a FIFO, not a regular file"
+           : S_ISSOCK(mode) ? "cannot read file: a socket, not a regular file"
+           : S_ISDIR(mode)  ? "cannot read file: a directory"
+                            : "cannot read file: a device, not a regular file";
+}
+#endif
+
+/// Opens `path` for reading; with `file_source::regular`, without blocking on a FIFO and
+/// refusing what is not a regular file (`why` says what it is). nullptr when it cannot be
+/// opened (`why` stays nullptr) or is refused.
+[[nodiscard]] inline std::FILE* open_input_file([[maybe_unused]] const std::string& path, file_source source,
+                                           const char*& why) {
+    why = nullptr;
+#ifdef MFPRIO_POSIX_FILES
+    if (source == file_source::regular) {
+        const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+        if (fd < 0) return nullptr;
+        struct stat st {};
+        if (fstat(fd, &st) != 0) st.st_mode = 0;
+        if ((why = not_regular_reason(st.st_mode)) != nullptr) {
+            ::close(fd);
+            return nullptr;
+        }
+        ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+        std::FILE* f = ::fdopen(fd, "rb");
+        if (f == nullptr) ::close(fd);
+        return f;
+    }
+#endif
+    return std::fopen(path.c_str(), "rb");
+}
+
+/// The error of a file that exists at `path` but is not a regular file (a FIFO, a socket, a
+/// device, a directory), found without opening it; nullopt for a regular file or none.
+[[nodiscard]] inline std::optional<input_error> not_regular_file_error([[maybe_unused]] const std::string& path) {
+#ifdef MFPRIO_POSIX_FILES
+    struct stat st {};
+    if (::stat(path.c_str(), &st) == 0)
+        if (const char* why = not_regular_reason(st.st_mode)) return make_error(path, 0, 0, {}, why, error_kind::io);
+#endif
+    return std::nullopt;
+}
+
 /// The whole content of the file at `path` ("-": standard input), at most `limit` bytes,
 /// or an `input_error` naming it ("cannot open file", "cannot read file", a directory or a
 /// device, too large, a NUL byte: no input mfprio reads is binary, and a NUL would end a name
 /// where C code sees it). A regular file larger than `limit` is refused before it is read.
+/// `source` says whether a pipe or terminal is read too (`any`) or only a regular file.
 [[nodiscard]] inline expected<std::string> read_text_file(const std::string& path,
-                                                          std::size_t limit = max_input_bytes) {
-    const bool stdin_path = path == "-";
-    std::FILE* f = stdin_path ? stdin : std::fopen(path.c_str(), "rb");
+                                                          std::size_t limit = max_input_bytes,
+                                                          file_source source = file_source::any) {
+    const bool stdin_path = path == "-" && source == file_source::any;
+    const char* refused = nullptr;
+    std::FILE* f = stdin_path ? stdin : open_input_file(path, source, refused);
+    if (refused != nullptr) return make_error(path, 0, 0, {}, refused, error_kind::io);
     if (f == nullptr) return make_error(path, 0, 0, {}, "cannot open file", error_kind::cannot_open);
     const auto too_large = [&] { return too_large_error(path, limit); };
     std::string out;
