@@ -159,6 +159,14 @@ TEST_CASE("site snapshot: bad input names the line, the column and what is wrong
     CHECK(error_of(line("id=7 account=chem user=alice partition= shares_raw=1 level_shares=1 shares_norm=0x1p-2 "
                         "usage_raw=0x0p+0 usage_norm=0x0p+0 usage_efctv=0x0p+0 fs_parent=9 gpu_usage=0x0p+0")) ==
           "snap:2:1: fs_parent: association 9 is not in the snapshot");
+    // Fair-share parents that loop: an association its own parent (line 2), and two accounts
+    // each the other's (lines 3 and 4; the loop is named at the first of them in the file).
+    std::string self = tree();
+    self.replace(self.find("fs_parent=0"), 11, "fs_parent=1");
+    CHECK(error_of(self) == "snap:2:1: fs_parent: association 1 is its own parent");
+    std::string pair = tree();
+    pair.replace(pair.find("fs_parent=1"), 11, "fs_parent=9");
+    CHECK(error_of(pair) == "snap:3:1: fs_parent: association 3 is an ancestor of itself (its fair-share parents form a loop)");
     CHECK(error_of(line("id=7 shares_raw=-1")) == "snap:2:23: shares_raw: expected a count from 0 to 4294967295, got '-1'");
     // Dirty but valid: CRLF, a byte order mark, comments, blank lines, trailing spaces.
     auto s = parse_site_snapshot("\xEF\xBB\xBF# c\r\n\r\npass=3  \r\nassoc " + std::string(alice) + "  \r\n", "snap");

@@ -237,7 +237,7 @@ TEST_CASE("flux readers: flux jobs -o text, ids in f58 and decimal, users by id,
     const auto t = mfprio::inputs::read_flux_jobs("JOBID UID URG PRI S T_SUBMIT\n1 0 16 16 S 2026-11-27T02:29:53\n", "t.txt");
     REQUIRE_FALSE(t);
     CHECK(t.error().to_string() ==
-          "t.txt:2:13: T_SUBMIT: '2026-11-27T02:29:53' is not a time in epoch seconds (use {t_submit}, not {t_submit!d})");
+          "t.txt:2:13: T_SUBMIT: '2026-11-27T02:29:53' is not a time in epoch seconds from 1970 to 9999 (use {t_submit}, not {t_submit!d})");
     const auto h = mfprio::inputs::read_flux_jobs("JOBID PRI\n1 2\n", "h.txt");
     REQUIRE_FALSE(h);
     CHECK(h.error().kind == mfprio::error_kind::shape);
@@ -434,7 +434,7 @@ TEST_CASE("flux bundles and --set: bad meta, a previous= loop, bad values are re
         return h.error().to_string();
     };
     const auto bad_time = write_bundle(root, "bad_time", {{"flux_jobs.json", jobs}, {"meta", "captured=1\npriority_update=soon\n"}});
-    CHECK(err(bad_time) == bad_time + "/meta:2:17: priority_update: 'soon' is not a time in epoch seconds");
+    CHECK(err(bad_time) == bad_time + "/meta:2:17: priority_update: 'soon' is not a time in epoch seconds from 1970 to 9999");
     const auto bad_prev = write_bundle(root, "bad_prev", {{"flux_jobs.json", jobs}, {"meta", "previous=../x\n"}});
     CHECK(err(bad_prev) == bad_prev + "/meta:1:10: previous: '../x' is not a sibling bundle's name");
     const auto no_meta = write_bundle(root, "no_meta", {{"flux_jobs.json", jobs}});
@@ -494,4 +494,97 @@ TEST_CASE("flux bundles: flux_jobs.txt's lines are read as Flux printed them, a 
     REQUIRE(mkfifo((fifo + "/flux_jobs.json").c_str(), 0600) == 0);
     CHECK(err(fifo) == fifo + "/flux_jobs.json: cannot read file: a FIFO, not a regular file");
     std::filesystem::remove_all(root);
+}
+
+TEST_CASE("flux readers: a value of another JSON type than Flux prints is refused at its column") {
+    using mfprio::inputs::flux_jobs_from;
+    const auto err = [](std::string_view text) {
+        const auto j = flux_jobs_from(text, "jobs.json");
+        REQUIRE_FALSE(j);
+        return j.error().to_string();
+    };
+    // Columns counted by hand: {"jobs": [{"id": X  -> X at column 18.
+    CHECK(err(R"({"jobs": [{"id": 7, "urgency": {}}]})") == "jobs.json:1:32: \"urgency\": an object, not a number");
+    CHECK(err(R"({"jobs": [{"id": true}]})") == "jobs.json:1:18: \"id\": a boolean, not a number");
+    CHECK(err(R"({"jobs": [{"id": 7, "state": []}]})") == "jobs.json:1:30: \"state\": a list, not a string");
+    CHECK(err(R"({"jobs": [{"id": 7, "userid": [5002]}]})") == "jobs.json:1:31: \"userid\": a list, not a number");
+    CHECK(err(R"({"jobs": [{"id": "7"}]})") == "jobs.json:1:18: \"id\": a string, not a number");
+    CHECK(err(R"({"jobs": [{"id": 18446744073709551616}]})") == "jobs.json:1:18: \"id\": '18446744073709551616' is not a job id");
+    CHECK(err(R"({"jobs": [{"id": 7, "t_submit": 1e308}]})") ==
+          "jobs.json:1:33: \"t_submit\": '1e308' is not a time in epoch seconds from 1970 to 9999");
+    // A job listed twice: refused at the second entry, naming the first.
+    CHECK(err("{\"jobs\": [{\"id\": 7},\n {\"id\": 8},\n {\"id\": 7}]}") == "jobs.json:3:2: id: job 7 is listed twice (first on line 1)");
+    // Fields flux jobs prints that mfprio does not read keep whatever type they have.
+    const auto ok = flux_jobs_from(R"({"jobs": [{"id": 7, "annotations": {"sched": {}}, "dependencies": [], "name": 3}]})", "jobs.json");
+    REQUIRE(ok);
+    CHECK(ok->front().id == 7);
+}
+
+TEST_CASE("flux readers: list-factors names each of flux-accounting's factors once, with a weight") {
+    using mfprio::inputs::flux_factors_from;
+    const auto err = [](std::string_view text) {
+        const auto w = flux_factors_from(text, "factors.json");
+        REQUIRE_FALSE(w);
+        return w.error().to_string();
+    };
+    const auto w = flux_factors_from(R"([{"factor": "fairshare", "weight": 100000}, {"factor": "urgency", "weight": 1000}])", "f");
+    REQUIRE(w);
+    CHECK(w->fairshare == 100000);
+    CHECK(w->urgency == 1000);
+    CHECK(err(R"([{"factor": "fairshar", "weight": 5}])") ==
+          "factors.json:1:13: \"factor\": 'fairshar' is not a factor of flux-accounting (fairshare, queue, bank, urgency) "
+          "(did you mean fairshare?)");
+    CHECK(err(R"([{"factor": 3, "weight": 5}])") == "factors.json:1:13: \"factor\": a number, not a string");
+    CHECK(err(R"([{"factor": null, "weight": 5}])") == "factors.json:1:13: \"factor\": null, not a string");
+    CHECK(err("[{\"weight\": 5}]") == "factors.json:1:2: an entry without \"factor\"");
+    CHECK(err("[{\"factor\": \"queue\"}]") == "factors.json:1:2: an entry without \"weight\"");
+    CHECK(err("[{\"factor\": \"queue\", \"weight\": 1},\n {\"factor\": \"queue\", \"weight\": 2}]") ==
+          "factors.json:2:2: factor: 'queue' is listed twice");
+}
+
+TEST_CASE("flux readers: a JSON text that is not JSON is refused where it stops being JSON") {
+    using mfprio::inputs::flux_jobs_from;
+    const auto err = [](std::string_view text) {
+        const auto j = flux_jobs_from(text, "jobs.json");
+        REQUIRE_FALSE(j);
+        return j.error().to_string();
+    };
+    // Cut short: at the end of what is there (line 2, after its 10 characters).
+    CHECK(err("{\"jobs\": [\n {\"id\": 7,") == "jobs.json:2:11: not valid JSON: JSON document ended early in the middle of an object or array.");
+    // Invalid UTF-8 (a lone 0xff) in a string: at that byte, column 13.
+    CHECK(err("{\"jobs\": [{\"\xff\": 1}]}").starts_with("jobs.json:1:13: not valid JSON: "));
+    // A raw tab inside a string: at the tab, column 23 of line 2.
+    CHECK(err("{\"jobs\": [\n{\"id\": 7, \"queue\": \"ba\tch\"}]}").starts_with("jobs.json:2:23: not valid JSON: "));
+    // A stray '}' after the document: at it.
+    CHECK(err("{\"jobs\": []}\n}\n") == "jobs.json:2:1: more after the JSON document");
+}
+
+TEST_CASE("flux bundles: meta's keys once each, times within 1970-9999, previous= found from any spelling of the bundle") {
+    namespace fs = std::filesystem;
+    const std::string root = std::string(std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "/tmp") + "/mfprio_flux_meta";
+    fs::remove_all(root);
+    const std::string jobs = "{\"jobs\": []}\n";
+    const auto err = [](const std::string& dir) {
+        const auto h = mfprio::inputs::read_flux_history(dir);
+        REQUIRE_FALSE(h);
+        return h.error().to_string();
+    };
+    const auto twice = write_bundle(root, "twice", {{"flux_jobs.json", jobs}, {"meta", "priority_update=1\ncaptured=2\npriority_update=3\n"}});
+    CHECK(err(twice) == twice + "/meta:3:1: priority_update: given twice (first on line 1)");
+    const auto huge = write_bundle(root, "huge", {{"flux_jobs.json", jobs}, {"meta", "priority_update=1e308\n"}});
+    CHECK(err(huge) == huge + "/meta:1:17: priority_update: '1e308' is not a time in epoch seconds from 1970 to 9999");
+    const auto lost = write_bundle(root, "lost", {{"flux_jobs.json", jobs}, {"meta", "captured=1\nprevious=gone\n"}});
+    CHECK(err(lost) == lost + "/meta:2:10: previous: 'gone' names no bundle beside this one (" + root + "/gone is not a directory)");
+    // --from ., --from DIR/. and --from DIR/ find the previous bundle beside DIR.
+    write_bundle(root, "before", {{"flux_jobs.json", jobs}, {"meta", "captured=1\n"}});
+    const auto after = write_bundle(root, "after", {{"flux_jobs.json", jobs}, {"meta", "captured=2\nprevious=before\n"}});
+    const fs::path cwd = fs::current_path();
+    fs::current_path(after);
+    CHECK(mfprio::inputs::read_flux_history("."));
+    fs::current_path(root);
+    CHECK(mfprio::inputs::read_flux_history("after/."));
+    CHECK(mfprio::inputs::read_flux_history("after/"));
+    CHECK(mfprio::inputs::read_flux_history("./after"));
+    fs::current_path(cwd);
+    fs::remove_all(root);
 }

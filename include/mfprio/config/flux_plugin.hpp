@@ -241,6 +241,7 @@ struct flux_job_row {
     std::string state;        ///< DEPEND, PRIORITY, SCHED, RUN, CLEANUP or INACTIVE
     double t_submit = 0;
     std::size_t line = 0;     ///< where the job starts in its input
+    std::size_t column = 1;   ///< (its column there)
 
     /// Waiting to run: a priority that can still change.
     [[nodiscard]] bool pending() const noexcept { return state == "DEPEND" || state == "PRIORITY" || state == "SCHED"; }

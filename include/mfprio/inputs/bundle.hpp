@@ -96,17 +96,37 @@ struct cluster_inputs {
 }
 
 
+/// The lines of a bundle's meta seen so far, by key: each key is given once (a second line
+/// would silently win over the first).
+class meta_key_lines {
+public:
+    /// The error of `key` given again on line `line`, or nullopt (the key is then recorded).
+    [[nodiscard]] std::optional<input_error> repeated(std::string_view key, std::size_t line, const std::string& file) {
+        for (const auto& [k, first] : seen_)
+            if (k == key)
+                return config::make_error(file, line, 1, std::string(key),
+                                          "given twice (first on line " + std::to_string(first) + ")", error_kind::shape);
+        seen_.emplace_back(std::string(key), line);
+        return std::nullopt;
+    }
+
+private:
+    std::vector<std::pair<std::string, std::size_t>> seen_;
+};
+
 /// Reads `meta`'s key=value lines into `ci`. Each value is checked as the option it stands
 /// for: priority_calc_time, captured and slurm_conf_changed as --now (1970..9999),
 /// slurm_version as --slurm-version.
 [[nodiscard]] inline std::optional<input_error> read_meta(std::string_view text, const std::string& name,
                                                           cluster_inputs& ci) {
+    meta_key_lines keys;
     for (const auto& l : config::split_lines(text)) {
         const std::size_t eq = l.text.find('=');
         if (config::trim(l.text).empty()) continue;
         if (eq == std::string_view::npos)
             return config::make_error(name, l.number, 1, {}, "not a key=value line");
         const std::string_view k = config::trim(l.text.substr(0, eq)), v = config::trim(l.text.substr(eq + 1));
+        if (auto twice = keys.repeated(k, l.number, name)) return *twice;
         const auto time_value = [&]() -> std::optional<std::int64_t> {
             const auto t = config::parse_signed<std::int64_t>(v);
             if (!t || *t < 0 || *t > config::max_epoch) return std::nullopt;

@@ -16,6 +16,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include <simdjson.h>
@@ -44,10 +45,14 @@ namespace detail {
         return std::string(s);
     }
     case json_type::number: {
+        // The token as written: a reader parses it as the number it wants, and says which
+        // value it refuses (an id of 2^64 is no job id, not "not valid JSON").
         simdjson::ondemand::number n;
         std::string_view raw = v.raw_json_token();
-        if (v.get_number().get(n)) return std::nullopt;
         while (!raw.empty() && text::is_space(raw.back())) raw.remove_suffix(1);
+        const std::string_view digits = raw.starts_with('-') ? raw.substr(1) : raw;
+        const bool integer = !digits.empty() && digits.find_first_not_of("0123456789") == std::string_view::npos;
+        if (v.get_number().get(n) && !integer) return std::nullopt; // (an integer past 64 bits is still one)
         return std::string(raw);
     }
     case json_type::boolean: {
@@ -65,18 +70,73 @@ namespace detail {
     }
 }
 
+/// The JSON type a reader takes for a key: Flux prints each field with one type, and a value
+/// of another type is refused rather than read as something else (`{}` is no urgency, `true`
+/// no job id).
+enum class json_kind {
+    string,
+    number,
+    number_or_string, ///< flux-accounting's limits: a number, or "unlimited"
+    number_or_boolean, ///< a flag: 0/1 or false/true
+};
+
+/// A key a reader takes, with its type.
+struct json_key {
+    std::string_view name;
+    json_kind kind;
+};
+
+/// "a string", "an object"...: the JSON type of `t`, for messages.
+[[nodiscard]] inline std::string_view json_type_name(simdjson::ondemand::json_type t) {
+    using simdjson::ondemand::json_type;
+    switch (t) {
+    case json_type::array: return "a list";
+    case json_type::object: return "an object";
+    case json_type::number: return "a number";
+    case json_type::string: return "a string";
+    case json_type::boolean: return "a boolean";
+    case json_type::null: return "null";
+    }
+    return "a value";
+}
+
+/// Whether a value of JSON type `t` is one of `kind`.
+[[nodiscard]] inline bool json_kind_takes(json_kind kind, simdjson::ondemand::json_type t) {
+    using simdjson::ondemand::json_type;
+    switch (kind) {
+    case json_kind::string: return t == json_type::string;
+    case json_kind::number: return t == json_type::number;
+    case json_kind::number_or_string: return t == json_type::number || t == json_type::string;
+    case json_kind::number_or_boolean: return t == json_type::number || t == json_type::boolean;
+    }
+    return false;
+}
+
+/// "a number", "a number or a string"...: what `kind` takes, for messages.
+[[nodiscard]] inline std::string_view json_kind_name(json_kind kind) {
+    switch (kind) {
+    case json_kind::string: return "a string";
+    case json_kind::number: return "a number";
+    case json_kind::number_or_string: return "a number or \"unlimited\"";
+    case json_kind::number_or_boolean: return "a number or a boolean";
+    }
+    return "a value";
+}
+
 /// A JSON document read as a list of flat objects (the entries of the list at `list_key` of
 /// the root object, or the root list when `list_key` is empty). For each entry `begin(line)`
-/// is called, then `field(key, text, line, column)` for each scalar field (lists and objects
-/// as values are skipped), which returns an error sentence or an empty string.
+/// is called, then `field(key, text)` for each field whose key is one of `keys` (a string
+/// unescaped, a number's token, a boolean as "1" or "0"), which returns an error sentence or
+/// an empty string. A field of another type than its key's is refused at its value; fields
+/// of other keys are not read (whatever their type).
 class json_rows {
 public:
-    using begin_fn = std::function<void(std::size_t line)>;
+    using begin_fn = std::function<void(std::size_t line, std::size_t column)>;
     using field_fn = std::function<std::string(std::string_view key, const std::string& value)>;
 
     [[nodiscard]] static std::optional<input_error> read(std::string_view text, std::string_view file, std::string_view what,
-                                                         std::string_view list_key, const begin_fn& begin,
-                                                         const field_fn& field) {
+                                                         std::string_view list_key, std::span<const json_key> keys,
+                                                         const begin_fn& begin, const field_fn& field) {
         const std::string_view body = config::detail::without_bom(text);
         const std::size_t bom = text.size() - body.size();
         const simdjson::padded_string copy(body);
@@ -92,14 +152,20 @@ public:
             auto e = text::make_error(file, lc.line, lc.column() + (lc.line == 1 ? bom : 0), {}, std::move(why));
             return e;
         };
-        const auto invalid = [&](simdjson::error_code e) { return fail(std::string("not valid JSON: ") + simdjson::error_message(e)); };
+        const auto invalid = [&](simdjson::error_code e) {
+            if (const auto off = json_failure_offset(body, e)) {
+                lc.advance(*off);
+                iterating = false; // the position is found; not simdjson's
+            }
+            return fail(std::string("not valid JSON: ") + simdjson::error_message(e));
+        };
         if (auto e = parser.iterate(copy).get(doc)) return invalid(e);
         iterating = true;
         simdjson::ondemand::array list;
         if (list_key.empty()) {
             if (auto e = doc.get_array().get(list))
                 return e == simdjson::INCORRECT_TYPE ? fail("not " + std::string(what) + ": the document is not a list") : invalid(e);
-            if (auto r = rows(list, doc, lc, copy.data(), fail, invalid, begin, field)) return r;
+            if (auto r = rows(list, doc, lc, copy.data(), keys, fail, invalid, begin, field)) return r;
         } else {
             simdjson::ondemand::object root;
             if (auto e = doc.get_object().get(root))
@@ -116,7 +182,7 @@ public:
                 found = true;
                 if (auto e = f.value().get_array().get(list))
                     return e == simdjson::INCORRECT_TYPE ? fail("\"" + std::string(list_key) + "\" is not a list") : invalid(e);
-                if (auto r = rows(list, doc, lc, copy.data(), fail, invalid, begin, field)) return r;
+                if (auto r = rows(list, doc, lc, copy.data(), keys, fail, invalid, begin, field)) return r;
             }
             if (!found) return text::make_error(file, 1, 1, {}, "no \"" + std::string(list_key) + "\" list: not " + std::string(what));
         }
@@ -128,15 +194,21 @@ public:
 private:
     template <class Fail, class Invalid>
     [[nodiscard]] static std::optional<input_error> rows(simdjson::ondemand::array& list, simdjson::ondemand::document& doc,
-                                                         line_counter& lc, const char* base, const Fail& fail,
-                                                         const Invalid& invalid, const begin_fn& begin, const field_fn& field) {
+                                                         line_counter& lc, const char* base, std::span<const json_key> keys,
+                                                         const Fail& fail, const Invalid& invalid, const begin_fn& begin,
+                                                         const field_fn& field) {
         for (auto item : list) {
             simdjson::ondemand::object o;
             if (auto e = item.get_object().get(o))
                 return e == simdjson::INCORRECT_TYPE ? fail("an entry of the list is not an object") : invalid(e);
+            // The entry's '{' (simdjson stands after it, at the first key).
             const char* loc = nullptr;
-            if (!doc.current_location().get(loc)) lc.advance(static_cast<std::size_t>(loc - base));
-            begin(lc.line);
+            if (!doc.current_location().get(loc)) {
+                auto at = static_cast<std::size_t>(loc - base);
+                while (at > 0 && base[at] != '{') --at;
+                lc.advance(at);
+            }
+            begin(lc.line, lc.column());
             for (auto f : o) {
                 std::string_view key;
                 if (auto e = f.unescaped_key().get(key)) return invalid(e);
@@ -147,7 +219,12 @@ private:
                 if (doc.current_location().get(at)) at = nullptr;
                 simdjson::ondemand::json_type t;
                 if (auto e = v.type().get(t)) return invalid(e);
-                if (t == simdjson::ondemand::json_type::array || t == simdjson::ondemand::json_type::object) continue;
+                const auto known = std::find_if(keys.begin(), keys.end(), [&](const json_key& x) { return x.name == key; });
+                if (known == keys.end()) continue; // not read (simdjson skips it)
+                if (!json_kind_takes(known->kind, t))
+                    return fail("\"" + k + "\": " + std::string(json_type_name(t)) + ", not " +
+                                    std::string(json_kind_name(known->kind)),
+                                at);
                 const auto s = json_scalar(v);
                 if (!s) return fail("\"" + k + "\": not valid JSON", at);
                 if (auto why = field(k, *s); !why.empty()) return fail("\"" + k + "\": " + why, at);
@@ -172,10 +249,10 @@ private:
 /// row and returns why a value is refused, or an empty string.
 template <class Row, class Field>
 [[nodiscard]] expected<std::vector<Row>> flux_rows(std::string_view text, std::string_view file, std::string_view what,
-                                                   Field field) {
+                                                   std::span<const json_key> keys, Field field) {
     std::vector<Row> out;
     auto e = json_rows::read(
-        text, file, what, {}, [&](std::size_t) { out.emplace_back(); },
+        text, file, what, {}, keys, [&](std::size_t, std::size_t) { out.emplace_back(); },
         [&](std::string_view k, const std::string& v) { return field(out.back(), k, v); });
     if (e) return *e;
     return out;
@@ -192,43 +269,75 @@ template <class T, class Parse>
 
 } // namespace detail
 
-/// `flux account list-factors --json`: the weights.
+namespace detail {
+
+/// The error of a job without an id or listed twice (Flux lists each job once: a second
+/// entry would be computed and printed twice), or nullopt.
+[[nodiscard]] inline std::optional<input_error> duplicate_job(std::span<const config::flux_job_row> jobs, std::string_view file) {
+    std::unordered_map<std::uint64_t, std::size_t> first; // id -> line
+    first.reserve(jobs.size());
+    for (const auto& j : jobs) {
+        if (j.id == 0) return text::make_error(std::string(file), j.line, j.column, "id", "a job without an id", error_kind::shape);
+        const auto [it, fresh] = first.emplace(j.id, j.line);
+        if (!fresh)
+            return text::make_error(std::string(file), j.line, j.column, "id",
+                                    "job " + std::to_string(j.id) + " is listed twice (first on line " +
+                                        std::to_string(it->second) + ")",
+                                    error_kind::shape);
+    }
+    return std::nullopt;
+}
+
+} // namespace detail
+
+/// `flux account list-factors --json`: the weights, one entry per factor. A factor flux-
+/// accounting does not have, one named twice, or an entry without its name or weight is
+/// refused (a weight left out would silently keep its default).
 [[nodiscard]] inline expected<flux::flux_accounting_weights> flux_factors_from(std::string_view text, std::string_view file) {
-    flux::flux_accounting_weights w;
-    std::string factor;
-    std::optional<std::int64_t> weight;
-    bool any = false;
-    const auto flush = [&]() -> std::string {
-        if (factor.empty() && !weight) return {};
-        if (factor == "fairshare") w.fairshare = weight.value_or(w.fairshare);
-        else if (factor == "queue") w.queue = weight.value_or(w.queue);
-        else if (factor == "bank") w.bank = weight.value_or(w.bank);
-        else if (factor == "urgency") w.urgency = weight.value_or(w.urgency);
-        factor.clear();
-        weight.reset();
-        return {};
+    static constexpr detail::json_key keys[] = {{"factor", detail::json_kind::string}, {"weight", detail::json_kind::number_or_string}};
+    static constexpr std::string_view names[] = {"fairshare", "queue", "bank", "urgency"};
+    struct entry {
+        std::size_t line = 0, column = 0;
+        std::optional<std::string> factor;
+        std::optional<std::int64_t> weight;
     };
+    std::vector<entry> entries;
     auto e = detail::json_rows::read(
-        text, file, "`flux account list-factors --json` output", {},
-        [&](std::size_t) { flush(); any = true; },
+        text, file, "`flux account list-factors --json` output", {}, keys,
+        [&](std::size_t line, std::size_t column) { entries.push_back({line, column, {}, {}}); },
         [&](std::string_view k, const std::string& v) -> std::string {
-            if (k == "factor") factor = v;
-            else if (k == "weight") {
-                weight = detail::flux_integer(v);
-                if (!weight) return "'" + v + "' is not an integer weight";
+            if (k == "factor") {
+                if (std::find(std::begin(names), std::end(names), v) == std::end(names))
+                    return "'" + v + "' is not a factor of flux-accounting (fairshare, queue, bank, urgency)" +
+                           text::did_you_mean(v, names);
+                entries.back().factor = v;
+            } else {
+                entries.back().weight = detail::flux_integer(v);
+                if (!entries.back().weight) return "'" + v + "' is not an integer weight";
             }
             return {};
         });
     if (e) return *e;
-    flush();
-    (void)any;
+    flux::flux_accounting_weights w;
+    std::vector<std::string> seen;
+    for (const auto& x : entries) {
+        if (!x.factor || !x.weight)
+            return text::make_error(std::string(file), x.line, x.column, {}, !x.factor ? "an entry without \"factor\"" : "an entry without \"weight\"",
+                                    error_kind::shape);
+        if (std::find(seen.begin(), seen.end(), *x.factor) != seen.end())
+            return text::make_error(std::string(file), x.line, x.column, "factor", "'" + *x.factor + "' is listed twice", error_kind::shape);
+        seen.push_back(*x.factor);
+        (*x.factor == "fairshare" ? w.fairshare : *x.factor == "queue" ? w.queue : *x.factor == "bank" ? w.bank : w.urgency) = *x.weight;
+    }
     return w;
 }
 
 /// `flux account list-queues --json`.
 [[nodiscard]] inline expected<std::vector<config::flux_queue_row>> flux_queues_from(std::string_view text, std::string_view file) {
+    static constexpr detail::json_key queue_keys[] = {{"queue", detail::json_kind::string},
+                                                      {"priority", detail::json_kind::number_or_string}};
     return detail::flux_rows<config::flux_queue_row>(
-        text, file, "`flux account list-queues --json` output",
+        text, file, "`flux account list-queues --json` output", queue_keys,
         [](config::flux_queue_row& q, std::string_view k, const std::string& v) -> std::string {
             if (k == "queue") q.name = v;
             else if (k == "priority") return detail::parse_into(q.priority, v, detail::flux_integer, "an integer priority");
@@ -238,8 +347,12 @@ template <class T, class Parse>
 
 /// `flux account list-banks --json`.
 [[nodiscard]] inline expected<std::vector<config::flux_bank_row>> flux_banks_from(std::string_view text, std::string_view file) {
+    static constexpr detail::json_key bank_keys[] = {{"bank", detail::json_kind::string},
+                                                     {"parent_bank", detail::json_kind::string},
+                                                     {"shares", detail::json_kind::number},
+                                                     {"priority", detail::json_kind::number_or_string}};
     return detail::flux_rows<config::flux_bank_row>(
-        text, file, "`flux account list-banks --json` output",
+        text, file, "`flux account list-banks --json` output", bank_keys,
         [](config::flux_bank_row& b, std::string_view k, const std::string& v) -> std::string {
             if (k == "bank") b.name = v;
             else if (k == "parent_bank") b.parent = v;
@@ -251,8 +364,13 @@ template <class T, class Parse>
 
 /// `flux account list-users --json`: the associations, their stored fair-share included.
 [[nodiscard]] inline expected<std::vector<config::flux_user_row>> flux_users_from(std::string_view text, std::string_view file) {
+    static constexpr detail::json_key user_keys[] = {
+        {"username", detail::json_kind::string}, {"bank", detail::json_kind::string},
+        {"default_bank", detail::json_kind::string}, {"userid", detail::json_kind::number},
+        {"active", detail::json_kind::number_or_boolean}, {"shares", detail::json_kind::number},
+        {"fairshare", detail::json_kind::number}, {"job_usage", detail::json_kind::number}};
     return detail::flux_rows<config::flux_user_row>(
-        text, file, "`flux account list-users --json` output",
+        text, file, "`flux account list-users --json` output", user_keys,
         [](config::flux_user_row& u, std::string_view k, const std::string& v) -> std::string {
             if (k == "username") u.username = v;
             else if (k == "bank") u.bank = v;
@@ -276,12 +394,19 @@ template <class T, class Parse>
 /// `flux jobs -A -a --json`: every job; user names are filled in from `users` by user id.
 [[nodiscard]] inline expected<std::vector<config::flux_job_row>> flux_jobs_from(std::string_view text, std::string_view file,
                                                                                std::span<const config::flux_user_row> users = {}) {
+    static constexpr detail::json_key job_keys[] = {
+        {"id", detail::json_kind::number},       {"userid", detail::json_kind::number},
+        {"urgency", detail::json_kind::number},  {"priority", detail::json_kind::number},
+        {"t_submit", detail::json_kind::number}, {"state", detail::json_kind::string},
+        {"queue", detail::json_kind::string},    {"bank", detail::json_kind::string},
+        {"username", detail::json_kind::string}};
     std::vector<config::flux_job_row> out;
     auto e = detail::json_rows::read(
-        text, file, "`flux jobs --json` output", "jobs",
-        [&](std::size_t line) {
+        text, file, "`flux jobs --json` output", "jobs", job_keys,
+        [&](std::size_t line, std::size_t column) {
             out.emplace_back();
             out.back().line = line;
+            out.back().column = column;
         },
         [&](std::string_view k, const std::string& v) -> std::string {
             auto& j = out.back();
@@ -303,7 +428,8 @@ template <class T, class Parse>
                 j.priority = *p;
             } else if (k == "t_submit") {
                 const auto t = text::parse_double(v);
-                if (!t || *t < 0) return "'" + v + "' is not a time in epoch seconds";
+                if (!t || *t < 0 || *t > static_cast<double>(text::max_epoch))
+                    return "'" + v + "' is not a time in epoch seconds from 1970 to 9999";
                 j.t_submit = *t;
             } else if (k == "state") {
                 static constexpr std::string_view states[] = {"NEW", "DEPEND", "PRIORITY", "SCHED", "RUN", "CLEANUP", "INACTIVE"};
@@ -320,8 +446,8 @@ template <class T, class Parse>
             return {};
         });
     if (e) return *e;
+    if (auto dup = detail::duplicate_job(out, file)) return *dup;
     for (auto& j : out) {
-        if (j.id == 0) return text::make_error(file, j.line, 1, "id", "a job without an id");
         for (const auto& u : users)
             if (u.userid == j.userid) {
                 j.username = u.username;
@@ -459,7 +585,8 @@ template <class T, class Parse>
             case c_bank: j.bank = std::string(v); break;
             case c_submit: {
                 const auto t = text::parse_double(v);
-                if (!t || *t < 0) return bad("is not a time in epoch seconds (use {t_submit}, not {t_submit!d})");
+                if (!t || *t < 0 || *t > static_cast<double>(text::max_epoch))
+                    return bad("is not a time in epoch seconds from 1970 to 9999 (use {t_submit}, not {t_submit!d})");
                 j.t_submit = *t;
                 break;
             }
@@ -475,6 +602,7 @@ template <class T, class Parse>
         out.push_back(std::move(j));
     }
     if (cols.empty()) return text::make_error(file, 0, 0, {}, "empty: no header line", error_kind::shape);
+    if (auto dup = detail::duplicate_job(out, file)) return *dup;
     return out;
 }
 
@@ -504,7 +632,13 @@ template <class T, class Parse>
             lc.advance(static_cast<std::size_t>(loc - copy.data()));
         return text::make_error(file, lc.line, lc.column() + (lc.line == 1 ? bom : 0), {}, std::move(why));
     };
-    const auto invalid = [&](simdjson::error_code e) { return fail(std::string("not valid JSON: ") + simdjson::error_message(e)); };
+    const auto invalid = [&](simdjson::error_code e) {
+        if (const auto off = detail::json_failure_offset(body, e)) {
+            lc.advance(*off);
+            iterating = false; // the position is found; not simdjson's
+        }
+        return fail(std::string("not valid JSON: ") + simdjson::error_message(e));
+    };
     std::vector<config::flux_cached_pair> out;
     if (auto e = parser.iterate(copy).get(doc)) return invalid(e);
     iterating = true;
@@ -619,6 +753,7 @@ struct flux_bundle {
     std::optional<config::flux_update> update; ///< the database and its priority_update time
     bool plugin = false;                       ///< flux-accounting's plugin was loaded
     std::string previous;                      ///< the bundle before, a sibling directory
+    std::size_t previous_line = 0, previous_column = 0; ///< where meta says previous=
     std::optional<std::vector<std::uint64_t>> expected_order; ///< flux_jobs.txt's order, when present
     std::vector<config::flux_cached_pair> held; ///< jobtap_mf_priority.json: the plugin's cache when captured
 };
@@ -639,19 +774,24 @@ struct flux_bundle {
     const std::string* meta = text_of("meta");
     if (meta == nullptr) return input_error{path("meta"), 0, 0, {}, "not listed in the manifest", error_kind::shape};
     std::optional<double> update_time;
+    meta_key_lines meta_keys;
     for (const auto& l : text::split_lines(*meta)) {
         const std::size_t eq = l.text.find('=');
         if (text::trim(l.text).empty()) continue;
         if (eq == std::string_view::npos) return text::make_error(path("meta"), l.number, 1, {}, "not a key=value line");
         const std::string_view k = text::trim(l.text.substr(0, eq)), v = text::trim(l.text.substr(eq + 1));
+        if (auto twice = meta_keys.repeated(k, l.number, path("meta"))) return *twice;
         if (k == "priority_update") {
             update_time = text::parse_double(v);
-            if (!update_time || *update_time < 0)
-                return text::make_error(path("meta"), l.number, eq + 2, "priority_update", "'" + std::string(v) + "' is not a time in epoch seconds");
+            if (!update_time || *update_time < 0 || *update_time > static_cast<double>(text::max_epoch))
+                return text::make_error(path("meta"), l.number, eq + 2, "priority_update",
+                                        "'" + std::string(v) + "' is not a time in epoch seconds from 1970 to 9999");
         } else if (k == "previous") {
             if (v.empty() || v.find('/') != std::string_view::npos || v == "." || v == "..")
                 return text::make_error(path("meta"), l.number, eq + 2, "previous", "'" + std::string(v) + "' is not a sibling bundle's name");
             b.previous = std::string(v);
+            b.previous_line = l.number;
+            b.previous_column = eq + 2;
         }
     }
     std::vector<config::flux_user_row> users;
@@ -718,23 +858,38 @@ struct flux_history {
     h.latest = std::move(*b);
     if (h.latest.update) h.updates.push_back(*h.latest.update);
     h.held = h.latest.held;
+    // A bundle's directory as an absolute path without "." or ".." or a trailing '/', so
+    // that its siblings are found from `--from .` or `--from weights/.` as from `--from
+    // weights` (symbolic links are kept: the siblings are those beside the name given).
+    const auto located = [](const std::string& d) {
+        std::error_code ec;
+        fs::path p = fs::absolute(d, ec).lexically_normal();
+        if (!p.has_filename()) p = p.parent_path();
+        return p;
+    };
     std::error_code ec;
     std::vector<fs::path> seen{fs::weakly_canonical(dir, ec)};
-    for (std::string prev = h.latest.previous, at = dir; !prev.empty();) {
-        std::string here = at;
-        while (here.size() > 1 && here.back() == '/') here.pop_back();
-        const std::string p = (fs::path(here).parent_path() / prev).string();
+    std::string previous = h.latest.previous;
+    std::size_t line = h.latest.previous_line, column = h.latest.previous_column;
+    for (fs::path here = located(dir); !previous.empty();) {
+        const fs::path p = here.parent_path() / previous;
+        const std::string meta = (here / "meta").string();
         const fs::path canon = fs::weakly_canonical(p, ec);
         if (std::find(seen.begin(), seen.end(), canon) != seen.end())
-            return input_error{(fs::path(here) / "meta").string(), 0, 0, "previous",
-                               "the bundles' previous= lines form a loop", error_kind::reference};
+            return input_error{meta, line, column, "previous", "the bundles' previous= lines form a loop", error_kind::reference};
         seen.push_back(canon);
-        auto pb = read_flux_bundle(p);
+        if (!fs::is_directory(p, ec))
+            return input_error{meta, line, column, "previous",
+                               "'" + previous + "' names no bundle beside this one (" + p.string() + " is not a directory)",
+                               error_kind::reference};
+        auto pb = read_flux_bundle(p.string());
         if (!pb) return pb.error();
         if (pb->update) h.updates.push_back(std::move(*pb->update));
         h.held = std::move(pb->held);
-        prev = pb->previous;
-        at = p;
+        previous = std::move(pb->previous);
+        line = pb->previous_line;
+        column = pb->previous_column;
+        here = p;
     }
     return h;
 }

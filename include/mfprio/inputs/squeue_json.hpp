@@ -172,6 +172,62 @@ struct line_counter {
     [[nodiscard]] std::size_t column() const noexcept { return at >= line_start ? at - line_start + 1 : 1; }
 };
 
+/// Where in `body` a JSON document fails when simdjson says `e` without a position (its
+/// first stage checks the whole text before anything is read): the first byte of an invalid
+/// UTF-8 sequence, the first control character left unescaped in a string, the opening quote
+/// of a string that never closes, the end of a document cut short. nullopt for other errors.
+[[nodiscard]] inline std::optional<std::size_t> json_failure_offset(std::string_view body, simdjson::error_code e) {
+    const auto byte = [&](std::size_t i) { return static_cast<unsigned char>(body[i]); };
+    switch (e) {
+    case simdjson::UTF8_ERROR:
+        for (std::size_t i = 0; i < body.size();) {
+            const unsigned char c = byte(i);
+            std::size_t more = 0;
+            unsigned char lo = 0x80, hi = 0xBF; // the range of the byte after the first
+            if (c < 0x80) more = 0;
+            else if (c >= 0xC2 && c <= 0xDF) more = 1;
+            else if (c == 0xE0) more = 2, lo = 0xA0;
+            else if ((c >= 0xE1 && c <= 0xEC) || c == 0xEE || c == 0xEF) more = 2;
+            else if (c == 0xED) more = 2, hi = 0x9F;
+            else if (c == 0xF0) more = 3, lo = 0x90;
+            else if (c >= 0xF1 && c <= 0xF3) more = 3;
+            else if (c == 0xF4) more = 3, hi = 0x8F;
+            else return i;
+            for (std::size_t k = 1; k <= more; ++k) {
+                if (i + k >= body.size()) return i;
+                const unsigned char n = byte(i + k);
+                if (k == 1 ? (n < lo || n > hi) : (n < 0x80 || n > 0xBF)) return i;
+            }
+            i += more + 1;
+        }
+        return std::nullopt;
+    case simdjson::UNESCAPED_CHARS:
+    case simdjson::UNCLOSED_STRING: {
+        std::optional<std::size_t> open;
+        for (std::size_t i = 0; i < body.size(); ++i) {
+            const char c = body[i];
+            if (!open) {
+                if (c == '"') open = i;
+            } else if (c == '\\') {
+                ++i;
+            } else if (c == '"') {
+                open.reset();
+            } else if (byte(i) < 0x20 && e == simdjson::UNESCAPED_CHARS) {
+                return i;
+            }
+        }
+        return open;
+    }
+    case simdjson::INCOMPLETE_ARRAY_OR_OBJECT:
+    case simdjson::EMPTY: {
+        std::size_t end = body.size();
+        while (end > 0 && text::is_space(body[end - 1])) --end;
+        return end;
+    }
+    default: return std::nullopt;
+    }
+}
+
 } // namespace detail
 
 /// `squeue --json` as a jobs table (config/slurm_native.hpp's columns). The layouts of
@@ -200,8 +256,9 @@ struct line_counter {
     bool iterating = false;
     const auto fail = [&](simdjson::error_code e, std::string what, const char* at = nullptr) -> input_error {
         const char* loc = at;
-        if (iterating && (loc != nullptr || !doc.current_location().get(loc)) && loc >= body.data() &&
-            loc <= body.data() + body.size())
+        if (const auto off = detail::json_failure_offset(body, e); off && what.empty()) lc.advance(*off);
+        else if (iterating && (loc != nullptr || !doc.current_location().get(loc)) && loc >= body.data() &&
+                 loc <= body.data() + body.size())
             lc.advance(static_cast<std::size_t>(loc - body.data()));
         if (what.empty()) what = std::string("not valid JSON: ") + simdjson::error_message(e);
         return config::make_error(file, lc.line, lc.column() + (lc.line == 1 ? bom : 0), "jobs", what);
