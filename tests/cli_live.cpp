@@ -7,8 +7,8 @@
 // TRESRunMins, usage growing between recalculations). Each bundle holds the cluster's own outputs
 // (squeue --json, scontrol show job/config/partition/node/assoc_mgr, sshare -a -l -P,
 // sacctmgr show assoc/qos) and, under expected/, what the real sprio and sshare printed.
-// tests/data/live/26.05/ holds the same captures (run.sh) on Slurm 26.05.3 built from its
-// source: a reconfigure restarts slurmctld there, which recalculates at once.
+// tests/data/live/<release>/ hold the same captures (run.sh) on Slurm 23.11.11 and 26.05.3
+// built from their sources: a reconfigure restarts slurmctld there, which recalculates at once.
 // Every expected byte below comes from those files: none is mfprio's output.
 
 #include <doctest/doctest.h>
@@ -109,13 +109,24 @@ std::string edited_bundle(const std::string& name, const std::string& tag,
     return dst;
 }
 
+/// The captures run.sh took on each Slurm release built from source (tests/data/live/<release>/):
+/// Fair Tree, NO_FAIR_TREE and the window after a reconfigure.
+std::vector<std::string> release_captures() {
+    std::vector<std::string> out;
+    for (const char* release : {"23.11", "26.05"})
+        for (const char* scenario : {"fair_tree", "classic", "reconfigured"}) out.push_back(std::string(release) + "/" + scenario);
+    return out;
+}
+
 } // namespace
 
 TEST_CASE("live: every capture replays byte for byte (--from), sprio and sshare") {
     setenv("USER", "root", 1);
-    for (const char* name : {"fair_tree", "classic", "fair_tree_decay", "fair_tree_running", "busy_fair_tree", "busy_classic",
-                             "future_fair_tree", "future_classic", "list_order", "26.05/fair_tree", "26.05/classic",
-                             "26.05/reconfigured"}) {
+    std::vector<std::string> names = {"fair_tree",      "classic",          "fair_tree_decay", "fair_tree_running",
+                                      "busy_fair_tree", "busy_classic",     "future_fair_tree", "future_classic",
+                                      "list_order"};
+    for (const auto& r : release_captures()) names.push_back(r);
+    for (const std::string& name : names) {
         const std::string dir = bundle(name);
         for (const auto& e : outputs()) {
             CAPTURE(name);
@@ -317,7 +328,7 @@ TEST_CASE("live: a bundle's manifest and meta lines that are not of their form n
     CHECK_FALSE(ci2.conf_changed);
 }
 
-TEST_CASE("live: Slurm 26.05: what differs from 22.05, and --verify against its sprio") {
+TEST_CASE("live: Slurm 23.11 to 26.05: what differs from 22.05, and --verify against their sprio") {
     // tests/data/live/26.05/classic (NO_FAIR_TREE), as 26.05.3 printed it: sshare prints no
     // FairShare for account rows (25.11 and later); job 21 (priority 55555 set by hand, in
     // partitions big and gpu) shows that priority and every factor 0 in both rows (23.02 and
@@ -362,8 +373,8 @@ TEST_CASE("live: Slurm 26.05: what differs from 22.05, and --verify against its 
         CHECK(o.out == expected);
         std::filesystem::remove_all(edited);
     }
-    for (const char* name : {"26.05/fair_tree", "26.05/classic", "26.05/reconfigured"}) {
-        CAPTURE(std::string(name));
+    for (const std::string& name : release_captures()) {
+        CAPTURE(name);
         const std::string from = bundle(name);
         const std::vector<std::string_view> verify{"--from", from, "--verify"};
         const auto o = mfprio::cli::run_sprio(verify);
