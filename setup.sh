@@ -473,6 +473,26 @@ time.sleep(15)' >"$logdir/apt-lock-holder.log" 2>&1 &
     fi
 }
 
+# readme_recipe_check: tests/readme_recipe.sh, the README's site_factor recipe run as written
+# (apt in a scratch directory, the plugin into a scratch plugin directory): about three
+# minutes. The plugin it installs is the one the live site_factor test loads into Debian's
+# slurmctld (recipe_plugin_dir).
+recipe_plugin_dir=""
+readme_recipe_check() {
+    say "readme: the site_factor recipe, as written"
+    local status=0 log=$logdir/readme-recipe.log scratch=$repo/build-ci-gcc/readme-recipe
+    bash "$repo/tests/readme_recipe.sh" "$scratch" >"$log" 2>&1 || status=$?
+    if ((status == 0)); then
+        recipe_plugin_dir=$scratch/plugins
+        pass "readme: the site_factor recipe builds and installs the plugin on this Debian 12, apt intact"
+    elif ((status == 77)); then
+        skip "readme recipe" "$(grep -m1 -o 'skipped: .*' "$log" | sed 's/^skipped: //')"
+    else
+        tail -n 30 "$log"
+        fail "readme: the site_factor recipe (see $log)"
+    fi
+}
+
 # run_live NAME SCRIPT SUMMARY: tests/live/SCRIPT with the gcc build's mfprio, its lines
 # matching SUMMARY shown; exit 77 is a skip (not a failure).
 run_live() {
@@ -504,16 +524,16 @@ run_live() {
 # tests/live/maui.sh where MFPRIO_MAUI names a Maui 3.3 build (none is packaged; README.md, "A
 # real Maui"): Maui's simulator on three scenarios, each capture replayed with `mfprio
 # diagnose --from --check`; skipped otherwise (the unit tests replay tests/data/maui).
-# Between them, tests/live/site_factor.sh: site_factor/mfprio built from Debian's source of
-# the installed Slurm (build_site_plugin), loaded by the test cluster, and sprio against
+# Between them, tests/live/site_factor.sh: site_factor/mfprio as the README's recipe built it from
+# Debian's source of the installed Slurm (readme_recipe_check), loaded by the test cluster, and sprio against
 # `mfprio sprio --live --site-policy` for two policies and a malformed one, about five minutes.
 live_checks() {
     run_live Slurm run.sh '^live Slurm: (skipped|mfprio and|DIFFERENT|[0-9]+ differences)'
     local plugin
-    if plugin=$(build_site_plugin); then
-        MFPRIO_SITE_PLUGIN_DIR=$plugin run_live site_factor site_factor.sh '^live site_factor: '
+    if [[ -n $recipe_plugin_dir ]]; then
+        MFPRIO_SITE_PLUGIN_DIR=$recipe_plugin_dir run_live site_factor site_factor.sh '^live site_factor: '
     else
-        skip "live site_factor" "the plugin could not be built for the installed Slurm (see $logdir/site-plugin.log)"
+        skip "live site_factor" "the README's recipe did not build the plugin for the installed Slurm (see $logdir/readme-recipe.log)"
     fi
     # The same on the current Slurm release, built from its source: about 15 minutes on two
     # cores the first time, then 20 for its live tests. Where that would take the whole run
@@ -539,77 +559,6 @@ live_checks() {
     fi
     run_live Flux flux.sh '^live Flux: ' optional
     run_live Maui maui.sh '^live Maui: ' optional
-}
-
-# build_site_plugin: site_factor/mfprio for the installed slurmctld, from Debian's source of
-# that release (apt-get source, with a deb-src entry added for it when there is none),
-# configured with debian/rules' options but PMIx and munge (whose headers a site_factor plugin
-# does not read); prints the plugin's directory. Fails (the live test is then skipped) where
-# that cannot be done: not root, no apt-get, no slurmctld, no network. The source and its
-# configuration are kept in build-site/ for the next run.
-build_site_plugin() {
-    local log=$logdir/site-plugin.log version src
-    {
-        ((EUID == 0)) && command -v apt-get >/dev/null && command -v dpkg-query >/dev/null || return 1
-        version=$(dpkg-query -W -f='${Version}' slurmctld 2>/dev/null) || return 1
-        [[ -n $version ]] || return 1
-        mkdir -p "$repo/build-site"
-        src=$(find "$repo/build-site" -maxdepth 1 -type d -name 'slurm-wlm-*' | head -1)
-        if [[ -z $src || ! -f $repo/build-site/version || $(cat "$repo/build-site/version") != "$version" ]]; then
-            rm -rf "$repo"/build-site/slurm-wlm*
-            if ! grep -rqs '^Types:.*deb-src' /etc/apt/sources.list.d/ && ! grep -qs '^deb-src' /etc/apt/sources.list; then
-                local f
-                for f in /etc/apt/sources.list.d/*.sources; do
-                    [[ -f $f ]] || continue
-                    sed 's/^Types: deb$/Types: deb-src/' "$f" >"/etc/apt/sources.list.d/mfprio-src-$(basename "$f")"
-                done
-                DEBIAN_FRONTEND=noninteractive apt-get update
-            fi
-            (cd "$repo/build-site" && apt-get source -qq "slurm-wlm=$version") || return 1
-            src=$(find "$repo/build-site" -maxdepth 1 -type d -name 'slurm-wlm-*' | head -1)
-            [[ -n $src ]] || return 1
-            (cd "$src" && ./configure --prefix=/usr --sysconfdir=/etc/slurm --enable-pam --without-rpath \
-                --disable-debug --enable-multiple-slurmd --enable-deprecated SUCMD=/bin/su SLEEP_CMD=/bin/sleep) || return 1
-            echo "$version" >"$repo/build-site/version"
-        fi
-        configure "$repo/build-site/build" -Dslurm_source="$src" -Dtests=false -Dbenchmarks=false -Dwerror=true || return 1
-        ninja -C "$repo/build-site/build" examples/site_factor/site_factor_mfprio.so || return 1
-    } >"$log" 2>&1
-    echo "$repo/build-site/build/examples/site_factor"
-}
-
-# build_current_slurm: the Slurm release of current_slurm_archive, configured (with munge,
-# as the test cluster runs it) and installed under a directory of its own outside the
-# checkout, /var/cache/mfprio/slurm-<first 16 hex digits of the archive's SHA-256> (or under
-# MFPRIO_CACHE), once per machine: a later run finds it built and reuses it. Prints that
-# directory (src/: the configured source tree, whose headers the site plugin needs; prefix/:
-# the daemons, commands and plugins). Fails (its live tests are then skipped) without root or
-# the archive, or when the build fails (the log says why).
-build_current_slurm() {
-    local log=$logdir/slurm-current.log root
-    {
-        ((EUID == 0)) && [[ -f $current_slurm_archive ]] || return 1
-        root=$(current_slurm_root)
-        if [[ ! -f $root/built ]]; then
-            rm -rf "$root"
-            mkdir -p "$root/src"
-            tar xJf "$current_slurm_archive" -C "$root/src" --strip-components=1 || return 1
-            (cd "$root/src" &&
-                ./configure --prefix="$root/prefix" --sysconfdir="$root/prefix/etc" --disable-debug --disable-static &&
-                make -j"$jobs" && make install) || return 1
-            touch "$root/built"
-        fi
-    } >"$log" 2>&1
-    echo "$root"
-}
-
-# current_slurm_root: where build_current_slurm keeps its build; current_slurm_cached: true
-# when the build is there.
-current_slurm_root() {
-    echo "${MFPRIO_CACHE:-/var/cache/mfprio}/slurm-$(sha256sum "$current_slurm_archive" | cut -c1-16)"
-}
-current_slurm_cached() {
-    [[ -f $current_slurm_archive && -f $(current_slurm_root)/built ]]
 }
 
 # build_site_plugin_for ROOT: site_factor/mfprio for the Slurm of build_current_slurm's ROOT
@@ -663,6 +612,7 @@ cmd_test() {
     install_plan_checks
     package_checks
     apt_lock_check
+    readme_recipe_check
     live_checks
 
     say "summary ($((SECONDS - start)) s, logs in $logdir)"

@@ -536,7 +536,7 @@ TEST_CASE("catalogue: the bundle and live paths: dirty inputs read as clean ones
         const auto o = sprio(b.dir);
         CHECK(o.status == cli::exit_data);
         CHECK(o.err == "mfprio: " + b.path("sshare_a_l_P.txt") + ": cannot read file: " +
-                           (std::string_view(kind) == "device" ? "a device, not a text file" : "a directory") + "\n");
+                           (std::string_view(kind) == "device" ? "a device, not a regular file" : "a directory") + "\n");
     }
 }
 

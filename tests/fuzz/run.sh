@@ -4,7 +4,7 @@
 # target's own temporary files go into the same directory, its TMPDIR) and
 # the target's dictionary (tests/fuzz/NAME.dict for fuzz_NAME), limits of 10 s and 4 GB an
 # input (4 GB: AddressSanitizer and coverage make a run several times slower and larger than the
-# tool's; tests/limits.cpp holds the tool itself to 2 s and 1 GB), inputs of up to 16 KB
+# tool's; tests/limits.cpp holds the tool itself to 5 s and 1 GB), inputs of up to 16 KB
 # ($MFPRIO_FUZZ_MAX_LEN bytes when set: whole bundles are larger). A
 # finding is written to $MFPRIO_FUZZ_ARTIFACTS (default: the current directory) and fails the
 # run. Exit status: the fuzzer's (0: no finding).
