@@ -588,3 +588,21 @@ TEST_CASE("flux bundles: meta's keys once each, times within 1970-9999, previous
     fs::current_path(cwd);
     fs::remove_all(root);
 }
+
+TEST_CASE("squeue --json read from a copy (no padding after the text) locates its errors as in place") {
+    // The same text read in place (64 bytes readable after it) and from simdjson's padded
+    // copy (none): every location counted in the text, not in the copy.
+    const std::string text = "{\"jobs\": [\n{\"job_id\": 1}, 5]}";
+    const std::string padded = text + std::string(64, ' ');
+    for (const std::size_t after : {std::size_t{0}, std::size_t{64}}) {
+        CAPTURE(after);
+        const auto t = mfprio::inputs::squeue_json_table(std::string_view(padded.data(), text.size()), after, "s.json");
+        REQUIRE_FALSE(t);
+        CHECK(t.error().to_string() == "s.json:2:16: jobs: an entry of \"jobs\" is not an object");
+        const std::string trailing = "{\"jobs\": []}}";
+        const std::string trailing_padded = trailing + std::string(64, ' ');
+        const auto u = mfprio::inputs::squeue_json_table(std::string_view(trailing_padded.data(), trailing.size()), after, "s.json");
+        REQUIRE_FALSE(u);
+        CHECK(u.error().to_string() == "s.json:1:13: jobs: more after the JSON document (one `squeue --json` output a file)");
+    }
+}

@@ -104,43 +104,48 @@ check_errors() {
 }
 for scenario in fair_tree classic reconfigured; do
     b=$out/$scenario
+    # What the checks write goes beside the bundle files, in a directory of its own (a bundle
+    # holds only what its manifest lists).
+    w=$b/check
+    rm -rf "$w"
+    mkdir -p "$w"
     for f in "${!options[@]}"; do
         read -r -a o <<<"${options[$f]}"
         same "$scenario: mfprio ${o[*]} --live" "$b/expected/$f" "$b/mfprio/$f"
         for from in "$b" "$b/saved"; do
             what="the capture"
             [[ $from == "$b" ]] || what="the --save bundle"
-            USER=root "$mfprio" "${o[0]}" --from "$from" "${o[@]:1}" >"$b/replay.out" 2>"$b/replay.err" || true
-            same "$scenario: mfprio ${o[*]} --from ($what)" "$b/expected/$f" "$b/replay.out"
-            check_errors "$scenario: mfprio ${o[*]} --from ($what)" "$b/replay.err"
+            USER=root "$mfprio" "${o[0]}" --from "$from" "${o[@]:1}" >"$w/replay.out" 2>"$w/replay.err" || true
+            same "$scenario: mfprio ${o[*]} --from ($what)" "$b/expected/$f" "$w/replay.out"
+            check_errors "$scenario: mfprio ${o[*]} --from ($what)" "$w/replay.err"
         done
     done
-    if "$mfprio" sprio --from "$b/saved" --verify >"$b/verify.out" 2>"$b/verify.err"; then
-        echo "live Slurm: $scenario: --verify: $(tail -n 1 "$b/verify.out")"
+    if "$mfprio" sprio --from "$b/saved" --verify >"$w/verify.out" 2>"$w/verify.err"; then
+        echo "live Slurm: $scenario: --verify: $(tail -n 1 "$w/verify.out")"
     else
         echo "live Slurm: $scenario: --verify found differences:" >&2
-        cat "$b/verify.out" "$b/verify.err" >&2
+        cat "$w/verify.out" "$w/verify.err" >&2
         differences=$((differences + 1))
     fi
     # sprio's own output changed by hand (one factor of one row): --verify must say so.
-    rm -rf "$b/edited"
-    cp -r "$b/saved" "$b/edited"
+    rm -rf "$w/edited"
+    cp -r "$b/saved" "$w/edited"
     awk -F'|' -v OFS='|' 'NR == 2 { $6 = $6 + 1; job = $1 } { print } END { print job > "/dev/stderr" }' \
-        "$b/saved/sprio_factors.txt" >"$b/edited/sprio_factors.txt" 2>"$b/edited.job"
-    python3 "$here/manifest.py" "$b/edited"
-    edited_job=$(cat "$b/edited.job")
-    if "$mfprio" sprio --from "$b/edited" --verify >"$b/verify.out" 2>&1; then
+        "$b/saved/sprio_factors.txt" >"$w/edited/sprio_factors.txt" 2>"$w/edited.job"
+    python3 "$here/manifest.py" "$w/edited"
+    edited_job=$(cat "$w/edited.job")
+    if "$mfprio" sprio --from "$w/edited" --verify >"$w/verify.out" 2>&1; then
         echo "live Slurm: $scenario: --verify found no difference in a bundle whose sprio output was changed by hand" >&2
-        cat "$b/verify.out" >&2
+        cat "$w/verify.out" >&2
         differences=$((differences + 1))
-    elif grep -q "^job $edited_job (.*ASSOC: sprio" "$b/verify.out"; then
+    elif grep -q "^job $edited_job (.*ASSOC: sprio" "$w/verify.out"; then
         echo "live Slurm: $scenario: --verify reports job $edited_job's ASSOC changed by hand (exit 1)"
     else
         echo "live Slurm: $scenario: --verify did not name job $edited_job's ASSOC changed by hand:" >&2
-        cat "$b/verify.out" >&2
+        cat "$w/verify.out" >&2
         differences=$((differences + 1))
     fi
-    rm -rf "$b/replay.out" "$b/replay.err" "$b/verify.out" "$b/verify.err" "$b/edited" "$b/edited.job"
+    rm -rf "$w"
 done
 if ((differences != 0)); then
     echo "live Slurm: $differences differences" >&2

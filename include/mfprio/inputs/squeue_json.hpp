@@ -254,12 +254,13 @@ struct line_counter {
     simdjson::ondemand::document doc;
     detail::line_counter lc{body};
     bool iterating = false;
+    // (Locations are in the text simdjson reads: `body` itself, or its padded copy.)
     const auto fail = [&](simdjson::error_code e, std::string what, const char* at = nullptr) -> input_error {
         const char* loc = at;
         if (const auto off = detail::json_failure_offset(body, e); off && what.empty()) lc.advance(*off);
-        else if (iterating && (loc != nullptr || !doc.current_location().get(loc)) && loc >= body.data() &&
-                 loc <= body.data() + body.size())
-            lc.advance(static_cast<std::size_t>(loc - body.data()));
+        else if (iterating && (loc != nullptr || !doc.current_location().get(loc)) && loc >= view.data() &&
+                 loc <= view.data() + body.size())
+            lc.advance(static_cast<std::size_t>(loc - view.data()));
         if (what.empty()) what = std::string("not valid JSON: ") + simdjson::error_message(e);
         return config::make_error(file, lc.line, lc.column() + (lc.line == 1 ? bom : 0), "jobs", what);
     };
@@ -304,7 +305,7 @@ struct line_counter {
             simdjson::ondemand::object job;
             if (auto e = item.get_object().get(job)) return fail(e, "an entry of \"jobs\" is not an object");
             const char* loc = nullptr;
-            if (!doc.current_location().get(loc)) lc.advance(static_cast<std::size_t>(loc - body.data()));
+            if (!doc.current_location().get(loc)) lc.advance(static_cast<std::size_t>(loc - view.data()));
             table_row row;
             row.line = lc.line;
             row.cells.assign(nj_count, std::string());
