@@ -606,3 +606,27 @@ TEST_CASE("squeue --json read from a copy (no padding after the text) locates it
         CHECK(u.error().to_string() == "s.json:1:13: jobs: more after the JSON document (one `squeue --json` output a file)");
     }
 }
+
+TEST_CASE("flux: queue --live names the flux command whose output is wrong, not its deleted scratch file") {
+    namespace fs = std::filesystem;
+    const std::string dir = fs::temp_directory_path().string() + "/mfprio-fake-flux-" + std::to_string(::getpid());
+    fs::create_directories(dir);
+    // A flux without flux-accounting's plugin whose `flux jobs --json` is cut short.
+    std::ofstream(dir + "/flux") << "#!/bin/sh\n"
+                                    "case \"$*\" in\n"
+                                    "  'jobtap list') echo .priority-default ;;\n"
+                                    "  'jobs -A -a --json') printf '{\"jobs\": [{\"id\": 7,' ;;\n"
+                                    "  *) : ;;\n"
+                                    "esac\n";
+    fs::permissions(dir + "/flux", fs::perms::owner_all);
+    const std::string saved = std::getenv("PATH") ? std::getenv("PATH") : "";
+    setenv("PATH", (dir + ":" + saved).c_str(), 1);
+    const std::vector<std::string_view> args{"--live"};
+    const auto o = mfprio::cli::run_queue(args);
+    setenv("PATH", saved.c_str(), 1);
+    CHECK(o.status == 65);
+    // Column 20: the end of what it printed (19 characters).
+    CHECK(o.err == "mfprio: `flux jobs -A -a --json` output:1:20: not valid JSON: JSON document ended early in the middle "
+                   "of an object or array.\n");
+    fs::remove_all(dir);
+}
