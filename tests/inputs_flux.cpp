@@ -630,3 +630,45 @@ TEST_CASE("flux: queue --live names the flux command whose output is wrong, not 
                    "of an object or array.\n");
     fs::remove_all(dir);
 }
+
+TEST_CASE("flux --set: fair-share recomputed as update-fshare reads the database (inactive banks and associations left out)") {
+    // flux-accounting 0.60, src/fairness/reader/data_reader_db.cpp (get_sub_banks): an
+    // association with active = 0 is not added to the tree, nor a sub-bank with active = 0;
+    // update_fairshare_values writes only the tree's associations, so one left out keeps the
+    // fair-share stored before. Compared here with the same database without them.
+    auto weights = mfprio::inputs::read_flux_history(flux_dir("weights"));
+    REQUIRE(weights);
+    const auto db = weights->updates.back().db;
+    REQUIRE(db.users.size() >= 3);
+    // One association made inactive; the same database without it.
+    auto inactive = db;
+    inactive.users[1].active = false;
+    inactive.users[1].fairshare = 0.123456; // its stored value: kept
+    auto without = db;
+    without.users.erase(without.users.begin() + 1);
+    const auto fs_inactive = mfprio::config::flux_fairshare_as_stored(inactive);
+    const auto fs_without = mfprio::config::flux_fairshare_as_stored(without);
+    CHECK(fs_inactive[1] == 0.123456);
+    for (std::size_t u = 0, w = 0; u < db.users.size(); ++u) {
+        if (u == 1) continue;
+        CAPTURE(u);
+        CHECK(fs_inactive[u] == fs_without[w++]);
+    }
+    // A no-op --set (a user's shares set to what they are) moves no fair-share of the
+    // database as captured.
+    auto same = db;
+    CHECK(mfprio::config::apply_flux_change(same, "shares." + db.users[0].username + "@" + db.users[0].bank,
+                                            std::to_string(db.users[0].shares)) == "");
+    for (std::size_t u = 0; u < db.users.size(); ++u) {
+        CAPTURE(u);
+        CHECK(same.users[u].fairshare == db.users[u].fairshare);
+    }
+    // A bank's shares: the key, its bounds, an unknown bank.
+    auto banks = db;
+    const std::string bank = db.banks.back().name;
+    CHECK(mfprio::config::apply_flux_change(banks, "bankshares." + bank, "0") ==
+          "bankshares." + bank + ": '0' is not a number of shares from 1 to 2147483647");
+    CHECK(mfprio::config::apply_flux_change(banks, "bankshares.nosuch", "3") == "no bank 'nosuch'");
+    CHECK(mfprio::config::apply_flux_change(banks, "bankshares." + bank, "7") == "");
+    CHECK(banks.banks.back().shares == 7);
+}

@@ -66,8 +66,9 @@ inline constexpr option_row queue_option_rows[] = {
     {"--exact-products", "with --from: the plugin's int x int products computed exactly"},
     {"--set KEY=VALUE", "with --from or --live, repeatable: what the queue would be after a\n"
                         "change: weight.FACTOR (fairshare, queue, bank, urgency), queue.NAME,\n"
-                        "bank.NAME (priorities), shares.USER[@BANK], usage.USER[@BANK]\n"
-                        "(fair-share recomputed as flux account-update-fshare stores it);\n"
+                        "bank.NAME (priorities), bankshares.NAME, shares.USER[@BANK],\n"
+                        "usage.USER[@BANK] (fair-share recomputed as flux account-update-fshare\n"
+                        "stores it, inactive banks and associations left out);\n"
                         "after flux account-priority-update (the plugin's cached factors)"},
     {"--new-submissions", "with --set: for jobs as if each were submitted again (each job's\n"
                           "own queue and its bank's priority)"},

@@ -79,7 +79,7 @@ inline const std::string whatif_help = render_help(
                     "\n"
                     "A Flux bundle given to --from (it holds flux_jobs.json) is answered as\n"
                     "`mfprio queue --from DIR --set ...` answers it: Flux's keys are weight.FACTOR,\n"
-                    "queue.NAME, bank.NAME, shares.USER[@BANK] and usage.USER[@BANK].\n"
+                    "queue.NAME, bank.NAME, bankshares.NAME, shares.USER[@BANK] and usage.USER[@BANK].\n"
                     "\n"
                     "Example: mfprio whatif --from bundle --set PriorityWeightFairshare=100000 --set PriorityFlags=+NO_FAIR_TREE\n"));
 

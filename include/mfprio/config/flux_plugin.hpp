@@ -59,6 +59,7 @@ struct flux_bank_row {
     std::string parent; ///< empty for the root bank
     double priority = 0;
     std::uint32_t shares = 1;
+    bool active = true;
 };
 
 /// An association (user in a bank) of flux-accounting's association_table.
@@ -108,25 +109,36 @@ struct flux_db {
 
 /// The fair-share of each association of `db` (by index into `db.users`) as
 /// `flux account-update-fshare` stores it: flux-accounting's weighted tree over the banks'
-/// and users' shares and the users' usage, read as its database reader does (sub-banks in
-/// name order, users in name order, the users of a bank with sub-banks left out, sibling
-/// usage sums truncated to integers), then written with 6 decimals (`std::to_string`).
+/// and users' shares and the users' usage, read as its database reader does
+/// (src/fairness/reader/data_reader_db.cpp, get_sub_banks: sub-banks in name order, users in
+/// name order, the users of a bank with sub-banks left out, inactive banks and associations
+/// left out, sibling usage sums truncated to integers), then written with 6 decimals
+/// (`std::to_string`). An association left out of the tree keeps its stored fair-share
+/// (update_fairshare_values writes only the tree's).
 [[nodiscard]] inline std::vector<double> flux_fairshare_as_stored(const flux_db& db) {
     fairshare::tree_builder b;
     std::vector<std::pair<std::size_t, std::uint32_t>> user_node; // users index, builder index
     // The root: the bank without a parent.
     const auto root = std::find_if(db.banks.begin(), db.banks.end(), [](const flux_bank_row& k) { return k.parent.empty(); });
-    std::vector<double> out(db.users.size(), 0.0);
+    std::vector<double> out(db.users.size());
+    for (std::size_t u = 0; u < db.users.size(); ++u) out[u] = db.users[u].fairshare;
     if (root == db.banks.end()) return out;
     const auto add_bank = [&](const auto& self, const flux_bank_row& bank, std::uint32_t node) -> void {
+        // A bank with sub-banks (active or not) holds no users in the tree; its active
+        // sub-banks do.
         std::vector<const flux_bank_row*> subs;
+        bool has_subs = false;
         for (const auto& k : db.banks)
-            if (k.parent == bank.name) subs.push_back(&k);
+            if (k.parent == bank.name) {
+                has_subs = true;
+                if (k.active) subs.push_back(&k);
+            }
         std::sort(subs.begin(), subs.end(), [](const auto* x, const auto* y) { return x->name < y->name; });
         for (const auto* k : subs) self(self, *k, b.add_account(node, k->name, k->shares));
+        if (has_subs) return;
         std::vector<std::size_t> users;
         for (std::size_t u = 0; u < db.users.size(); ++u)
-            if (db.users[u].bank == bank.name) users.push_back(u);
+            if (db.users[u].bank == bank.name && db.users[u].active) users.push_back(u);
         std::sort(users.begin(), users.end(), [&](std::size_t x, std::size_t y) { return db.users[x].username < db.users[y].username; });
         for (const std::size_t u : users)
             user_node.emplace_back(u, b.add_user(node, db.users[u].username, db.users[u].shares,
@@ -146,7 +158,8 @@ struct flux_db {
 
 /// Applies one administrator's change to `db`, as flux-accounting's commands would make it:
 /// `weight.fairshare|queue|bank|urgency=N` (`flux account edit-factor`), `queue.NAME=P`
-/// (`edit-queue --priority`), `bank.NAME=P` (`edit-bank --priority`), `shares.USER=N` or
+/// (`edit-queue --priority`), `bank.NAME=P` (`edit-bank --priority`), `bankshares.NAME=N`
+/// (`edit-bank --shares`), `shares.USER=N` or
 /// `shares.USER@BANK=N` (`edit-user --shares`), `usage.USER[@BANK]=X` (the job usage
 /// job-archive charged); after shares or usage every fair-share is recomputed as
 /// `flux account-update-fshare` stores it. Returns why the change cannot be made (and
@@ -192,6 +205,17 @@ struct flux_db {
         k->priority = v;
         return {};
     }
+    if (key.starts_with("bankshares.")) {
+        const std::string_view name = key.substr(11);
+        const auto k = std::find_if(db.banks.begin(), db.banks.end(), [&](const flux_bank_row& r) { return r.name == name; });
+        if (k == db.banks.end()) return "no bank '" + std::string(name) + "'";
+        const auto v = integer(1, 2147483647);
+        if (!v) return bad("a number of shares from 1 to 2147483647");
+        k->shares = static_cast<std::uint32_t>(*v);
+        const auto fs = flux_fairshare_as_stored(db);
+        for (std::size_t u = 0; u < db.users.size(); ++u) db.users[u].fairshare = fs[u];
+        return {};
+    }
     if (key.starts_with("shares.") || key.starts_with("usage.")) {
         const bool shares = key.starts_with("shares.");
         const std::string_view who = key.substr(shares ? 7 : 6);
@@ -220,7 +244,8 @@ struct flux_db {
         for (std::size_t u = 0; u < db.users.size(); ++u) db.users[u].fairshare = fs[u];
         return {};
     }
-    return "unknown key '" + std::string(key) + "' (weight.FACTOR, queue.NAME, bank.NAME, shares.USER[@BANK], usage.USER[@BANK])";
+    return "unknown key '" + std::string(key) +
+           "' (weight.FACTOR, queue.NAME, bank.NAME, bankshares.NAME, shares.USER[@BANK], usage.USER[@BANK])";
 }
 
 /// The database the plugin received at `time` (epoch seconds, fractional as Flux prints).

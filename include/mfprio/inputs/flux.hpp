@@ -335,7 +335,8 @@ namespace detail {
 /// `flux account list-queues --json`.
 [[nodiscard]] inline expected<std::vector<config::flux_queue_row>> flux_queues_from(std::string_view text, std::string_view file) {
     static constexpr detail::json_key queue_keys[] = {{"queue", detail::json_kind::string},
-                                                      {"priority", detail::json_kind::number_or_string}};
+                                                      {"priority", detail::json_kind::number_or_string},
+                                                     {"active", detail::json_kind::number_or_boolean}};
     return detail::flux_rows<config::flux_queue_row>(
         text, file, "`flux account list-queues --json` output", queue_keys,
         [](config::flux_queue_row& q, std::string_view k, const std::string& v) -> std::string {
@@ -358,6 +359,7 @@ namespace detail {
             else if (k == "parent_bank") b.parent = v;
             else if (k == "shares") return detail::parse_into(b.shares, v, text::parse_unsigned<std::uint32_t>, "a number of shares");
             else if (k == "priority") return detail::parse_into(b.priority, v, detail::flux_real, "a number");
+            else if (k == "active") b.active = v != "0";
             return {};
         });
 }
