@@ -7,7 +7,7 @@
 // TRESRunMins, usage growing between recalculations). Each bundle holds the cluster's own outputs
 // (squeue --json, scontrol show job/config/partition/node/assoc_mgr, sshare -a -l -P,
 // sacctmgr show assoc/qos) and, under expected/, what the real sprio and sshare printed.
-// tests/data/live/<release>/ hold the same captures (run.sh) on Slurm 23.11.11, 24.11.7 and 26.05.3
+// tests/data/live/<release>/ hold the same captures (run.sh) on Slurm 23.11.11, 24.11.7, 25.11.7 and 26.05.3
 // built from their sources: a reconfigure restarts slurmctld there, which recalculates at once.
 // Every expected byte below comes from those files: none is mfprio's output.
 
@@ -113,7 +113,7 @@ std::string edited_bundle(const std::string& name, const std::string& tag,
 /// Fair Tree, NO_FAIR_TREE and the window after a reconfigure.
 std::vector<std::string> release_captures() {
     std::vector<std::string> out;
-    for (const char* release : {"23.11", "24.11", "26.05"})
+    for (const char* release : {"23.11", "24.11", "25.11", "26.05"})
         for (const char* scenario : {"fair_tree", "classic", "reconfigured"}) out.push_back(std::string(release) + "/" + scenario);
     return out;
 }
