@@ -672,3 +672,43 @@ TEST_CASE("flux --set: fair-share recomputed as update-fshare reads the database
     CHECK(mfprio::config::apply_flux_change(banks, "bankshares." + bank, "7") == "");
     CHECK(banks.banks.back().shares == 7);
 }
+
+TEST_CASE("flux: a pending job whose user and bank no database holds is listed, not dropped in silence") {
+    namespace fs = std::filesystem;
+    const std::string root = fs::temp_directory_path().string() + "/mfprio_flux_unknown_" + std::to_string(::getpid());
+    fs::remove_all(root);
+    // The weights bundle alone (its previous= dropped), one job's user id made one that
+    // flux-accounting's users table does not hold.
+    const auto listed = mfprio::inputs::read_manifest_files(flux_dir("weights"));
+    REQUIRE(listed);
+    std::vector<std::pair<std::string, std::string>> files;
+    std::string changed_id;
+    for (auto [name, text] : *listed) {
+        if (name == "meta") {
+            std::string kept;
+            for (const auto& l : mfprio::text::split_lines(text))
+                if (!l.text.starts_with("previous=")) kept += std::string(l.text) + "\n";
+            text = kept;
+        }
+        if (name == "flux_jobs.json") {
+            const std::size_t at = text.find("\"userid\": ");
+            REQUIRE(at != std::string::npos);
+            const std::size_t end = text.find_first_of(",}", at);
+            text.replace(at, end - at, "\"userid\": 4242");
+            const std::size_t id = text.rfind("\"id\": ", at);
+            REQUIRE(id != std::string::npos);
+            changed_id = text.substr(id + 6, text.find_first_of(",}", id) - id - 6);
+        }
+        files.emplace_back(name, text);
+    }
+    const std::string dir = write_bundle(root, "unknown_user", files);
+    const std::vector<std::string_view> args{"--from", dir};
+    const auto o = mfprio::cli::run_queue(args);
+    CHECK(o.status == 0);
+    const std::string f58 = mfprio::cli::flux_f58(std::stoull(changed_id));
+    CHECK(o.err.find("mfprio queue: warning: job " + f58 + " (user ") != std::string::npos);
+    CHECK(o.err.find("its user has no association in that bank in the database flux-accounting's plugin received") !=
+          std::string::npos);
+    CHECK(o.out.find(f58 + " ") == std::string::npos); // not in the table
+    fs::remove_all(root);
+}

@@ -257,6 +257,18 @@ outcome run_queue_from(std::span<const std::string_view> args) {
     }
     const auto order = config::flux_queue_order(b->jobs, ours);
     const auto user_of = [](const config::flux_job_row& j) { return j.username.empty() ? std::to_string(j.userid) : j.username; };
+    // A pending job mfprio cannot compute (its user and bank in none of the databases the
+    // plugin received: an association deleted, a user never added) is said, job by job, not
+    // dropped in silence; it is left out of the tables and of --check's count.
+    for (std::size_t k = 0; k < b->jobs.size(); ++k) {
+        const auto& j = b->jobs[k];
+        if (!j.pending() || ours[k]) continue;
+        o.err += "mfprio queue: warning: job " + flux_f58(j.id) + " (user " + user_of(j) + ", bank " +
+                 (j.bank.empty() ? std::string("default") : j.bank) +
+                 "): its user has no association in that bank in the database flux-accounting's plugin received; "
+                 "its priority " + (j.priority ? std::to_string(*j.priority) : std::string("(none printed)")) +
+                 " is not computed\n";
+    }
     if (explain) {
         const auto k = std::find_if(b->jobs.begin(), b->jobs.end(), [&](const auto& j) { return j.id == *explain; });
         if (k == b->jobs.end()) {
