@@ -422,17 +422,26 @@ std::string write_bundle(const std::string& root, const std::string& name,
     return dir;
 }
 
+/// The error read_flux_history reports for the bundle in `dir` (it must report one).
+std::string history_error(const std::string& dir) {
+    const auto h = mfprio::inputs::read_flux_history(dir);
+    REQUIRE_FALSE(h);
+    return h.error().to_string();
+}
+
+/// A fresh scratch directory for a test's bundles: TMPDIR (or /tmp) / `name`.
+std::string scratch_root(const std::string& name) {
+    const std::string root = std::string(std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "/tmp") + "/" + name;
+    std::filesystem::remove_all(root);
+    return root;
+}
+
 } // namespace
 
 TEST_CASE("flux bundles and --set: bad meta, a previous= loop, bad values are refused and say where") {
-    const std::string root = std::string(std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "/tmp") + "/mfprio_flux_bundles";
-    std::filesystem::remove_all(root);
+    const std::string root = scratch_root("mfprio_flux_bundles");
     const std::string jobs = "{\"jobs\": []}\n";
-    const auto err = [](const std::string& dir) {
-        const auto h = mfprio::inputs::read_flux_history(dir);
-        REQUIRE_FALSE(h);
-        return h.error().to_string();
-    };
+    const auto err = history_error;
     const auto bad_time = write_bundle(root, "bad_time", {{"flux_jobs.json", jobs}, {"meta", "captured=1\npriority_update=soon\n"}});
     CHECK(err(bad_time) == bad_time + "/meta:2:17: priority_update: 'soon' is not a time in epoch seconds from 1970 to 9999");
     const auto bad_prev = write_bundle(root, "bad_prev", {{"flux_jobs.json", jobs}, {"meta", "previous=../x\n"}});
@@ -465,14 +474,9 @@ TEST_CASE("flux bundles and --set: bad meta, a previous= loop, bad values are re
 }
 
 TEST_CASE("flux bundles: flux_jobs.txt's lines are read as Flux printed them, a FIFO is not waited on") {
-    const std::string root = std::string(std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "/tmp") + "/mfprio_flux_order";
-    std::filesystem::remove_all(root);
+    const std::string root = scratch_root("mfprio_flux_order");
     const std::string jobs = "{\"jobs\": []}\n";
-    const auto err = [](const std::string& dir) {
-        const auto h = mfprio::inputs::read_flux_history(dir);
-        REQUIRE_FALSE(h);
-        return h.error().to_string();
-    };
+    const auto err = history_error;
     // flux jobs -A -n -o '{id.f58} {id.dec} ...': ƒ2 is 1 in f58 ("1" is the digit 0), so the
     // id of "ƒ2" is 1; the columns below are counted in bytes (ƒ is two).
     const auto good = write_bundle(root, "good", {{"flux_jobs.json", jobs}, {"meta", "captured=1\n"},
@@ -561,14 +565,9 @@ TEST_CASE("flux readers: a JSON text that is not JSON is refused where it stops 
 
 TEST_CASE("flux bundles: meta's keys once each, times within 1970-9999, previous= found from any spelling of the bundle") {
     namespace fs = std::filesystem;
-    const std::string root = std::string(std::getenv("TMPDIR") ? std::getenv("TMPDIR") : "/tmp") + "/mfprio_flux_meta";
-    fs::remove_all(root);
+    const std::string root = scratch_root("mfprio_flux_meta");
     const std::string jobs = "{\"jobs\": []}\n";
-    const auto err = [](const std::string& dir) {
-        const auto h = mfprio::inputs::read_flux_history(dir);
-        REQUIRE_FALSE(h);
-        return h.error().to_string();
-    };
+    const auto err = history_error;
     const auto twice = write_bundle(root, "twice", {{"flux_jobs.json", jobs}, {"meta", "priority_update=1\ncaptured=2\npriority_update=3\n"}});
     CHECK(err(twice) == twice + "/meta:3:1: priority_update: given twice (first on line 1)");
     const auto huge = write_bundle(root, "huge", {{"flux_jobs.json", jobs}, {"meta", "priority_update=1e308\n"}});
