@@ -34,8 +34,9 @@ repo=$(pwd)
 packages=(meson ninja-build pkg-config g++ clang libclang-rt-dev doctest-dev libbenchmark-dev cmake libsimdjson-dev
     nlohmann-json3-dev libxml2-utils)
 # `./setup.sh test` also starts a one-host Slurm cluster on localhost (tests/live) and
-# compares mfprio with the real sprio and sshare; these are its daemons and commands.
-live_packages=(slurmctld slurmd slurmdbd slurm-client munge mariadb-server)
+# compares mfprio with the real sprio and sshare; these are its daemons and commands (and
+# dpkg-dev, which the README's site_factor recipe uses for apt-get source).
+live_packages=(slurmctld slurmd slurmdbd slurm-client munge mariadb-server dpkg-dev)
 # ... and the current Slurm release built from its source (../shared/third_party, which
 # Debian does not package): what its configure looks for (munge, MariaDB, JSON for squeue
 # --json, hwloc, lz4, YAML).
