@@ -59,8 +59,7 @@ missing_packages() {
 }
 
 # apt_install NAME...: apt-get update, then installs NAME... without their Recommends
-# (through sudo when not root).
-# apt_install NAME...: apt-get update, then install. Where another apt-get or dpkg holds apt's
+# (through sudo when not root). Where another apt-get or dpkg holds apt's
 # locks (unattended-upgrades on a fresh machine, a second terminal), it waits for them, at most
 # MFPRIO_APT_LOCK_WAIT seconds (600 by default) in all, and says so; past that it fails naming
 # the lock. (apt-get update does not wait by itself: DPkg::Lock::Timeout covers dpkg's locks only.)
@@ -375,7 +374,7 @@ package_checks() {
         cat "$logdir/package-lintian.log"
         fail "package: lintian (see $logdir/package-lintian.log)"
     fi
-    if ! DEBIAN_FRONTEND=noninteractive apt-get install -y "${debs[@]}" >"$logdir/package-install.log" 2>&1; then
+    if ! DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y "${debs[@]}" >"$logdir/package-install.log" 2>&1; then
         tail -n 20 "$logdir/package-install.log"
         fail "package: apt-get install (see $logdir/package-install.log)"
         rm -rf "$tmp"
@@ -412,7 +411,7 @@ package_checks() {
         tail -n 20 "$logdir/package-pkgconfig.log"
         fail "package: pkg-config consumer (see $logdir/package-pkgconfig.log)"
     fi
-    if DEBIAN_FRONTEND=noninteractive apt-get purge -y mfprio libmfprio-dev >"$logdir/package-remove.log" 2>&1 &&
+    if DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 purge -y mfprio libmfprio-dev >"$logdir/package-remove.log" 2>&1 &&
        [[ ! -e /usr/bin/mfprio && ! -e /usr/include/mfprio ]]; then
         pass "package: removed"
     else
