@@ -420,16 +420,15 @@ inline child_process start_child(const std::vector<std::string_view>& argv, comm
     }
     auto outputs = run_commands(commands, timeout_s);
     ci.captured = static_cast<std::int64_t>(std::time(nullptr));
-    const auto text_of = [](const std::vector<std::string_view>& command) { return command_text(command); };
     for (std::size_t i = 0; i < commands.size(); ++i) {
         command_output& r = outputs[i];
         const bool optional = i >= required;
         const std::string& name = names[i];
         std::optional<input_error> nul;
-        if (r.status == 0) nul = config::nul_byte_error(r.out, "`" + text_of(commands[i]) + "` output");
+        if (r.status == 0) nul = config::nul_byte_error(r.out, "`" + command_text(commands[i]) + "` output");
         if (r.status != 0 || nul) {
             std::string why = nul ? nul->to_string()
-                                  : "`" + text_of(commands[i]) + "` " +
+                                  : "`" + command_text(commands[i]) + "` " +
                                         (r.status < 0 ? std::string("failed") : "exited with status " + std::to_string(r.status));
             if (!nul && !r.err.empty()) why += ": " + std::string(config::trim(r.err));
             if (optional) {

@@ -172,6 +172,11 @@ struct flux_db {
         return v;
     };
     const auto bad = [&](std::string_view what) { return std::string(key) + ": '" + std::string(value) + "' is not " + std::string(what); };
+    // After shares or usage change, every fair-share as update-fshare would store it.
+    const auto recompute_fairshare = [&db] {
+        const auto fs = flux_fairshare_as_stored(db);
+        for (std::size_t u = 0; u < db.users.size(); ++u) db.users[u].fairshare = fs[u];
+    };
     if (key.starts_with("weight.")) {
         const std::string_view f = key.substr(7);
         std::int64_t* w = f == "fairshare" ? &db.weights.fairshare
@@ -212,8 +217,7 @@ struct flux_db {
         const auto v = integer(1, 2147483647);
         if (!v) return bad("a number of shares from 1 to 2147483647");
         k->shares = static_cast<std::uint32_t>(*v);
-        const auto fs = flux_fairshare_as_stored(db);
-        for (std::size_t u = 0; u < db.users.size(); ++u) db.users[u].fairshare = fs[u];
+        recompute_fairshare();
         return {};
     }
     if (key.starts_with("shares.") || key.starts_with("usage.")) {
@@ -240,8 +244,7 @@ struct flux_db {
                 found = true;
             }
         if (!found) return "no association of user '" + std::string(user) + (bank.empty() ? "" : "' in bank '" + std::string(bank)) + "'";
-        const auto fs = flux_fairshare_as_stored(db);
-        for (std::size_t u = 0; u < db.users.size(); ++u) db.users[u].fairshare = fs[u];
+        recompute_fairshare();
         return {};
     }
     return "unknown key '" + std::string(key) +
