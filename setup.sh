@@ -47,7 +47,9 @@ current_slurm_archive=${MFPRIO_SLURM_ARCHIVE:-$repo/../shared/third_party/slurm-
 package_packages=(debhelper lintian bash-completion groff-base)
 jobs=${MFPRIO_JOBS:-$(nproc 2>/dev/null || echo 2)}
 
-say() { printf '\n== %s\n' "$*"; }
+# say TITLE: a section's heading, with the seconds since the script started (where a slow
+# machine spends its time shows in the log).
+say() { printf '\n== %s [%d s]\n' "$*" "$SECONDS"; }
 die() { printf 'setup.sh: %s\n' "$*" >&2; exit 1; }
 
 # missing_packages NAME...: prints those of the Debian packages NAME... not installed.
@@ -559,6 +561,40 @@ live_checks() {
     fi
     run_live Flux flux.sh '^live Flux: ' optional
     run_live Maui maui.sh '^live Maui: ' optional
+}
+
+# build_current_slurm: the Slurm release of current_slurm_archive, configured (with munge,
+# as the test cluster runs it) and installed under a directory of its own outside the
+# checkout, /var/cache/mfprio/slurm-<first 16 hex digits of the archive's SHA-256> (or under
+# MFPRIO_CACHE), once per machine: a later run finds it built and reuses it. Prints that
+# directory (src/: the configured source tree, whose headers the site plugin needs; prefix/:
+# the daemons, commands and plugins). Fails (its live tests are then skipped) without root or
+# the archive, or when the build fails (the log says why).
+build_current_slurm() {
+    local log=$logdir/slurm-current.log root
+    {
+        ((EUID == 0)) && [[ -f $current_slurm_archive ]] || return 1
+        root=$(current_slurm_root)
+        if [[ ! -f $root/built ]]; then
+            rm -rf "$root"
+            mkdir -p "$root/src"
+            tar xJf "$current_slurm_archive" -C "$root/src" --strip-components=1 || return 1
+            (cd "$root/src" &&
+                ./configure --prefix="$root/prefix" --sysconfdir="$root/prefix/etc" --disable-debug --disable-static &&
+                make -j"$jobs" && make install) || return 1
+            touch "$root/built"
+        fi
+    } >"$log" 2>&1
+    echo "$root"
+}
+
+# current_slurm_root: where build_current_slurm keeps its build; current_slurm_cached: true
+# when the build is there.
+current_slurm_root() {
+    echo "${MFPRIO_CACHE:-/var/cache/mfprio}/slurm-$(sha256sum "$current_slurm_archive" | cut -c1-16)"
+}
+current_slurm_cached() {
+    [[ -f $current_slurm_archive && -f $(current_slurm_root)/built ]]
 }
 
 # build_site_plugin_for ROOT: site_factor/mfprio for the Slurm of build_current_slurm's ROOT
