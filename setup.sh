@@ -47,9 +47,24 @@ current_slurm_archive=${MFPRIO_SLURM_ARCHIVE:-$repo/../shared/third_party/slurm-
 package_packages=(debhelper lintian bash-completion groff-base)
 jobs=${MFPRIO_JOBS:-$(nproc 2>/dev/null || echo 2)}
 
-# say TITLE: a section's heading, with the seconds since the script started (where a slow
-# machine spends its time shows in the log).
-say() { printf '\n== %s [%d s]\n' "$*" "$SECONDS"; }
+# say TITLE: a section's heading, with the seconds since the script started; the summary
+# lists how long each section took (where a slow machine spends its time).
+sections=()
+say() {
+    sections+=("$SECONDS $*")
+    printf '\n== %s [%d s]\n' "$*" "$SECONDS"
+}
+# section_times: each section's seconds, from the headings say printed.
+section_times() {
+    local i t name next
+    for ((i = 0; i < ${#sections[@]}; i++)); do
+        t=${sections[i]%% *}
+        name=${sections[i]#* }
+        next=$SECONDS
+        ((i + 1 == ${#sections[@]})) || next=${sections[i + 1]%% *}
+        printf '  %5d s  %s\n' $((next - t)) "$name"
+    done
+}
 die() { printf 'setup.sh: %s\n' "$*" >&2; exit 1; }
 
 # missing_packages NAME...: prints those of the Debian packages NAME... not installed.
@@ -651,8 +666,9 @@ cmd_test() {
     readme_recipe_check
     live_checks
 
-    say "summary ($((SECONDS - start)) s, logs in $logdir)"
     local f
+    say "summary ($((SECONDS - start)) s, logs in $logdir)"
+    section_times
     for f in "${failures[@]+"${failures[@]}"}"; do printf '  failed: %s\n' "$f"; done
     for f in "${skips[@]+"${skips[@]}"}"; do printf '  skipped: %s\n' "$f"; done
     printf '%d passed, %d failed, %d skipped\n' "$passed" "$failed" "${#skips[@]}"
