@@ -20,7 +20,7 @@ outcome run_queue(std::span<const std::string_view> args) {
         const std::string_view a = args[i];
         if (help_or_unknown(o, "queue", a, queue_option_names, queue_help)) return o;
         if (a == "--check" || a == "--exact-products" || a == "--save" || a == "--force" || a == "--set" ||
-            a == "--new-submissions")
+            a == "--new-submissions" || a == "--next-update")
             return usage(std::string(a) + " goes with --from or --live");
         if (a != "--policy" && a != "--jobs" && a != "--assoc" && a != "--queues" && a != "--banks" &&
             a != "--conf" && a != "--qos" && a != "--now" && a != "--explain" && a != "--algorithm" &&
@@ -165,7 +165,7 @@ outcome run_queue(std::span<const std::string_view> args) {
 outcome run_queue_from(std::span<const std::string_view> args) {
     outcome o;
     std::string dir, save;
-    bool check = false, live = false, new_submissions = false, force = false;
+    bool check = false, live = false, new_submissions = false, force = false, next_update = false;
     std::optional<std::uint64_t> explain;
     std::vector<std::pair<std::string, std::string>> changes;
     config::flux_plugin_options opt;
@@ -178,6 +178,7 @@ outcome run_queue_from(std::span<const std::string_view> args) {
         else if (a == "--live") live = true;
         else if (a == "--force") force = true;
         else if (a == "--new-submissions") new_submissions = true;
+        else if (a == "--next-update") next_update = true;
         else if (a == "--explain") {
             if (i + 1 >= args.size()) return usage("option --explain needs a value");
             explain = inputs::parse_flux_jobid(args[++i]);
@@ -202,6 +203,8 @@ outcome run_queue_from(std::span<const std::string_view> args) {
     if (new_submissions && changes.empty()) return usage("--new-submissions goes with --set");
     if (!changes.empty() && check) return usage("--check compares with what Flux printed; it does not go with --set");
     if (explain && (check || !changes.empty())) return usage("--explain goes with neither --check nor --set");
+    if (next_update && (check || !changes.empty()))
+        return usage("--next-update predicts what Flux has not computed yet: it goes with neither --check nor --set (--set predicts the next update too)");
     std::string scratch; // --live without --save: a bundle in a directory of its own, removed after
     std::vector<std::pair<std::string, std::string>> ran; // --live: each file's command line
     if (live) {
@@ -247,7 +250,22 @@ outcome run_queue_from(std::span<const std::string_view> args) {
     std::vector<std::optional<std::int64_t>> ours(b->jobs.size());
     std::vector<std::optional<config::flux_plugin_priority>> replayed;
     if (b->plugin) {
-        replayed = config::replay_flux_plugin(updates, b->jobs, opt, h->held);
+        if (next_update) {
+            // The next priority-update: the latest database sent again after everything the
+            // bundle holds; the pairs keep their caches.
+            std::vector<config::flux_update> after = updates;
+            config::flux_update next = *std::max_element(updates.begin(), updates.end(),
+                                                         [](const auto& x, const auto& y) { return x.time < y.time; });
+            for (const auto& j : b->jobs) next.time = std::max(next.time, j.t_submit);
+            for (const auto& j : b->jobs)
+                for (const auto& e : j.events) next.time = std::max(next.time, e.time);
+            if (b->captured) next.time = std::max(next.time, *b->captured);
+            next.time += 1;
+            after.push_back(std::move(next));
+            replayed = config::replay_flux_plugin(after, b->jobs, opt, h->held, h->plugin_history());
+        } else {
+            replayed = config::replay_flux_plugin(updates, b->jobs, opt, h->held, h->plugin_history());
+        }
         for (std::size_t k = 0; k < replayed.size(); ++k)
             if (replayed[k]) ours[k] = replayed[k]->value.value;
     } else {
@@ -298,12 +316,16 @@ outcome run_queue_from(std::span<const std::string_view> args) {
             // A priority-update after everything the bundle holds: the pairs keep their caches.
             double t = changed.time;
             for (const auto& j : b->jobs) t = std::max(t, j.t_submit);
+            for (const auto& j : b->jobs)
+                for (const auto& e : j.events) t = std::max(t, e.time);
+            if (b->captured) t = std::max(t, *b->captured);
             changed.time = t + 1;
             after = updates;
             after.push_back(std::move(changed));
             held = h->held;
         }
-        const auto r = config::replay_flux_plugin(after, b->jobs, opt, held);
+        const auto r = config::replay_flux_plugin(after, b->jobs, opt, held,
+                                                  new_submissions ? config::flux_plugin_history{} : h->plugin_history());
         std::vector<std::optional<std::int64_t>> theirs(b->jobs.size());
         for (std::size_t k = 0; k < r.size(); ++k)
             if (r[k]) theirs[k] = r[k]->value.value;

@@ -55,14 +55,16 @@ inline constexpr option_row queue_option_rows[] = {
                    "flux-accounting's tables, replayed through the plugin as it behaves\n"
                    "(cached queue and bank factors per user-bank pair, int products,\n"
                    "no upper clamp); the bundles named by its meta's previous= too"},
-    {"--live", "the Flux instance of FLUX_URI: runs flux jobs, flux account list-*\n"
-               "and flux jobtap query (60 s together), and replays them as the next\n"
-               "flux account-priority-update would compute"},
+    {"--live", "the Flux instance of FLUX_URI: runs flux jobs, flux account list-*,\n"
+               "flux jobtap query, flux dmesg and reads the pending jobs' eventlogs\n"
+               "(60 s together), and replays them: the priority each job has now"},
     {"--save DIR", "with --live: keep what Flux printed as a bundle for --from (a new or\n"
                    "empty directory)"},
     {"--force", "with --save: replace the bundle DIR holds"},
     {"--check", "with --from or --live: compare every pending job's priority and the\n"
                 "queue order with what Flux printed; exit 1 on a difference"},
+    {"--next-update", "with --from or --live: the priorities the next flux account-priority-update\n"
+                      "gives (the database as the bundle holds it, the pairs' cached factors)"},
     {"--exact-products", "with --from: the plugin's int x int products computed exactly"},
     {"--set KEY=VALUE", "with --from or --live, repeatable: what the queue would be after a\n"
                         "change: weight.FACTOR (fairshare, queue, bank, urgency), queue.NAME,\n"
@@ -84,7 +86,7 @@ inline const std::vector<std::string_view> queue_option_names = option_names_of(
 
 inline const std::string queue_help = render_help(
     "usage: mfprio queue --policy P --jobs FILE [options]\n"
-    "       mfprio queue --from DIR | --live [--save DIR] [--check] [--exact-products]\n"
+    "       mfprio queue --from DIR | --live [--save DIR] [--check | --next-update] [--exact-products]\n"
     "\n"
     "Runs a runtime-configured engine over a jobs table and prints, in queue order, each\n"
     "pending job's priority and every named factor's weighted value (seed 003's table).\n"
@@ -119,16 +121,40 @@ inline std::string fixed0(double v) {
 /// `mfprio queue --from DIR`: a Flux bundle replayed (`whatif --from` takes the same path).
 outcome run_queue_from(args_t args);
 
+/// The program `flux python` runs for a bundle's eventlogs.json: the pending jobs of every user
+/// (job-list, whose answer comes in parts), then their eventlogs from the KVS in one batch of
+/// lookups, one line per job: `{"id": ID, "submitted": {"bank": B, "queue": Q}, "eventlog":
+/// [...]}`, the bank and queue of the jobspec as submitted (a jobspec-update may have changed
+/// them since) and the events the plugin acts on (submit, urgency, jobspec-update) with its
+/// last 256 memos (bounded: one is posted at every update).
+inline constexpr std::string_view flux_eventlogs_program = R"(import json, flux, flux.job, flux.constants as c
+h = flux.Flux()
+jobs = flux.job.job_list(h, max_entries=0, attrs=[], userid=c.FLUX_USERID_UNKNOWN, states=c.FLUX_JOB_STATE_PENDING).get_jobs()
+ids = [j["id"] for j in jobs]
+for d in (flux.job.JobKVSLookup(h, ids, keys=["eventlog", "jobspec"], original=True).data() if ids else []):
+    keep, memos = [], []
+    for line in d["eventlog"].splitlines():
+        e = json.loads(line)
+        if e["name"] == "memo": memos.append(e)
+        elif e["name"] in ("submit", "urgency", "jobspec-update"): keep.append(e)
+    system = d["jobspec"].get("attributes", {}).get("system", {})
+    submitted = {k: system[k] for k in ("bank", "queue") if k in system}
+    print(json.dumps({"id": d["id"], "submitted": submitted, "eventlog": keep + memos[-256:]}, separators=(",", ":")))
+)";
+
 /// Runs the commands of a Flux bundle on the instance of FLUX_URI, all at once within 60 s,
 /// and writes their outputs into `dir` with `meta` (the time of capture and each command line
 /// with the file that ran, `command.FILE=LINE`) and the manifest. flux-accounting's commands
-/// run when its plugin is loaded (`flux jobtap list`). The time of capture stands for the
-/// database's last `priority-update`: the replay gives what the next one computes. `err`
-/// names a failing command with its status and standard error; `ran` gets each bundle file's
-/// command line (for errors in what they printed).
+/// run when its plugin is loaded (`flux jobtap list`), with the pending jobs' eventlogs
+/// (flux_eventlogs_program) and `flux dmesg` (when the plugin was loaded): the replay takes
+/// the updates the plugin received from the eventlogs, so that it explains the priorities Flux
+/// holds now. `err` names a failing command with its status and standard error; `ran` gets
+/// each bundle file's command line (for errors in what they printed).
 inline bool capture_flux_live(const std::string& dir, std::string& err,
                               std::vector<std::pair<std::string, std::string>>& ran) {
-    const auto failed = [&](const std::vector<std::string_view>& c, const command_output& r) {
+    const auto failed = [&](std::vector<std::string_view> c, const command_output& r) {
+        for (auto& a : c)
+            if (a == flux_eventlogs_program) a = "PROGRAM"; // (mfprio's eventlogs program)
         err = "`" + command_text(c) + "` " +
               (r.status < 0 ? std::string("failed") : "exited with status " + std::to_string(r.status)) +
               (r.err.empty() ? std::string() : ": " + std::string(text::trim(r.err)));
@@ -149,6 +175,8 @@ inline bool capture_flux_live(const std::string& dir, std::string& err,
         files.push_back({"list_queues.json", {"flux", "account", "list-queues", "--json"}});
         files.push_back({"list_banks.json", {"flux", "account", "list-banks", "--json"}});
         files.push_back({"list_users.json", {"flux", "account", "list-users", "--json"}});
+        files.push_back({"eventlogs.json", {"flux", "python", "-c", flux_eventlogs_program}});
+        files.push_back({"flux_dmesg.txt", {"flux", "dmesg"}});
     }
     std::vector<std::vector<std::string_view>> commands;
     for (const auto& f : files) commands.push_back(f.second);
@@ -170,7 +198,6 @@ inline bool capture_flux_live(const std::string& dir, std::string& err,
         return static_cast<bool>(f);
     };
     std::string meta = "captured=" + std::to_string(captured) + "\nscenario=mfprio queue --live\n";
-    if (plugin) meta += "priority_update=" + std::to_string(captured) + "\n";
     for (std::size_t i = 0; i < files.size(); ++i) {
         const command_output& r = outputs[i];
         if (r.status != 0) return failed(files[i].second, r);
@@ -180,10 +207,13 @@ inline bool capture_flux_live(const std::string& dir, std::string& err,
         }
         if (!write(files[i].first, r.out)) return false;
         written.emplace_back(files[i].first, r.out);
+        // A command line on one line: the eventlogs program is named, not written out.
         std::vector<std::string_view> line = files[i].second;
+        for (auto& a : line)
+            if (a == flux_eventlogs_program) a = "PROGRAM";
+        ran.emplace_back(files[i].first, command_text(line) + (files[i].first == "eventlogs.json" ? " (mfprio's eventlogs program)" : ""));
         line.front() = r.path;
         meta += "command." + files[i].first + "=" + command_text(line) + "\n";
-        ran.emplace_back(files[i].first, command_text(files[i].second));
     }
     if (!write("meta", meta)) return false;
     written.emplace_back("meta", meta);

@@ -26,6 +26,8 @@
 #include <algorithm>
 #include <charconv>
 #include <climits>
+#include <cmath>
+#include <limits>
 #include <cstdio>
 #include <cstdlib>
 #include <cstddef>
@@ -257,6 +259,20 @@ struct flux_update {
     flux_db db;
 };
 
+/// What a job's eventlog (`flux job eventlog`) says happened to it after its submission that
+/// the plugin acts on.
+struct flux_job_event {
+    enum class kind : std::uint8_t {
+        urgency, ///< `flux job urgency`: the job is recomputed at once (its pair's cached factors)
+        queue,   ///< jobspec-update of attributes.system.queue (`flux update JOBID queue=`)
+        bank,    ///< jobspec-update of attributes.system.bank
+    };
+    double time = 0;
+    kind what = kind::urgency;
+    std::uint8_t urgency = 0; ///< kind::urgency: the new urgency
+    std::string value;        ///< kind::queue or kind::bank: the new queue or bank
+};
+
 /// A job as `flux jobs --json` prints it.
 struct flux_job_row {
     std::uint64_t id = 0;     ///< Flux's 64-bit job id
@@ -270,6 +286,15 @@ struct flux_job_row {
     double t_submit = 0;
     std::size_t line = 0;     ///< where the job starts in its input
     std::size_t column = 1;   ///< (its column there)
+    /// From its eventlog, when the bundle holds it: the urgency it was submitted with, and
+    /// the changes since, in time order.
+    bool eventlog = false;
+    std::uint8_t submit_urgency = flux::urgency_default;
+    std::vector<flux_job_event> events;
+    std::vector<double> computed; ///< when the plugin computed it (its "memo" events)
+    /// The bank and queue of its jobspec as submitted, when the bundle holds them (`bank` and
+    /// `queue` are the current ones, after any jobspec-update).
+    std::optional<std::string> submit_bank, submit_queue;
 
     /// Waiting to run: a priority that can still change.
     [[nodiscard]] bool pending() const noexcept { return state == "DEPEND" || state == "PRIORITY" || state == "SCHED"; }
@@ -285,10 +310,28 @@ struct flux_cached_pair {
     double fairshare = 0;
 };
 
+/// What the plugin printed it held (`flux jobtap query`) at a time: the replay takes each
+/// pair's queue factor from it from then on (a pass over the jobs after a reload leaves each
+/// pair with the queue of whichever of its jobs came last, in an order Flux does not print).
+struct flux_observation {
+    double time = 0;
+    std::vector<flux_cached_pair> pairs;
+};
+
 /// How the replay computes.
 struct flux_plugin_options {
     bool exact_products = false; ///< int x int products computed exactly (no 32-bit wrap)
     bool clamp_upper = false;    ///< lower sums above 4294967295 to it (the plugin does not)
+};
+
+/// What made the plugin compute a job's priority.
+enum class flux_cause : std::uint8_t {
+    submission,   ///< the job arrived (job.new, then job.state.priority)
+    update,       ///< `flux account-priority-update` (every pending job)
+    first_update, ///< the first update after the plugin was loaded: the job found its pair again
+                  ///< and set the pair's queue factor to its own queue
+    urgency,      ///< `flux job urgency`
+    job_update,   ///< `flux update` of its queue or bank
 };
 
 /// One job's priority as the plugin last computed it, and the factors it used.
@@ -296,83 +339,188 @@ struct flux_plugin_priority {
     flux::priority_value value;
     std::int64_t queue_factor = 0; ///< the pair's cached queue factor
     double bank_factor = 0;        ///< the pair's cached bank priority
-    double fairshare = 0;          ///< the association's stored fair-share
-    double computed_at = 0;        ///< the submission or update that computed it
+    double fairshare = 0;          ///< the association's fair-share as the plugin held it
+    double computed_at = 0;        ///< the time of the computation
     bool at_submission = false;    ///< computed when the job was submitted (no update since)
+    flux_cause cause = flux_cause::update;
+    bool pair_deleted = false;     ///< the pair is no longer in the database (the plugin keeps it)
+    bool bank_factor_reset = false; ///< 0: the plugin was loaded since the pair last submitted
     flux::flux_accounting_weights weights; ///< the weights of the database then, as configured
 };
 
-namespace detail {
+/// What happened to the plugin, beyond the databases it received: when it was loaded (`flux
+/// jobtap load`, which empties its tables until the next update), and what it printed it held.
+struct flux_plugin_history {
+    std::span<const double> loads;
+    std::span<const flux_observation> observations;
+};
 
-/// The pair key of a job: its user and bank (the user's default bank when it names none).
-[[nodiscard]] inline std::pair<std::uint32_t, std::string> flux_pair(const flux_job_row& j, const flux_db& db) {
-    return {j.userid, j.bank.empty() ? std::string(db.default_bank(j.userid)) : j.bank};
-}
-
-} // namespace detail
-
-/// Replays the plugin over `updates` (in any order) and `jobs`: each job is computed when it
-/// is submitted (after the updates before it) and again at every later update while it is
-/// pending, as the plugin's reprioritization does; the result is the last computation, by
-/// job index (nullopt for a job that is not pending, or that the plugin cannot place). The
-/// pair caches follow submissions in time order (ties by job id). A pair whose latest
-/// submission is older than the history takes its queue factor from `held` (what the plugin
-/// printed it held) when given there, else from the queue of its job being computed; its bank
-/// factor is its bank's priority in the database of the time (the plugin prints none).
+/// Replays the plugin over `updates` (in any order) and `jobs`, event by event, as
+/// flux-accounting 0.60's src/plugins/mf_priority.cpp behaves:
+/// - a submission (new_cb) sets its pair's cached queue factor (get_queue_info) and bank
+///   factor (get_bank_priority) and computes the job;
+/// - an update (rec_update_cb merges the associations into the plugin's map, which never
+///   drops one: an association deleted from the database keeps its last fair-share and its
+///   jobs keep their priorities; rec_q_cb, rec_bank_cb and rec_factor_cb replace queues, banks
+///   and weights; reprior_cb recomputes every pending job with its pair's cached factors);
+/// - `flux job urgency` and a jobspec-update (job_updated: a new queue sets the pair's queue
+///   factor, a new bank moves the job to that pair and sets its bank factor) put the job back
+///   in PRIORITY, which recomputes it at once;
+/// - a load (flux_plugin_init) empties the tables: every job is held by a placeholder
+///   association (add_special_association) and keeps the priority it has until the next
+///   update, when each finds its pair again in priority_cb and sets the pair's queue factor to
+///   its own queue; pairs created then have bank factor 0 until they submit again.
+/// The result is the last computation of each job, by job index (nullopt for a job that is
+/// not pending, or that the plugin cannot place). Jobs submitted before the first database of
+/// the history are taken as computed with it (each pair caching its latest job's queue and its
+/// bank's priority). A pair none of whose jobs is listed takes its queue factor from `held`
+/// (what the plugin printed it held) when given there, else from the queue of its job being
+/// computed; its bank factor is its bank's priority in the database of the time (the plugin
+/// prints none). `history.observations` set the pairs' queue factors to what the plugin
+/// printed from their time on.
 [[nodiscard]] inline std::vector<std::optional<flux_plugin_priority>>
 replay_flux_plugin(std::span<const flux_update> updates, std::span<const flux_job_row> jobs, flux_plugin_options o = {},
-                   std::span<const flux_cached_pair> held = {}) {
-    std::vector<std::size_t> by_update(updates.size()), by_submit(jobs.size());
-    for (std::size_t i = 0; i < by_update.size(); ++i) by_update[i] = i;
-    for (std::size_t i = 0; i < by_submit.size(); ++i) by_submit[i] = i;
-    std::stable_sort(by_update.begin(), by_update.end(),
-                     [&](std::size_t a, std::size_t b) { return updates[a].time < updates[b].time; });
-    std::stable_sort(by_submit.begin(), by_submit.end(), [&](std::size_t a, std::size_t b) {
-        return jobs[a].t_submit != jobs[b].t_submit ? jobs[a].t_submit < jobs[b].t_submit : jobs[a].id < jobs[b].id;
+                   std::span<const flux_cached_pair> held = {}, flux_plugin_history history = {}) {
+    // The timeline: loads, updates, submissions, the jobs' events and the observations, in
+    // time order; at one time in that order (flux.sh captures after it acts).
+    enum rank : std::uint8_t { load, update, submission, job_event, observation };
+    struct step {
+        double time;
+        rank what;
+        std::size_t index; // into updates, jobs or observations
+        std::size_t event; // job_event: into the job's events
+    };
+    std::vector<step> steps;
+    // A load before the history's first database is the plugin's start, which that database
+    // followed: the history begins with the plugin holding it.
+    double first_update = std::numeric_limits<double>::infinity();
+    for (const auto& u : updates) first_update = std::min(first_update, u.time);
+    for (std::size_t i = 0; i < history.loads.size(); ++i)
+        if (history.loads[i] >= first_update) steps.push_back({history.loads[i], load, i, 0});
+    for (std::size_t i = 0; i < updates.size(); ++i) steps.push_back({updates[i].time, update, i, 0});
+    for (std::size_t k = 0; k < jobs.size(); ++k) {
+        steps.push_back({jobs[k].t_submit, submission, k, 0});
+        for (std::size_t e = 0; e < jobs[k].events.size(); ++e) steps.push_back({jobs[k].events[e].time, job_event, k, e});
+    }
+    for (std::size_t i = 0; i < history.observations.size(); ++i)
+        steps.push_back({history.observations[i].time, observation, i, 0});
+    std::stable_sort(steps.begin(), steps.end(), [&](const step& a, const step& b) {
+        if (a.time != b.time) return a.time < b.time;
+        if (a.what != b.what) return a.what < b.what;
+        if (a.what == submission) return jobs[a.index].id < jobs[b.index].id;
+        return false;
     });
-    struct cache {
+
+    // The plugin's tables.
+    struct pair_state {
         std::uint32_t userid;
         std::string bank;
-        std::int64_t queue_factor;
-        double bank_factor;
+        double fairshare = 0;
+        std::int64_t queue_factor = 0;
+        double bank_factor = 0;
+        bool cached = false;      // queue and bank factors known (else: from before the history)
+        bool bank_reset = false;  // created after a load: bank factor 0 until the pair submits
+        bool in_db = true;        // in the latest database received
     };
-    std::vector<cache> caches;
-    const auto find_cache = [&](const std::pair<std::uint32_t, std::string>& key) -> cache* {
-        for (auto& c : caches)
-            if (c.userid == key.first && c.bank == key.second) return &c;
-        return nullptr;
-    };
-    std::vector<std::optional<flux_plugin_priority>> out(jobs.size());
-    std::vector<char> submitted(jobs.size(), 0);
+    std::vector<pair_state> pairs;
+    std::vector<std::pair<std::uint32_t, std::string>> default_banks;
     const flux_db* db = nullptr;
-    double now = 0;
-    const auto compute = [&](std::size_t k) {
+    bool loaded_in_history = false, seen_update = false;
+    const auto find_pair = [&](std::uint32_t uid, std::string_view bank) -> std::optional<std::size_t> {
+        for (std::size_t i = 0; i < pairs.size(); ++i)
+            if (pairs[i].userid == uid && pairs[i].bank == bank) return i;
+        return std::nullopt;
+    };
+    // A pair no database of the history holds but the plugin printed it held (`flux jobtap
+    // query`: an association deleted before the history began keeps its entry there): taken
+    // as printed, its bank factor its bank's priority.
+    const auto observed_pair = [&](std::uint32_t uid, std::string_view bank) -> std::optional<std::size_t> {
+        if (const auto p = find_pair(uid, bank)) return p;
+        if (db == nullptr) return std::nullopt;
+        const flux_cached_pair* seen = nullptr;
+        for (const auto& h : held)
+            if (h.userid == uid && h.bank == bank) seen = &h;
+        for (const auto& ob : history.observations)
+            for (const auto& h : ob.pairs)
+                if (h.userid == uid && h.bank == bank) seen = &h;
+        if (seen == nullptr) return std::nullopt;
+        pair_state ps;
+        ps.userid = uid;
+        ps.bank = std::string(bank);
+        ps.fairshare = seen->fairshare;
+        ps.queue_factor = seen->queue_factor;
+        ps.bank_factor = db->bank_priority(bank);
+        ps.cached = true;
+        ps.in_db = false;
+        pairs.push_back(std::move(ps));
+        return pairs.size() - 1;
+    };
+    const auto default_bank = [&](std::uint32_t uid) -> std::string_view {
+        for (const auto& [u, b] : default_banks)
+            if (u == uid) return b;
+        return {};
+    };
+
+    // Each job as the plugin knows it.
+    enum class attach : std::uint8_t { none, before_history, placeholder, pair };
+    struct job_state {
+        attach how = attach::none;
+        std::size_t pair = 0;
+        std::string queue, bank;
+        std::uint8_t urgency = flux::urgency_default;
+        bool submitted = false;
+    };
+    std::vector<job_state> js(jobs.size());
+    for (std::size_t k = 0; k < jobs.size(); ++k) {
+        js[k].queue = jobs[k].queue;
+        js[k].bank = jobs[k].bank;
+        js[k].urgency = jobs[k].eventlog ? jobs[k].submit_urgency : jobs[k].urgency;
+        if (jobs[k].submit_bank) js[k].bank = *jobs[k].submit_bank;
+        if (jobs[k].submit_queue) js[k].queue = *jobs[k].submit_queue;
+    }
+
+    // How far from an update's time its memo events may be: the time a bundle records is
+    // taken when `flux account-priority-update` returns, and the plugin's pass runs after.
+    constexpr double memo_window = 2.0;
+    std::vector<std::optional<flux_plugin_priority>> out(jobs.size());
+    const auto key_bank = [&](std::size_t k) -> std::string {
+        return js[k].bank.empty() ? std::string(default_bank(jobs[k].userid)) : js[k].bank;
+    };
+    const auto compute = [&](std::size_t k, double now, flux_cause cause) {
         const flux_job_row& j = jobs[k];
-        out[k].reset();
-        if (db == nullptr || !j.pending()) return;
-        const auto key = detail::flux_pair(j, *db);
-        const flux_user_row* u = db->user(key.first, key.second);
-        if (u == nullptr) return;
-        cache* c = find_cache(key);
-        if (c == nullptr) {
-            // A pair whose latest submission the history does not hold: the cache the plugin
-            // printed, else its job's own queue (as the plugin looks a queue up for a job that
-            // arrived before it had data).
-            std::int64_t queue = db->queue_priority(j.queue);
-            for (const auto& h : held)
-                if (h.userid == key.first && h.bank == key.second) queue = h.queue_factor;
-            caches.push_back({key.first, key.second, queue, db->bank_priority(key.second)});
-            c = &caches.back();
+        job_state& s = js[k];
+        if (db == nullptr || !j.pending()) return; // no data: the job keeps what it has
+        if (s.how == attach::placeholder || s.how == attach::before_history || s.how == attach::none) {
+            const auto p = observed_pair(j.userid, key_bank(k));
+            if (!p) return; // the plugin cannot place it: it keeps what it has (or is rejected)
+            pair_state& ps = pairs[*p];
+            if (s.how == attach::placeholder) {
+                // priority_cb's look-up after a load: the pair's queue factor is this job's queue.
+                ps.queue_factor = db->queue_priority(s.queue);
+                ps.cached = true;
+                cause = flux_cause::first_update;
+            } else if (!ps.cached) {
+                // A pair whose latest submission the history does not hold: the cache the
+                // plugin printed, else its job's own queue.
+                ps.queue_factor = db->queue_priority(s.queue);
+                for (const auto& h : held)
+                    if (h.userid == ps.userid && h.bank == ps.bank) ps.queue_factor = h.queue_factor;
+                ps.bank_factor = db->bank_priority(ps.bank);
+                ps.cached = true;
+            }
+            s.how = attach::pair;
+            s.pair = *p;
         }
+        const pair_state& ps = pairs[s.pair];
         flux::job fj;
         fj.id = static_cast<std::uint32_t>(j.id);
         fj.association = 0;
         fj.queue = 0;
         fj.bank = 0;
-        fj.urgency = j.urgency;
-        const std::int64_t qf[] = {c->queue_factor};
-        const double bf[] = {c->bank_factor};
-        const double fs[] = {u->fairshare};
+        fj.urgency = s.urgency;
+        const std::int64_t qf[] = {ps.queue_factor};
+        const double bf[] = {ps.bank_factor};
+        const double fs[] = {ps.fairshare};
         flux::context ctx;
         ctx.queue_priority = qf;
         ctx.bank_priority = bf;
@@ -381,37 +529,185 @@ replay_flux_plugin(std::span<const flux_update> updates, std::span<const flux_jo
         flux_plugin_priority p;
         p.value = o.exact_products ? flux::make_flux_accounting_engine(db->weights, r).priority(fj, ctx)
                                    : flux::make_flux_accounting_plugin_engine(db->weights, r).priority(fj, ctx);
-        p.queue_factor = c->queue_factor;
-        p.bank_factor = c->bank_factor;
-        p.fairshare = u->fairshare;
+        p.queue_factor = ps.queue_factor;
+        p.bank_factor = ps.bank_factor;
+        p.fairshare = ps.fairshare;
         p.computed_at = now;
+        p.at_submission = cause == flux_cause::submission;
+        p.cause = cause;
+        p.pair_deleted = !ps.in_db;
+        p.bank_factor_reset = ps.bank_reset;
         p.weights = db->weights;
         out[k] = p;
     };
-    std::size_t ui = 0, si = 0;
-    while (ui < by_update.size() || si < by_submit.size()) {
-        const bool update_next = ui < by_update.size() &&
-                                 (si == by_submit.size() || updates[by_update[ui]].time <= jobs[by_submit[si]].t_submit);
-        if (update_next) {
-            const flux_update& u = updates[by_update[ui++]];
+
+    for (const step& st : steps) {
+        switch (st.what) {
+        case load:
+            pairs.clear();
+            default_banks.clear();
+            db = nullptr;
+            loaded_in_history = true;
+            for (auto& s : js)
+                if (s.submitted) s.how = attach::placeholder;
+            break;
+        case update: {
+            const flux_update& u = updates[st.index];
+            const bool first_data = !seen_update && !loaded_in_history;
+            seen_update = true;
             db = &u.db;
-            now = u.time;
-            for (std::size_t k = 0; k < jobs.size(); ++k)
-                if (submitted[k]) compute(k);
-            continue;
+            for (auto& ps : pairs) ps.in_db = false;
+            for (const auto& row : u.db.users) {
+                auto p = find_pair(row.userid, row.bank);
+                if (!p) {
+                    pair_state ps;
+                    ps.userid = row.userid;
+                    ps.bank = row.bank;
+                    // After a load the plugin's map starts empty: its factors are 0 until set.
+                    ps.cached = loaded_in_history;
+                    ps.bank_reset = loaded_in_history;
+                    pairs.push_back(std::move(ps));
+                    p = pairs.size() - 1;
+                }
+                pairs[*p].fairshare = row.fairshare;
+                pairs[*p].in_db = true;
+                if (!row.default_bank.empty()) {
+                    bool found = false;
+                    for (auto& [uid, b] : default_banks)
+                        if (uid == row.userid) {
+                            b = row.default_bank;
+                            found = true;
+                        }
+                    if (!found) default_banks.emplace_back(row.userid, row.default_bank);
+                }
+            }
+            if (first_data) {
+                // The submissions before the history's first database: taken as computed with
+                // it, so that each pair caches its latest job's queue and its bank's priority.
+                for (const step& earlier : steps) {
+                    if (earlier.what != submission || !js[earlier.index].submitted) continue;
+                    job_state& e = js[earlier.index];
+                    if (e.how != attach::before_history) continue;
+                    if (e.bank.empty()) e.bank = std::string(default_bank(jobs[earlier.index].userid));
+                    if (const auto p = find_pair(jobs[earlier.index].userid, e.bank)) {
+                        pairs[*p].queue_factor = u.db.queue_priority(e.queue);
+                        pairs[*p].bank_factor = u.db.bank_priority(e.bank);
+                        pairs[*p].cached = true;
+                        e.how = attach::pair;
+                        e.pair = *p;
+                    }
+                }
+            }
+            // The pass in the order the plugin took the jobs, where their eventlogs say (each
+            // computation posts a memo): after a load, the last job of a pair leaves the
+            // pair its queue factor. Jobs without a memo near the update come after, by id.
+            std::vector<std::pair<double, std::size_t>> pass;
+            for (std::size_t k = 0; k < jobs.size(); ++k) {
+                if (!js[k].submitted) continue;
+                double at = std::numeric_limits<double>::infinity();
+                for (const double c : jobs[k].computed)
+                    if (c > u.time - memo_window && c < u.time + memo_window && std::abs(c - u.time) < std::abs(at - u.time)) at = c;
+                pass.emplace_back(at, k);
+            }
+            std::stable_sort(pass.begin(), pass.end(), [&](const auto& a, const auto& b) {
+                return a.first != b.first ? a.first < b.first : jobs[a.second].id < jobs[b.second].id;
+            });
+            for (const auto& [at, k] : pass) compute(k, u.time, flux_cause::update);
+            break;
         }
-        const std::size_t k = by_submit[si++];
-        const flux_job_row& j = jobs[k];
-        submitted[k] = 1;
-        now = j.t_submit;
-        if (db != nullptr) {
-            const auto key = detail::flux_pair(j, *db);
-            const cache fresh{key.first, key.second, db->queue_priority(j.queue), db->bank_priority(key.second)};
-            if (cache* c = find_cache(key)) *c = fresh;
-            else if (db->user(key.first, key.second) != nullptr) caches.push_back(fresh);
+        case submission: {
+            const std::size_t k = st.index;
+            job_state& s = js[k];
+            s.submitted = true;
+            if (db == nullptr) {
+                s.how = loaded_in_history ? attach::placeholder : attach::before_history;
+                break;
+            }
+            if (s.bank.empty()) s.bank = std::string(default_bank(jobs[k].userid));
+            if (const auto p = observed_pair(jobs[k].userid, s.bank)) {
+                pair_state& ps = pairs[*p];
+                ps.queue_factor = db->queue_priority(s.queue);
+                ps.bank_factor = db->bank_priority(ps.bank);
+                ps.cached = true;
+                ps.bank_reset = false;
+                s.how = attach::pair;
+                s.pair = *p;
+            } else {
+                s.how = attach::placeholder;
+            }
+            compute(k, st.time, flux_cause::submission);
+            break;
         }
-        compute(k);
-        if (out[k]) out[k]->at_submission = true;
+        case job_event: {
+            const std::size_t k = st.index;
+            job_state& s = js[k];
+            const flux_job_event& e = jobs[k].events[st.event];
+            if (!s.submitted) break;
+            if (e.what == flux_job_event::kind::urgency) {
+                s.urgency = e.urgency;
+                compute(k, e.time, flux_cause::urgency);
+                break;
+            }
+            if (e.what == flux_job_event::kind::bank) {
+                const bool same = e.value == key_bank(k);
+                s.bank = e.value;
+                if (same || db == nullptr) break; // the plugin's own default-bank update at job.new
+                if (const auto p = find_pair(jobs[k].userid, e.value)) {
+                    pairs[*p].bank_factor = db->bank_priority(e.value);
+                    pairs[*p].bank_reset = false;
+                    s.how = attach::pair;
+                    s.pair = *p;
+                }
+                // The plugin's own move of a job found again after a load (priority_cb posts
+                // the user's default bank): flux-core recomputes the job in the new bank, then
+                // the pass sets the priority it had computed before the move.
+                if (out[k] && out[k]->cause == flux_cause::first_update && std::abs(e.time - out[k]->computed_at) < memo_window) break;
+            } else {
+                s.queue = e.value;
+                if (db != nullptr && s.how == attach::pair) pairs[s.pair].queue_factor = db->queue_priority(e.value);
+            }
+            compute(k, e.time, flux_cause::job_update);
+            break;
+        }
+        case observation:
+            for (const auto& h : history.observations[st.index].pairs)
+                if (const auto p = find_pair(h.userid, h.bank); p && pairs[*p].cached) pairs[*p].queue_factor = h.queue_factor;
+            break;
+        }
+    }
+    return out;
+}
+
+/// When the plugin recomputed every pending job (`flux account-priority-update`, or the first
+/// update after a load), read from the jobs' eventlogs: each computation posts a "memo"
+/// event, and one that neither the job's submission nor its own urgency change or
+/// jobspec-update explains (those are computed within `own_window` seconds) comes from a pass
+/// over all jobs. Such memos within `pass_window` seconds of each other are one pass, counted
+/// when it reached at least two jobs (or the only one pending then). Times in order.
+[[nodiscard]] inline std::vector<double> flux_passes_from_eventlogs(std::span<const flux_job_row> jobs, double own_window = 0.5,
+                                                                    double pass_window = 1.0) {
+    std::vector<std::pair<double, std::size_t>> memos; // time, job
+    for (std::size_t k = 0; k < jobs.size(); ++k) {
+        const auto& j = jobs[k];
+        for (const double c : j.computed) {
+            bool own = c >= j.t_submit && c - j.t_submit < own_window;
+            for (const auto& e : j.events) own = own || (c >= e.time && c - e.time < own_window);
+            if (!own) memos.emplace_back(c, k);
+        }
+    }
+    std::sort(memos.begin(), memos.end());
+    std::vector<double> out;
+    for (std::size_t i = 0; i < memos.size();) {
+        std::size_t end = i;
+        std::vector<std::size_t> reached;
+        while (end < memos.size() && memos[end].first - memos[i].first < pass_window) {
+            if (std::find(reached.begin(), reached.end(), memos[end].second) == reached.end()) reached.push_back(memos[end].second);
+            ++end;
+        }
+        std::size_t pending_then = 0;
+        for (const auto& j : jobs) pending_then += j.eventlog && j.t_submit <= memos[i].first ? 1 : 0;
+        if (reached.size() >= 2 || pending_then <= 1) out.push_back(memos[i].first);
+        i = end;
     }
     return out;
 }

@@ -9,10 +9,13 @@
 // Errors name the file, line and column of the value at fault.
 
 #include <algorithm>
+#include <charconv>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -715,6 +718,206 @@ namespace detail {
     return out;
 }
 
+/// One job's eventlog as a bundle's eventlogs.json holds it: the events the plugin acts on.
+struct flux_eventlog {
+    std::uint64_t id = 0;
+    std::uint8_t submit_urgency = flux::urgency_default;
+    std::vector<config::flux_job_event> events;
+    std::vector<double> computed; ///< "memo" events: each time the plugin computed the job
+    std::optional<std::string> submit_bank, submit_queue; ///< "submitted": the jobspec as submitted
+    std::size_t line = 0;
+};
+
+/// A bundle's eventlogs.json: one line per pending job, `{"id": ID, "submitted": {"bank": B,
+/// "queue": Q}, "eventlog": [EVENT, ...]}` ("submitted", optional: the bank and queue of the
+/// jobspec as submitted), each event as `flux job eventlog --format=json` prints it
+/// (`timestamp`, `name`, `context`). Read: "submit" (its urgency), "urgency", "jobspec-update" (a queue or bank) and
+/// "memo" (the plugin's fair-share memo, posted at each computation); other events are
+/// skipped. Blank lines are skipped; an id twice, a timestamp outside 1970-9999 or an event of
+/// the wrong shape is refused at its line and column.
+[[nodiscard]] inline expected<std::vector<flux_eventlog>> read_flux_eventlogs(std::string_view text, const std::string& file) {
+    std::vector<flux_eventlog> out;
+    simdjson::ondemand::parser parser;
+    for (const auto& l : text::split_lines(config::detail::without_bom(text))) {
+        const std::string_view line = l.text;
+        if (text::trim(line).empty()) continue;
+        const std::size_t bom = l.number == 1 ? text.size() - config::detail::without_bom(text).size() : 0;
+        const simdjson::padded_string copy(line);
+        simdjson::ondemand::document doc;
+        bool iterating = false;
+        const auto at_offset = [&](std::size_t off, std::string why) {
+            return text::make_error(file, l.number, off + 1 + bom, {}, std::move(why));
+        };
+        const auto fail = [&](std::string why, const char* at = nullptr) -> input_error {
+            const char* loc = at;
+            if (iterating && (loc != nullptr || !doc.current_location().get(loc)) && loc >= copy.data() &&
+                loc <= copy.data() + line.size())
+                return at_offset(static_cast<std::size_t>(loc - copy.data()), std::move(why));
+            return at_offset(line.size(), std::move(why));
+        };
+        const auto invalid = [&](simdjson::error_code e) {
+            if (const auto off = detail::json_failure_offset(line, e)) {
+                iterating = false;
+                return at_offset(*off, std::string("not valid JSON: ") + simdjson::error_message(e));
+            }
+            return fail(std::string("not valid JSON: ") + simdjson::error_message(e));
+        };
+        const auto here = [&]() -> const char* {
+            const char* at = nullptr;
+            return doc.current_location().get(at) ? nullptr : at;
+        };
+        if (auto e = parser.iterate(copy).get(doc)) return invalid(e);
+        iterating = true;
+        simdjson::ondemand::object root;
+        if (auto e = doc.get_object().get(root))
+            return e == simdjson::INCORRECT_TYPE ? fail("not an eventlog line: {\"id\": ID, \"eventlog\": [...]}", copy.data()) : invalid(e);
+        flux_eventlog log;
+        log.line = l.number;
+        bool have_id = false, have_log = false;
+        for (auto f : root) {
+            std::string_view key;
+            if (auto e = f.unescaped_key().get(key)) return invalid(e);
+            simdjson::ondemand::value v;
+            if (auto e = f.value().get(v)) return invalid(e);
+            const char* vat = here();
+            if (key == "id") {
+                if (v.get_uint64().get(log.id) || log.id == 0)
+                    return fail("\"id\": not a Flux job id (a positive integer below 2^64)", vat);
+                have_id = true;
+            } else if (key == "submitted") {
+                simdjson::ondemand::object so;
+                if (auto e = v.get_object().get(so)) return e == simdjson::INCORRECT_TYPE ? fail("\"submitted\" is not an object", vat) : invalid(e);
+                for (auto sf : so) {
+                    std::string_view sk;
+                    if (auto e = sf.unescaped_key().get(sk)) return invalid(e);
+                    simdjson::ondemand::value sv;
+                    if (auto e = sf.value().get(sv)) return invalid(e);
+                    const char* sat = here();
+                    if (sk != "bank" && sk != "queue") continue;
+                    std::string_view text;
+                    if (sv.get_string().get(text)) return fail("\"" + std::string(sk) + "\": not a string", sat);
+                    (sk == "bank" ? log.submit_bank : log.submit_queue) = std::string(text);
+                }
+            } else if (key == "eventlog") {
+                simdjson::ondemand::array events;
+                if (auto e = v.get_array().get(events)) return e == simdjson::INCORRECT_TYPE ? fail("\"eventlog\" is not a list", vat) : invalid(e);
+                have_log = true;
+                for (auto ev : events) {
+                    simdjson::ondemand::object eo;
+                    const char* eat = here();
+                    if (auto e = ev.get_object().get(eo)) return e == simdjson::INCORRECT_TYPE ? fail("an event is not an object", eat) : invalid(e);
+                    std::optional<double> time;
+                    std::string name;
+                    std::optional<std::uint64_t> urgency;
+                    std::optional<std::string> queue, bank;
+                    bool memo = false;
+                    for (auto ef : eo) {
+                        std::string_view ek;
+                        if (auto e = ef.unescaped_key().get(ek)) return invalid(e);
+                        simdjson::ondemand::value ev2;
+                        if (auto e = ef.value().get(ev2)) return invalid(e);
+                        const char* fat = here();
+                        if (ek == "timestamp") {
+                            double t = 0;
+                            if (ev2.get_double().get(t) || !(t >= 0) || t > static_cast<double>(text::max_epoch))
+                                return fail("\"timestamp\": not a time in epoch seconds from 1970 to 9999", fat);
+                            time = t;
+                        } else if (ek == "name") {
+                            std::string_view n;
+                            if (ev2.get_string().get(n)) return fail("\"name\": not a string", fat);
+                            name = std::string(n);
+                        } else if (ek == "context") {
+                            simdjson::ondemand::object co;
+                            if (auto e = ev2.get_object().get(co))
+                                return e == simdjson::INCORRECT_TYPE ? fail("\"context\" is not an object", fat) : invalid(e);
+                            for (auto cf : co) {
+                                std::string_view ck;
+                                if (auto e = cf.unescaped_key().get(ck)) return invalid(e);
+                                simdjson::ondemand::value cv;
+                                if (auto e = cf.value().get(cv)) return invalid(e);
+                                const char* cat = here();
+                                if (ck == "urgency") {
+                                    std::uint64_t u = 0;
+                                    if (cv.get_uint64().get(u) || u > flux::urgency_expedite)
+                                        return fail("\"urgency\": not an urgency from 0 to 31", cat);
+                                    urgency = u;
+                                } else if (ck == "attributes.system.queue" || ck == "attributes.system.bank") {
+                                    std::string_view sv;
+                                    if (cv.get_string().get(sv)) return fail("\"" + std::string(ck) + "\": not a string", cat);
+                                    (ck == "attributes.system.queue" ? queue : bank) = std::string(sv);
+                                } else if (ck == "fairshare") {
+                                    memo = true;
+                                }
+                            }
+                        }
+                    }
+                    if (!time) return fail("an event without \"timestamp\"", eat);
+                    if (name == "submit") {
+                        if (!urgency) return fail("a submit event without its urgency", eat);
+                        log.submit_urgency = static_cast<std::uint8_t>(*urgency);
+                    } else if (name == "urgency") {
+                        if (!urgency) return fail("an urgency event without its urgency", eat);
+                        config::flux_job_event e;
+                        e.time = *time;
+                        e.what = config::flux_job_event::kind::urgency;
+                        e.urgency = static_cast<std::uint8_t>(*urgency);
+                        log.events.push_back(std::move(e));
+                    } else if (name == "jobspec-update") {
+                        // flux-core hands the plugin one update; job_updated takes the bank first.
+                        if (bank) log.events.push_back({*time, config::flux_job_event::kind::bank, 0, *bank});
+                        if (queue) log.events.push_back({*time, config::flux_job_event::kind::queue, 0, *queue});
+                    } else if (name == "memo" && memo) {
+                        log.computed.push_back(*time);
+                    }
+                }
+            }
+        }
+        if (const char* after = nullptr; !doc.current_location().get(after)) return fail("more after the JSON object on this line");
+        if (!have_id || !have_log) return at_offset(0, "an eventlog line needs \"id\" and \"eventlog\"");
+        for (const auto& o : out)
+            if (o.id == log.id)
+                return at_offset(0, "job " + std::to_string(log.id) + " twice (first on line " + std::to_string(o.line) + ")");
+        std::stable_sort(log.events.begin(), log.events.end(), [](const auto& a, const auto& b) { return a.time < b.time; });
+        out.push_back(std::move(log));
+    }
+    return out;
+}
+
+/// When flux-accounting's plugin was loaded, from `flux dmesg` (a bundle's flux_dmesg.txt):
+/// each load registers its services, and the job manager logs "jobtap plugin mf_priority
+/// registered method job-manager.mf_priority.rec_update" with the time (ISO 8601, UTC).
+/// Other lines are skipped; a matching line whose time cannot be read is refused there.
+[[nodiscard]] inline expected<std::vector<double>> read_flux_plugin_loads(std::string_view text, const std::string& file) {
+    static constexpr std::string_view marker = "jobtap plugin mf_priority registered method job-manager.mf_priority.rec_update";
+    std::vector<double> out;
+    for (const auto& l : text::split_lines(config::detail::without_bom(text))) {
+        const std::string_view line = l.text;
+        if (line.find(marker) == std::string_view::npos) continue;
+        // 2026-11-28T14:29:46.022097Z
+        const std::size_t end = line.find(' ');
+        const std::string_view stamp = line.substr(0, end);
+        const std::string buf(stamp);
+        const auto number = [&](std::size_t at, std::size_t n) -> int {
+            int v = 0;
+            if (at + n > stamp.size()) return -1;
+            const auto r = std::from_chars(stamp.data() + at, stamp.data() + at + n, v);
+            return r.ec == std::errc{} && r.ptr == stamp.data() + at + n ? v : -1;
+        };
+        const int y = number(0, 4), mo = number(5, 2), d = number(8, 2), h = number(11, 2), mi = number(14, 2);
+        const auto sec = stamp.size() > 18 ? text::parse_double(stamp.substr(17, stamp.size() - 18)) : std::nullopt;
+        if (stamp.size() < 20 || stamp[4] != '-' || stamp[7] != '-' || stamp[10] != 'T' || stamp[13] != ':' || stamp[16] != ':' ||
+            stamp.back() != 'Z' || y < 1970 || mo < 1 || mo > 12 || d < 1 || d > 31 || h < 0 || h > 23 || mi < 0 || mi > 59 || !sec ||
+            !(*sec >= 0 && *sec < 61))
+            return text::make_error(file, l.number, 1, {}, "'" + buf + "' is not a time as flux dmesg prints it (YYYY-MM-DDTHH:MM:SS.ffffffZ)");
+        const std::chrono::year_month_day date{std::chrono::year{y}, std::chrono::month{static_cast<unsigned>(mo)},
+                                               std::chrono::day{static_cast<unsigned>(d)}};
+        if (!date.ok()) return text::make_error(file, l.number, 1, {}, "'" + buf + "' is not a date");
+        const std::chrono::sys_days days{date};
+        out.push_back(static_cast<double>(days.time_since_epoch().count()) * 86400.0 + h * 3600.0 + mi * 60.0 + *sec);
+    }
+    return out;
+}
+
 /// The queue order `flux jobs -A -n -o '{id.f58} {id.dec} ...'` printed (a bundle's
 /// flux_jobs.txt): the job id of each line, in order. The first field is the id in f58 (or
 /// decimal); a second field, when there is one, is the same id in decimal. Blank lines are
@@ -758,6 +961,12 @@ struct flux_bundle {
     std::size_t previous_line = 0, previous_column = 0; ///< where meta says previous=
     std::optional<std::vector<std::uint64_t>> expected_order; ///< flux_jobs.txt's order, when present
     std::vector<config::flux_cached_pair> held; ///< jobtap_mf_priority.json: the plugin's cache when captured
+    std::optional<double> captured;             ///< meta's captured=: when the commands ran
+    bool eventlogs = false;                     ///< eventlogs.json: the pending jobs' eventlogs
+    std::optional<std::vector<double>> loads;   ///< flux_dmesg.txt: when the plugin was loaded
+    /// Without priority_update=: the updates the eventlogs show (flux_passes_from_eventlogs),
+    /// each taken to have sent the database the bundle holds; `update` is the last.
+    std::optional<std::vector<double>> passes;
 };
 
 /// Reads the Flux bundle in `dir` (its manifest checked as read_bundle does).
@@ -783,7 +992,13 @@ struct flux_bundle {
         if (eq == std::string_view::npos) return text::make_error(path("meta"), l.number, 1, {}, "not a key=value line");
         const std::string_view k = text::trim(l.text.substr(0, eq)), v = text::trim(l.text.substr(eq + 1));
         if (auto twice = meta_keys.repeated(k, l.number, path("meta"))) return *twice;
-        if (k == "priority_update") {
+        if (k == "captured") {
+            const auto t = text::parse_double(v);
+            if (!t || *t < 0 || *t > static_cast<double>(text::max_epoch))
+                return text::make_error(path("meta"), l.number, eq + 2, "captured",
+                                        "'" + std::string(v) + "' is not a time in epoch seconds from 1970 to 9999");
+            b.captured = *t;
+        } else if (k == "priority_update") {
             update_time = text::parse_double(v);
             if (!update_time || *update_time < 0 || *update_time > static_cast<double>(text::max_epoch))
                 return text::make_error(path("meta"), l.number, eq + 2, "priority_update",
@@ -819,9 +1034,7 @@ struct flux_bundle {
         up.db.weights = *w;
         up.db.queues = std::move(*qs);
         up.db.banks = std::move(*bs);
-        if (!update_time)
-            return input_error{path("meta"), 0, 0, "priority_update", "missing: when the plugin received the database", error_kind::shape};
-        up.time = *update_time;
+        up.time = update_time.value_or(0);
         b.update = std::move(up);
     }
     if (const std::string* t = text_of("jobtap_mf_priority.json")) {
@@ -834,6 +1047,38 @@ struct flux_bundle {
     auto j = read_flux_jobs(*jobs, path("flux_jobs.json"), users);
     if (!j) return j.error();
     b.jobs = std::move(*j);
+    if (const std::string* t = text_of("eventlogs.json")) {
+        auto logs = read_flux_eventlogs(*t, path("eventlogs.json"));
+        if (!logs) return logs.error();
+        b.eventlogs = true;
+        for (auto& log : *logs) {
+            // An eventlog of a job flux jobs did not list (it arrived or ended between the two
+            // commands) has nothing to attach to.
+            for (auto& job : b.jobs)
+                if (job.id == log.id) {
+                    job.eventlog = true;
+                    job.submit_urgency = log.submit_urgency;
+                    job.events = std::move(log.events);
+                    job.computed = std::move(log.computed);
+                    job.submit_bank = std::move(log.submit_bank);
+                    job.submit_queue = std::move(log.submit_queue);
+                    break;
+                }
+        }
+    }
+    if (const std::string* t = text_of("flux_dmesg.txt")) {
+        auto loads = read_flux_plugin_loads(*t, path("flux_dmesg.txt"));
+        if (!loads) return loads.error();
+        b.loads = std::move(*loads);
+    }
+    if (b.update && !update_time) {
+        // No priority_update= (what `queue --live` captures): the passes the eventlogs show.
+        if (!b.eventlogs)
+            return input_error{path("meta"), 0, 0, "priority_update",
+                               "missing: when the plugin received the database (or eventlogs.json, which shows it)", error_kind::shape};
+        b.passes = config::flux_passes_from_eventlogs(b.jobs);
+        b.update->time = b.passes->empty() ? 0 : b.passes->back();
+    }
     if (const std::string* t = text_of("flux_jobs.txt")) {
         auto order = read_flux_order(*t, path("flux_jobs.txt"));
         if (!order) return order.error();
@@ -848,6 +1093,11 @@ struct flux_history {
     flux_bundle latest;
     std::vector<config::flux_update> updates;
     std::vector<config::flux_cached_pair> held; ///< the plugin's cache in the oldest bundle
+    std::vector<double> loads;                  ///< when the plugin was loaded (every bundle's flux dmesg)
+    std::vector<config::flux_observation> observations; ///< each bundle's jobtap query, at its capture time
+
+    /// The plugin's history as the replay takes it.
+    [[nodiscard]] config::flux_plugin_history plugin_history() const noexcept { return {loads, observations}; }
 };
 
 /// Reads the bundle in `dir` and the chain of bundles before it. A chain that loops, or a
@@ -858,8 +1108,24 @@ struct flux_history {
     if (!b) return b.error();
     flux_history h;
     h.latest = std::move(*b);
-    if (h.latest.update) h.updates.push_back(*h.latest.update);
+    if (h.latest.update && h.latest.passes) {
+        // The database as it is now, received before every submission and at every pass.
+        config::flux_update u = *h.latest.update;
+        u.time = 0;
+        h.updates.push_back(u);
+        for (const double t : *h.latest.passes) {
+            u.time = t;
+            h.updates.push_back(u);
+        }
+    } else if (h.latest.update) {
+        h.updates.push_back(*h.latest.update);
+    }
     h.held = h.latest.held;
+    const auto note = [&h](const flux_bundle& x) {
+        if (x.loads) h.loads.insert(h.loads.end(), x.loads->begin(), x.loads->end());
+        if (x.captured && !x.held.empty()) h.observations.push_back({*x.captured, x.held});
+    };
+    note(h.latest);
     // A bundle's directory as an absolute path without "." or ".." or a trailing '/', so
     // that its siblings are found from `--from .` or `--from weights/.` as from `--from
     // weights` (symbolic links are kept: the siblings are those beside the name given).
@@ -887,11 +1153,24 @@ struct flux_history {
         auto pb = read_flux_bundle(p.string());
         if (!pb) return pb.error();
         if (pb->update) h.updates.push_back(std::move(*pb->update));
+        note(*pb);
         h.held = std::move(pb->held);
         previous = std::move(pb->previous);
         line = pb->previous_line;
         column = pb->previous_column;
         here = p;
+    }
+    // flux dmesg's ring holds the same lines in successive bundles: each load once.
+    std::sort(h.loads.begin(), h.loads.end());
+    h.loads.erase(std::unique(h.loads.begin(), h.loads.end()), h.loads.end());
+    if (h.latest.passes && !h.updates.empty()) {
+        // The plugin has data from its first update after it was loaded: the database the
+        // bundle holds is taken as received just after the last load before the first job
+        // listed (a load after that empties the tables until the next pass).
+        double first = std::numeric_limits<double>::infinity();
+        for (const auto& j : h.latest.jobs) first = std::min(first, j.t_submit);
+        for (const double l : h.loads)
+            if (l < first) h.updates.front().time = l;
     }
     return h;
 }

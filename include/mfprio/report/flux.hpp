@@ -41,9 +41,14 @@ inline std::string explain_flux_job(const config::flux_job_row& j, const std::op
         return out + "  priority " + std::to_string(*priority) + ": urgency " + std::to_string(j.urgency) +
                (j.urgency == 0 ? " holds the job\n" : " expedites the job\n");
     const auto w = opt.exact_products ? p->weights : flux::truncate_weights(p->weights);
-    std::snprintf(buf, sizeof buf, "  computed %s (t = %.6f)\n", p->at_submission ? "when it was submitted" : "at the last priority-update",
-                  p->computed_at);
+    static constexpr std::string_view causes[] = {
+        "when it was submitted", "at a priority-update",
+        "at the first priority-update after the plugin was loaded (its pair took the job's own queue)",
+        "when its urgency changed (flux job urgency)", "when its queue or bank changed (flux update)"};
+    std::snprintf(buf, sizeof buf, "  computed %s (t = %.6f)\n", causes[static_cast<std::size_t>(p->cause)].data(), p->computed_at);
     out += buf;
+    if (p->pair_deleted)
+        out += "  its user and bank are no longer in the database: the plugin keeps the association it last received\n";
     // The int x int products: in 32 bits as the plugin computes them (the low 32 bits of each
     // operand), or exactly (in double, as the engine adds every term).
     const auto int_product = [&](std::int64_t weight, std::int64_t factor) -> double {
@@ -64,8 +69,9 @@ inline std::string explain_flux_job(const config::flux_job_row& j, const std::op
     std::snprintf(buf, sizeof buf, "  queue     %12lld x %lld = %.0f (the pair's cached queue factor: its latest job's queue)%s\n",
                   static_cast<long long>(w.queue), static_cast<long long>(p->queue_factor), q, wrapped(w.queue, p->queue_factor, q));
     out += buf;
-    std::snprintf(buf, sizeof buf, "  bank      %12lld x %g = %.6f (the bank's priority when the pair last submitted)\n",
-                  static_cast<long long>(w.bank), p->bank_factor, bk);
+    std::snprintf(buf, sizeof buf, "  bank      %12lld x %g = %.6f (%s)\n", static_cast<long long>(w.bank), p->bank_factor, bk,
+                  p->bank_factor_reset ? "0: the plugin was loaded since the pair last submitted"
+                                       : "the bank's priority when the pair last submitted");
     out += buf;
     std::snprintf(buf, sizeof buf, "  urgency   %12lld x (%u - 16) = %.0f%s\n", static_cast<long long>(w.urgency),
                   static_cast<unsigned>(j.urgency), u, wrapped(w.urgency, urgency_term, u));

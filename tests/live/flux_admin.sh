@@ -1,0 +1,258 @@
+#!/usr/bin/env bash
+# Runs inside a one-broker Flux instance (tests/live/flux.sh starts it): flux-accounting's
+# priority plugin on a cluster of 13 users in banks three levels deep (root > eng > ml, web;
+# root > sci > bio, chem), users in two and three banks, queues flux-accounting knows and one it
+# does not, 330 pending jobs with urgencies 0-31; then the administrator's everyday
+# operations, each captured as a bundle (what Flux printed, the pending jobs' eventlogs and
+# flux dmesg) and, with MFPRIO, checked at once with `mfprio queue --live --check`:
+#
+#   admin_base      330 jobs in two waves with a priority-update between them
+#   admin_urgency   a pair submits to another queue, then `flux job urgency` on seven jobs
+#                   (to 0, to 31, back from 0, and between)
+#   admin_update    `flux update JOBID queue=...` on six jobs of four pairs
+#   admin_after     a priority-update: every job of those pairs takes the new queue factor
+#   admin_delete    `flux account delete-user --force` of frank in web, update-fshare, a
+#                   priority-update; frank submits twice more in web
+#   admin_disabled  `flux account delete-user` (no --force: inactive) of olivia in ml,
+#                   update-fshare (which leaves her out), a priority-update
+#   admin_set       `--set shares.judy@chem=7` predicted from admin_disabled, then done
+#                   (edit-user, update-fshare, priority-update): the prediction is compared
+#                   with what Flux computed
+#   admin_reloaded  `flux jobtap remove/load mf_priority.so`: the jobs keep their priorities
+#   admin_reload    a priority-update: each job finds its pair again
+#   admin_reload2   four submissions and another priority-update
+#
+#   flux_admin.sh OUT WORK [MFPRIO]
+#
+# Writes WORK/live-check.txt (one line per --live --check) and WORK/set-check.txt.
+set -euo pipefail
+
+out=$1
+work=$2
+mfprio=${3:-}
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+db=$work/accounting.db
+cd "$work"
+: >"$work/live-check.txt"
+: >"$work/set-check.txt"
+
+flux account -p "$db" create-db >/dev/null 2>&1
+flux account-service -p "$db" -t >/dev/null
+flux jobtap load -r .priority-default mf_priority.so
+flux queue stop --all >/dev/null
+flux queue enable --all >/dev/null
+
+flux account add-bank root 1
+flux account add-bank --parent-bank=root eng 3
+flux account add-bank --parent-bank=eng --priority=2 ml 2
+flux account add-bank --parent-bank=eng --priority=1 web 1
+flux account add-bank --parent-bank=root --priority=3 sci 2
+flux account add-bank --parent-bank=sci --priority=4 bio 1
+flux account add-bank --parent-bank=sci chem 1
+flux account add-queue batch --priority=1
+flux account add-queue debug --priority=5
+flux account add-queue urgent --priority=20
+all_queues=batch,debug,urgent
+# username userid bank shares (the first bank of a user is its default)
+while read -r name uid bank shares; do
+    flux account add-user --username="$name" --userid="$uid" --bank="$bank" --shares="$shares" \
+        --queues="$all_queues" --max-active-jobs=1000 --max-running-jobs=1000
+done <<'EOF'
+alice 5001 ml 3
+alice 5001 web 1
+bob 5002 ml 1
+carol 5003 web 2
+dave 5004 bio 1
+erin 5005 bio 4
+frank 5006 web 1
+grace 5007 chem 2
+heidi 5008 ml 1
+ivan 5009 chem 1
+judy 5010 chem 1
+judy 5010 ml 2
+judy 5010 bio 1
+mallory 5011 web 3
+niaj 5012 bio 2
+olivia 5013 ml 1
+EOF
+flux account edit-factor --factor=bank --weight=1000
+flux account edit-factor --factor=urgency --weight=500
+
+usage() {
+    local name bank u
+    while read -r name bank u; do
+        sqlite3 "$db" "UPDATE association_table SET job_usage=$u WHERE username='$name' AND bank='$bank';"
+    done
+    flux account-update-fshare -p "$db"
+}
+usage <<'EOF'
+alice ml 120
+alice web 30
+bob ml 400
+carol web 55
+dave bio 0
+erin bio 260
+frank web 9
+grace chem 77
+heidi ml 5
+ivan chem 310
+judy chem 40
+judy ml 12
+judy bio 600
+mallory web 150
+niaj bio 33
+olivia ml 90
+EOF
+last_update=
+update() {
+    flux account-priority-update -p "$db"
+    last_update=$(date +%s.%N)
+}
+update
+
+# One jobspec per queue and bank, made once (flux run --dry-run is slow); each job is that
+# jobspec under flux-core's unsigned "none" envelope for its user.
+declare -A spec
+submit() { # uid bank queue urgency; prints the job id
+    local key=$3/$2 header
+    [[ -n ${spec[$key]:-} ]] || spec[$key]=$(flux run --dry-run --env=-* -n1 --queue="$3" --setattr=system.bank="$2" true | base64 -w0)
+    header=$(printf 'version\0i1\0userid\0i%s\0mechanism\0snone\0' "$1" | base64 -w0)
+    printf '%s.%s.none' "$header" "${spec[$key]}" | FLUX_HANDLE_USERID=$1 flux job submit --flags=signed --urgency="$4"
+}
+submit_all() {
+    local uid bank queue urgency
+    while read -r uid bank queue urgency; do
+        submit "$uid" "$bank" "$queue" "$urgency" >/dev/null
+    done
+}
+
+# N jobs spread over the pairs, the four queues and every urgency (deterministic).
+pairs=(5001:ml 5001:web 5002:ml 5003:web 5004:bio 5005:bio 5006:web 5007:chem 5008:ml 5009:chem
+       5010:chem 5010:ml 5010:bio 5011:web 5012:bio 5013:ml)
+queues=(batch debug urgent scratch)
+workload() { # first count
+    local i p
+    for ((i = $1; i < $1 + $2; i++)); do
+        p=${pairs[$(((i * 7 + i / 16) % ${#pairs[@]}))]}
+        printf '%s %s %s %d\n' "${p%%:*}" "${p#*:}" "${queues[$(((i * 3 + i / 5) % 4))]}" $(((i * 11) % 32))
+    done
+}
+
+# A bundle: what Flux printed, the pending jobs' eventlogs and flux dmesg, a meta file and the
+# manifest; `previous` chains the bundles (the plugin's state is their history). Then, with
+# MFPRIO, `mfprio queue --live --check` against the instance as it is now.
+previous=
+capture() { # name description
+    local d=$out/$1 id
+    rm -rf "$d"
+    mkdir -p "$d"
+    flux jobs -A -a --json >"$d/flux_jobs.json"
+    flux jobs -A -n -o '{id.f58} {id.dec} {userid} {urgency} {priority} {state} {queue} {bank}' >"$d/flux_jobs.txt"
+    # Each pending job: the bank and queue it was submitted with, and its eventlog.
+    for id in $(flux jobs -A -n -o '{id.dec}'); do
+        printf '{"id":%s,"submitted":%s,"eventlog":[%s]}\n' "$id" \
+            "$(flux job info --original "$id" jobspec | jq -c '.attributes.system | {bank, queue} | with_entries(select(.value != null))')" \
+            "$(flux job eventlog -f json "$id" | grep -E '"name":"(submit|urgency|jobspec-update|memo)"' | paste -sd,)"
+    done >"$d/eventlogs.json"
+    flux dmesg >"$d/flux_dmesg.txt"
+    flux jobtap query mf_priority.so >"$d/jobtap_mf_priority.json"
+    flux account list-factors --json >"$d/list_factors.json"
+    flux account list-queues --json >"$d/list_queues.json"
+    flux account list-banks --json >"$d/list_banks.json"
+    flux account list-users --json >"$d/list_users.json"
+    {
+        printf 'captured=%s\n' "$(date +%s)"
+        printf 'flux_core=%s\n' "$(flux version | sed -n 's/^commands:[[:space:]]*//p')"
+        printf 'flux_accounting=%s\n' "$(flux account --version 2>/dev/null || echo 0.60.0)"
+        printf 'scenario=%s\n' "$2"
+        [[ -z $last_update ]] || printf 'priority_update=%s\n' "$last_update"
+        [[ -z $previous ]] || printf 'previous=%s\n' "$previous"
+    } >"$d/meta"
+    python3 "$here/manifest.py" "$d"
+    previous=$1
+    if [[ -n $mfprio ]]; then
+        printf 'live Flux: %s: queue --live: %s\n' "$1" "$({ "$mfprio" queue --live --check 2>&1 || true; } | tail -1)" >>"$work/live-check.txt"
+    fi
+}
+
+workload 0 200 | submit_all
+update
+workload 200 130 | submit_all
+capture admin_base "330 jobs in two waves, a priority-update between them"
+
+# alice/ml submits to urgent (the pair's cached queue factor is urgent's), then urgency changes.
+submit 5001 ml urgent 16 >/dev/null
+mapfile -t alice_ml < <(flux jobs -A -n --user=5001 -o '{id.f58} {bank}' | awk '$2 == "ml" {print $1}')
+mapfile -t others < <(flux jobs -A -n -o '{id.f58} {userid}' | awk '$2 != 5001 {print $1}')
+flux job urgency "${alice_ml[0]}" 20
+flux job urgency "${alice_ml[1]}" 0
+flux job urgency "${alice_ml[2]}" 31
+flux job urgency "${others[0]}" 3
+flux job urgency "${others[1]}" 0
+flux job urgency "${others[1]}" 25
+flux job urgency "${others[2]}" 16
+capture admin_urgency "alice/ml submits to urgent; flux job urgency on seven jobs"
+
+mapfile -t bob_ml < <(flux jobs -A -n --user=5002 -o '{id.f58} {queue}' | awk '$2 == "batch" {print $1}')
+mapfile -t erin_bio < <(flux jobs -A -n --user=5005 -o '{id.f58} {queue}' | awk '$2 != "urgent" {print $1}')
+mapfile -t grace_chem < <(flux jobs -A -n --user=5007 -o '{id.f58}')
+mapfile -t judy_chem < <(flux jobs -A -n --user=5010 -o '{id.f58} {bank}' | awk '$2 == "chem" {print $1}')
+flux update "${bob_ml[0]}" queue=debug >/dev/null
+flux update "${bob_ml[1]}" queue=urgent >/dev/null
+flux update "${erin_bio[0]}" queue=urgent >/dev/null
+flux update "${grace_chem[0]}" queue=scratch >/dev/null
+flux update "${grace_chem[1]}" queue=debug >/dev/null
+flux update "${judy_chem[0]}" queue=batch >/dev/null
+capture admin_update "flux update queue= on six jobs of four pairs"
+update
+capture admin_after "a priority-update after the queue updates"
+
+flux account delete-user --force frank web
+flux account-update-fshare -p "$db"
+update
+submit_all <<'EOF'
+5006 web debug 16
+5006 web batch 9
+EOF
+capture admin_delete "frank deleted from web (--force), update-fshare, priority-update; frank submits twice in web"
+
+flux account delete-user olivia ml
+flux account-update-fshare -p "$db"
+update
+capture admin_disabled "olivia disabled in ml (delete-user without --force), update-fshare, priority-update"
+
+if [[ -n $mfprio ]]; then
+    "$mfprio" queue --from "$out/admin_disabled" --set shares.judy@chem=7 >"$work/set-predicted.txt" || true
+fi
+flux account edit-user judy --bank=chem --shares=7
+flux account-update-fshare -p "$db"
+update
+capture admin_set "judy's shares in chem 7, update-fshare, priority-update"
+if [[ -n $mfprio ]]; then
+    # Each job's NEW_PRI (the fifth column of --set's table) against the priority Flux holds.
+    flux jobs -A -n -o '{id.f58} {priority}' | sort >"$work/set-flux.txt"
+    awk 'NR > 4 && NF >= 5 {print $1, $5}' "$work/set-predicted.txt" | sort >"$work/set-mfprio.txt"
+    n=$(wc -l <"$work/set-flux.txt")
+    if [[ $n -gt 300 ]] && cmp -s "$work/set-flux.txt" "$work/set-mfprio.txt"; then
+        printf 'live Flux: --set shares.judy@chem=7 (olivia inactive): identical: %d jobs as mfprio predicted\n' "$n" >>"$work/set-check.txt"
+    else
+        printf 'live Flux: --set shares.judy@chem=7: DIFFERS\n' >>"$work/set-check.txt"
+        diff "$work/set-flux.txt" "$work/set-mfprio.txt" | head -20 >>"$work/set-check.txt" || true
+    fi
+    # And the same change again changes nothing.
+    printf 'live Flux: --set again: %s\n' "$({ "$mfprio" queue --from "$out/admin_set" --set shares.judy@chem=7 || true; } | sed -n 2p)" >>"$work/set-check.txt"
+fi
+
+flux jobtap remove mf_priority.so
+flux jobtap load mf_priority.so
+capture admin_reloaded "mf_priority.so removed and loaded again: the jobs keep their priorities until the next update"
+update
+capture admin_reload "a priority-update after the reload: each job finds its pair again"
+submit_all <<'EOF'
+5001 ml debug 16
+5003 web urgent 12
+5010 bio batch 20
+5012 bio scratch 16
+EOF
+update
+capture admin_reload2 "four submissions and another priority-update"
