@@ -348,6 +348,20 @@ struct flux_plugin_priority {
     flux::flux_accounting_weights weights; ///< the weights of the database then, as configured
 };
 
+namespace detail {
+
+/// True when computation `c` of job `j` (a memo's time) is the job's own: its submission's,
+/// or the recomputation its own urgency change or jobspec-update started (within
+/// `window` seconds after it); false for a pass over all jobs.
+[[nodiscard]] inline bool flux_own_computation(const flux_job_row& j, double c, double window = 0.5) noexcept {
+    if (c >= j.t_submit && c - j.t_submit < window) return true;
+    for (const auto& e : j.events)
+        if (c >= e.time && c - e.time < window) return true;
+    return false;
+}
+
+} // namespace detail
+
 /// What happened to the plugin, beyond the databases it received: when it was loaded (`flux
 /// jobtap load`, which empties its tables until the next update), and what it printed it held.
 struct flux_plugin_history {
@@ -482,6 +496,7 @@ replay_flux_plugin(std::span<const flux_update> updates, std::span<const flux_jo
     // How far from an update's time its memo events may be: the time a bundle records is
     // taken when `flux account-priority-update` returns, and the plugin's pass runs after.
     constexpr double memo_window = 2.0;
+    std::vector<std::pair<std::size_t, std::size_t>> consumed; // job events a pass took (job, event)
     std::vector<std::optional<flux_plugin_priority>> out(jobs.size());
     const auto key_bank = [&](std::size_t k) -> std::string {
         return js[k].bank.empty() ? std::string(default_bank(jobs[k].userid)) : js[k].bank;
@@ -598,21 +613,62 @@ replay_flux_plugin(std::span<const flux_update> updates, std::span<const flux_jo
                     }
                 }
             }
-            // The pass in the order the plugin took the jobs, where their eventlogs say (each
-            // computation posts a memo): after a load, the last job of a pair leaves the
-            // pair its queue factor. Jobs without a memo near the update come after, by id.
+            // The pass in the order the plugin took the jobs, where their eventlogs say: each
+            // computation posts a memo (but for urgencies 0 and 31), and a job found again
+            // after a load is moved to its user's default bank (a jobspec-update) first. The
+            // last job of a pair found again leaves the pair its queue factor. Jobs without
+            // either near the update come after, by id.
             std::vector<std::pair<double, std::size_t>> pass;
             for (std::size_t k = 0; k < jobs.size(); ++k) {
                 if (!js[k].submitted) continue;
                 double at = std::numeric_limits<double>::infinity();
+                const auto near = [&](double c) {
+                    if (c > u.time - memo_window && c < u.time + memo_window) at = std::min(at, c);
+                };
                 for (const double c : jobs[k].computed)
-                    if (c > u.time - memo_window && c < u.time + memo_window && std::abs(c - u.time) < std::abs(at - u.time)) at = c;
+                    if (!detail::flux_own_computation(jobs[k], c)) near(c);
+                for (const auto& e : jobs[k].events)
+                    if (e.what == flux_job_event::kind::bank) near(e.time);
                 pass.emplace_back(at, k);
             }
             std::stable_sort(pass.begin(), pass.end(), [&](const auto& a, const auto& b) {
                 return a.first != b.first ? a.first < b.first : jobs[a.second].id < jobs[b.second].id;
             });
-            for (const auto& [at, k] : pass) compute(k, u.time, flux_cause::update);
+            // A pass the eventlogs show: a job whose eventlog covers it but shows neither was
+            // not computed by it (flux-core's walk over its jobs can miss some while the
+            // plugin moves others between banks); it keeps the priority it had and, after a
+            // load, stays to be found again.
+            const bool observed = !pass.empty() && pass.front().first != std::numeric_limits<double>::infinity();
+            constexpr std::size_t memos_kept = 256; // a bundle keeps each job's last 256 memos
+            for (const auto& [at, k] : pass) {
+                const auto& j = jobs[k];
+                const bool covered = j.t_submit < u.time - memo_window &&
+                                     (j.computed.size() < memos_kept || j.computed.front() < u.time - memo_window);
+                if (observed && j.eventlog && covered && at == std::numeric_limits<double>::infinity() &&
+                    (out[k] || js[k].how == attach::placeholder))
+                    continue;
+                compute(k, u.time, flux_cause::update);
+                if (!out[k] || out[k]->cause != flux_cause::first_update) continue;
+                // Found again after a load, the job is moved to its user's default bank
+                // (priority_cb's jobspec-update, handled before the pass goes on: job_updated
+                // gives the new pair its bank's priority, which the pair's later jobs in the
+                // pass see). The priority computed before the move stands.
+                const auto& events = jobs[k].events;
+                for (std::size_t e = 0; e < events.size(); ++e) {
+                    if (events[e].what != flux_job_event::kind::bank || events[e].time < u.time - memo_window ||
+                        events[e].time > u.time + memo_window)
+                        continue;
+                    consumed.emplace_back(k, e);
+                    if (events[e].value == js[k].bank) break;
+                    js[k].bank = events[e].value;
+                    if (const auto p = find_pair(jobs[k].userid, events[e].value)) {
+                        pairs[*p].bank_factor = db->bank_priority(events[e].value);
+                        pairs[*p].bank_reset = false;
+                        js[k].pair = *p;
+                    }
+                    break;
+                }
+            }
             break;
         }
         case submission: {
@@ -643,6 +699,7 @@ replay_flux_plugin(std::span<const flux_update> updates, std::span<const flux_jo
             job_state& s = js[k];
             const flux_job_event& e = jobs[k].events[st.event];
             if (!s.submitted) break;
+            if (std::find(consumed.begin(), consumed.end(), std::pair{k, st.event}) != consumed.end()) break;
             if (e.what == flux_job_event::kind::urgency) {
                 s.urgency = e.urgency;
                 compute(k, e.time, flux_cause::urgency);
@@ -658,10 +715,6 @@ replay_flux_plugin(std::span<const flux_update> updates, std::span<const flux_jo
                     s.how = attach::pair;
                     s.pair = *p;
                 }
-                // The plugin's own move of a job found again after a load (priority_cb posts
-                // the user's default bank): flux-core recomputes the job in the new bank, then
-                // the pass sets the priority it had computed before the move.
-                if (out[k] && out[k]->cause == flux_cause::first_update && std::abs(e.time - out[k]->computed_at) < memo_window) break;
             } else {
                 s.queue = e.value;
                 if (db != nullptr && s.how == attach::pair) pairs[s.pair].queue_factor = db->queue_priority(e.value);
@@ -689,11 +742,8 @@ replay_flux_plugin(std::span<const flux_update> updates, std::span<const flux_jo
     std::vector<std::pair<double, std::size_t>> memos; // time, job
     for (std::size_t k = 0; k < jobs.size(); ++k) {
         const auto& j = jobs[k];
-        for (const double c : j.computed) {
-            bool own = c >= j.t_submit && c - j.t_submit < own_window;
-            for (const auto& e : j.events) own = own || (c >= e.time && c - e.time < own_window);
-            if (!own) memos.emplace_back(c, k);
-        }
+        for (const double c : j.computed)
+            if (!detail::flux_own_computation(j, c, own_window)) memos.emplace_back(c, k);
     }
     std::sort(memos.begin(), memos.end());
     std::vector<double> out;

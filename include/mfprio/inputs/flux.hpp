@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <charconv>
 #include <chrono>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
@@ -1163,6 +1164,18 @@ struct flux_history {
     // flux dmesg's ring holds the same lines in successive bundles: each load once.
     std::sort(h.loads.begin(), h.loads.end());
     h.loads.erase(std::unique(h.loads.begin(), h.loads.end()), h.loads.end());
+    if (h.latest.eventlogs && !h.latest.passes) {
+        // An update's recorded time is when `flux account-priority-update` returned; the pass
+        // it started ran about then, and the eventlogs say when: each update is moved to the
+        // start of its pass, so that the jobspec-updates the pass posted come after it.
+        const auto passes = config::flux_passes_from_eventlogs(h.latest.jobs);
+        for (auto& u : h.updates)
+            for (const double p : passes)
+                if (std::abs(p - u.time) < 2.0) {
+                    u.time = std::min(u.time, p);
+                    break;
+                }
+    }
     if (h.latest.passes && !h.updates.empty()) {
         // The plugin has data from its first update after it was loaded: the database the
         // bundle holds is taken as received just after the last load before the first job
