@@ -225,7 +225,6 @@ if [[ -n $mfprio ]]; then
         printf 'live Flux: queue --from the --save bundle: '
         { "$mfprio" queue --from "$work/live" --check 2>&1 || true; } | tail -1
     } >"$work/live-check.txt"
-    cp -r "$work/live" /tmp/fx/live-debug 2>/dev/null || true
 fi
 
 flux account edit-queue debug --priority=50

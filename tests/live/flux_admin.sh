@@ -148,12 +148,19 @@ capture() { # name description
     mkdir -p "$d"
     flux jobs -A -a --json >"$d/flux_jobs.json"
     flux jobs -A -n -o '{id.f58} {id.dec} {userid} {urgency} {priority} {state} {queue} {bank}' >"$d/flux_jobs.txt"
-    # Each pending job: the bank and queue it was submitted with, and its eventlog.
-    for id in $(flux jobs -A -n -o '{id.dec}'); do
-        printf '{"id":%s,"submitted":%s,"eventlog":[%s]}\n' "$id" \
-            "$(flux job info --original "$id" jobspec | jq -c '.attributes.system | {bank, queue} | with_entries(select(.value != null))')" \
-            "$(flux job eventlog -f json "$id" | grep -E '"name":"(submit|urgency|jobspec-update|memo)"' | paste -sd,)"
-    done >"$d/eventlogs.json"
+    # Each pending job: the bank and queue it was submitted with (`flux job info --original
+    # ID jobspec`) and its eventlog (`flux job eventlog ID`), read in one process.
+    flux python -c '
+import json, flux, flux.job, flux.constants as c
+h = flux.Flux()
+jobs = flux.job.job_list(h, max_entries=0, attrs=[], userid=c.FLUX_USERID_UNKNOWN, states=c.FLUX_JOB_STATE_PENDING).get_jobs()
+for d in flux.job.JobKVSLookup(h, [j["id"] for j in jobs], keys=["eventlog", "jobspec"], original=True).data():
+    events = [json.loads(l) for l in d["eventlog"].splitlines()]
+    system = d["jobspec"].get("attributes", {}).get("system", {})
+    print(json.dumps({"id": d["id"], "submitted": {k: system[k] for k in ("bank", "queue") if k in system},
+                      "eventlog": [e for e in events if e["name"] in ("submit", "urgency", "jobspec-update", "memo")]},
+                     separators=(",", ":")))
+' >"$d/eventlogs.json"
     flux dmesg >"$d/flux_dmesg.txt"
     flux jobtap query mf_priority.so >"$d/jobtap_mf_priority.json"
     flux account list-factors --json >"$d/list_factors.json"
@@ -182,7 +189,7 @@ capture admin_base "330 jobs in two waves, a priority-update between them"
 
 # alice/ml submits to urgent (the pair's cached queue factor is urgent's), then urgency changes.
 submit 5001 ml urgent 16 >/dev/null
-mapfile -t alice_ml < <(flux jobs -A -n --user=5001 -o '{id.f58} {bank}' | awk '$2 == "ml" {print $1}')
+mapfile -t alice_ml < <(flux jobs -A -n --user=5001 -o '{id.f58} {bank} {urgency}' | awk '$2 == "ml" && $3 > 0 && $3 < 31 {print $1}')
 mapfile -t others < <(flux jobs -A -n -o '{id.f58} {userid}' | awk '$2 != 5001 {print $1}')
 flux job urgency "${alice_ml[0]}" 20
 flux job urgency "${alice_ml[1]}" 0
@@ -193,10 +200,11 @@ flux job urgency "${others[1]}" 25
 flux job urgency "${others[2]}" 16
 capture admin_urgency "alice/ml submits to urgent; flux job urgency on seven jobs"
 
-mapfile -t bob_ml < <(flux jobs -A -n --user=5002 -o '{id.f58} {queue}' | awk '$2 == "batch" {print $1}')
-mapfile -t erin_bio < <(flux jobs -A -n --user=5005 -o '{id.f58} {queue}' | awk '$2 != "urgent" {print $1}')
-mapfile -t grace_chem < <(flux jobs -A -n --user=5007 -o '{id.f58}')
-mapfile -t judy_chem < <(flux jobs -A -n --user=5010 -o '{id.f58} {bank}' | awk '$2 == "chem" {print $1}')
+# Jobs neither held nor expedited (urgency 1-30), whose priority the update changes at once.
+mapfile -t bob_ml < <(flux jobs -A -n --user=5002 -o '{id.f58} {queue} {urgency}' | awk '$2 == "batch" && $3 > 0 && $3 < 31 {print $1}')
+mapfile -t erin_bio < <(flux jobs -A -n --user=5005 -o '{id.f58} {queue} {urgency}' | awk '$2 != "urgent" && $3 > 0 && $3 < 31 {print $1}')
+mapfile -t grace_chem < <(flux jobs -A -n --user=5007 -o '{id.f58} {urgency}' | awk '$2 > 0 && $2 < 31 {print $1}')
+mapfile -t judy_chem < <(flux jobs -A -n --user=5010 -o '{id.f58} {bank} {urgency}' | awk '$2 == "chem" && $3 > 0 && $3 < 31 {print $1}')
 flux update "${bob_ml[0]}" queue=debug >/dev/null
 flux update "${bob_ml[1]}" queue=urgent >/dev/null
 flux update "${erin_bio[0]}" queue=urgent >/dev/null

@@ -292,6 +292,7 @@ struct flux_job_row {
     std::uint8_t submit_urgency = flux::urgency_default;
     std::vector<flux_job_event> events;
     std::vector<double> computed; ///< when the plugin computed it (its "memo" events)
+    std::vector<double> computed_fairshare; ///< the fair-share each memo says it used
     /// The bank and queue of its jobspec as submitted, when the bundle holds them (`bank` and
     /// `queue` are the current ones, after any jobspec-update).
     std::optional<std::string> submit_bank, submit_queue;
@@ -440,41 +441,6 @@ replay_flux_plugin(std::span<const flux_update> updates, std::span<const flux_jo
     std::vector<std::pair<std::uint32_t, std::string>> default_banks;
     const flux_db* db = nullptr;
     bool loaded_in_history = false, seen_update = false;
-    const auto find_pair = [&](std::uint32_t uid, std::string_view bank) -> std::optional<std::size_t> {
-        for (std::size_t i = 0; i < pairs.size(); ++i)
-            if (pairs[i].userid == uid && pairs[i].bank == bank) return i;
-        return std::nullopt;
-    };
-    // A pair no database of the history holds but the plugin printed it held (`flux jobtap
-    // query`: an association deleted before the history began keeps its entry there): taken
-    // as printed, its bank factor its bank's priority.
-    const auto observed_pair = [&](std::uint32_t uid, std::string_view bank) -> std::optional<std::size_t> {
-        if (const auto p = find_pair(uid, bank)) return p;
-        if (db == nullptr) return std::nullopt;
-        const flux_cached_pair* seen = nullptr;
-        for (const auto& h : held)
-            if (h.userid == uid && h.bank == bank) seen = &h;
-        for (const auto& ob : history.observations)
-            for (const auto& h : ob.pairs)
-                if (h.userid == uid && h.bank == bank) seen = &h;
-        if (seen == nullptr) return std::nullopt;
-        pair_state ps;
-        ps.userid = uid;
-        ps.bank = std::string(bank);
-        ps.fairshare = seen->fairshare;
-        ps.queue_factor = seen->queue_factor;
-        ps.bank_factor = db->bank_priority(bank);
-        ps.cached = true;
-        ps.in_db = false;
-        pairs.push_back(std::move(ps));
-        return pairs.size() - 1;
-    };
-    const auto default_bank = [&](std::uint32_t uid) -> std::string_view {
-        for (const auto& [u, b] : default_banks)
-            if (u == uid) return b;
-        return {};
-    };
-
     // Each job as the plugin knows it.
     enum class attach : std::uint8_t { none, before_history, placeholder, pair };
     struct job_state {
@@ -493,6 +459,65 @@ replay_flux_plugin(std::span<const flux_update> updates, std::span<const flux_jo
         if (jobs[k].submit_queue) js[k].queue = *jobs[k].submit_queue;
     }
 
+    const auto find_pair = [&](std::uint32_t uid, std::string_view bank) -> std::optional<std::size_t> {
+        for (std::size_t i = 0; i < pairs.size(); ++i)
+            if (pairs[i].userid == uid && pairs[i].bank == bank) return i;
+        return std::nullopt;
+    };
+    // A pair no database of the history holds but the plugin printed it held (`flux jobtap
+    // query`: an association deleted before the history began keeps its entry there): taken
+    // as printed, its bank factor its bank's priority.
+    // Failing that, a pair none of the plugin's printed tables holds (deleted before the
+    // history began, and the plugin reloaded since): its fair-share is the one job `k`'s memo
+    // records for the computation at `now`, its queue factor that job's queue.
+    const auto memo_fairshare = [&](std::size_t k, double now) -> std::optional<double> {
+        const auto& j = jobs[k];
+        std::optional<double> best;
+        double best_at = 0;
+        for (std::size_t m = 0; m < j.computed.size() && m < j.computed_fairshare.size(); ++m)
+            if (j.computed[m] >= now - 2.0 && (!best || j.computed[m] < best_at)) {
+                best = j.computed_fairshare[m];
+                best_at = j.computed[m];
+            }
+        return best;
+    };
+    std::vector<char> from_memo; // by pair: created from a job's memo
+    const auto observed_pair = [&](std::uint32_t uid, std::string_view bank, std::size_t k,
+                                   double now) -> std::optional<std::size_t> {
+        if (const auto p = find_pair(uid, bank)) return p;
+        if (db == nullptr) return std::nullopt;
+        const flux_cached_pair* seen = nullptr;
+        for (const auto& h : held)
+            if (h.userid == uid && h.bank == bank) seen = &h;
+        for (const auto& ob : history.observations)
+            for (const auto& h : ob.pairs)
+                if (h.userid == uid && h.bank == bank) seen = &h;
+        pair_state ps;
+        ps.userid = uid;
+        ps.bank = std::string(bank);
+        if (seen != nullptr) {
+            ps.fairshare = seen->fairshare;
+            ps.queue_factor = seen->queue_factor;
+        } else if (const auto fs = memo_fairshare(k, now)) {
+            ps.fairshare = *fs;
+            ps.queue_factor = db->queue_priority(js[k].queue);
+        } else {
+            return std::nullopt;
+        }
+        ps.bank_factor = db->bank_priority(bank);
+        ps.cached = true;
+        ps.in_db = false;
+        pairs.push_back(std::move(ps));
+        from_memo.resize(pairs.size(), 0);
+        from_memo.back() = seen == nullptr ? 1 : 0;
+        return pairs.size() - 1;
+    };
+    const auto default_bank = [&](std::uint32_t uid) -> std::string_view {
+        for (const auto& [u, b] : default_banks)
+            if (u == uid) return b;
+        return {};
+    };
+
     // How far from an update's time its memo events may be: the time a bundle records is
     // taken when `flux account-priority-update` returns, and the plugin's pass runs after.
     constexpr double memo_window = 2.0;
@@ -506,7 +531,7 @@ replay_flux_plugin(std::span<const flux_update> updates, std::span<const flux_jo
         job_state& s = js[k];
         if (db == nullptr || !j.pending()) return; // no data: the job keeps what it has
         if (s.how == attach::placeholder || s.how == attach::before_history || s.how == attach::none) {
-            const auto p = observed_pair(j.userid, key_bank(k));
+            const auto p = observed_pair(j.userid, key_bank(k), k, now);
             if (!p) return; // the plugin cannot place it: it keeps what it has (or is rejected)
             pair_state& ps = pairs[*p];
             if (s.how == attach::placeholder) {
@@ -526,7 +551,9 @@ replay_flux_plugin(std::span<const flux_update> updates, std::span<const flux_jo
             s.how = attach::pair;
             s.pair = *p;
         }
-        const pair_state& ps = pairs[s.pair];
+        pair_state& ps = pairs[s.pair];
+        if (s.pair < from_memo.size() && from_memo[s.pair] != 0)
+            if (const auto fs = memo_fairshare(k, now)) ps.fairshare = *fs;
         flux::job fj;
         fj.id = static_cast<std::uint32_t>(j.id);
         fj.association = 0;
@@ -644,8 +671,11 @@ replay_flux_plugin(std::span<const flux_update> updates, std::span<const flux_jo
                 const auto& j = jobs[k];
                 const bool covered = j.t_submit < u.time - memo_window &&
                                      (j.computed.size() < memos_kept || j.computed.front() < u.time - memo_window);
+                // (Urgencies 0 and 31 post no memo: such a job found already is computed, to 0
+                // or 4294967295 whatever the pass.)
+                const bool fixed = js[k].urgency == flux::urgency_hold || js[k].urgency == flux::urgency_expedite;
                 if (observed && j.eventlog && covered && at == std::numeric_limits<double>::infinity() &&
-                    (out[k] || js[k].how == attach::placeholder))
+                    (js[k].how == attach::placeholder || (out[k] && !fixed)))
                     continue;
                 compute(k, u.time, flux_cause::update);
                 if (!out[k] || out[k]->cause != flux_cause::first_update) continue;
@@ -680,7 +710,7 @@ replay_flux_plugin(std::span<const flux_update> updates, std::span<const flux_jo
                 break;
             }
             if (s.bank.empty()) s.bank = std::string(default_bank(jobs[k].userid));
-            if (const auto p = observed_pair(jobs[k].userid, s.bank)) {
+            if (const auto p = observed_pair(jobs[k].userid, s.bank, k, st.time)) {
                 pair_state& ps = pairs[*p];
                 ps.queue_factor = db->queue_priority(s.queue);
                 ps.bank_factor = db->bank_priority(ps.bank);

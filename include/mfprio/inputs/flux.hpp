@@ -725,6 +725,7 @@ struct flux_eventlog {
     std::uint8_t submit_urgency = flux::urgency_default;
     std::vector<config::flux_job_event> events;
     std::vector<double> computed; ///< "memo" events: each time the plugin computed the job
+    std::vector<double> computed_fairshare; ///< and the fair-share it used then
     std::optional<std::string> submit_bank, submit_queue; ///< "submitted": the jobspec as submitted
     std::size_t line = 0;
 };
@@ -812,6 +813,7 @@ struct flux_eventlog {
                     std::optional<std::uint64_t> urgency;
                     std::optional<std::string> queue, bank;
                     bool memo = false;
+                    double memo_fs = 0;
                     for (auto ef : eo) {
                         std::string_view ek;
                         if (auto e = ef.unescaped_key().get(ek)) return invalid(e);
@@ -847,6 +849,8 @@ struct flux_eventlog {
                                     if (cv.get_string().get(sv)) return fail("\"" + std::string(ck) + "\": not a string", cat);
                                     (ck == "attributes.system.queue" ? queue : bank) = std::string(sv);
                                 } else if (ck == "fairshare") {
+                                    if (cv.get_double().get(memo_fs) || !(memo_fs >= 0) || memo_fs > 1)
+                                        return fail("\"fairshare\": not a fair-share from 0 to 1", cat);
                                     memo = true;
                                 }
                             }
@@ -869,6 +873,7 @@ struct flux_eventlog {
                         if (queue) log.events.push_back({*time, config::flux_job_event::kind::queue, 0, *queue});
                     } else if (name == "memo" && memo) {
                         log.computed.push_back(*time);
+                        log.computed_fairshare.push_back(memo_fs);
                     }
                 }
             }
@@ -1061,6 +1066,7 @@ struct flux_bundle {
                     job.submit_urgency = log.submit_urgency;
                     job.events = std::move(log.events);
                     job.computed = std::move(log.computed);
+                    job.computed_fairshare = std::move(log.computed_fairshare);
                     job.submit_bank = std::move(log.submit_bank);
                     job.submit_queue = std::move(log.submit_queue);
                     break;
