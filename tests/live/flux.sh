@@ -84,11 +84,9 @@ mfprio=${4:-}
 db=$work/accounting.db
 cd "$work"
 
-flux account -p "$db" create-db >/dev/null 2>&1
-flux account-service -p "$db" -t >/dev/null
-flux jobtap load -r .priority-default mf_priority.so
-flux queue stop --all >/dev/null
-flux queue enable --all >/dev/null
+# shellcheck source=tests/live/flux_lib.sh
+source "$here/flux_lib.sh"
+accounting_start
 
 flux account add-bank root 1
 flux account add-bank --parent-bank=root eng 3
@@ -98,12 +96,7 @@ flux account add-bank --parent-bank=root --priority=1 sci 1
 flux account add-queue batch --priority=1
 flux account add-queue debug --priority=5
 flux account add-queue urgent --priority=20
-all_queues=batch,debug,urgent
-# username userid bank shares (the first bank of a user is its default)
-while read -r name uid bank shares; do
-    flux account add-user --username="$name" --userid="$uid" --bank="$bank" --shares="$shares" \
-        --queues="$all_queues" --max-active-jobs=100 --max-running-jobs=100
-done <<'EOF'
+add_users batch,debug,urgent 100 <<'EOF'
 alice 5001 ml 3
 alice 5001 web 1
 bob 5002 ml 1
@@ -113,14 +106,6 @@ erin 5005 sci 4
 frank 5006 web 1
 EOF
 
-# Usage as job-archive would have charged it, then fair-share from it.
-usage() {
-    local name bank u
-    while read -r name bank u; do
-        sqlite3 "$db" "UPDATE association_table SET job_usage=$u WHERE username='$name' AND bank='$bank';"
-    done
-    flux account-update-fshare -p "$db"
-}
 usage <<'EOF'
 alice ml 120
 alice web 30
@@ -130,34 +115,9 @@ dave sci 0
 erin sci 260
 frank web 9
 EOF
-# Sends the database to the plugin (which recomputes every pending job) and notes when.
-last_update=
-update() {
-    flux account-priority-update -p "$db"
-    last_update=$(date +%s.%N)
-}
 update
 
-# Submits a job for user `uid`: flux-core's unsigned "none" envelope (header, jobspec, "none").
-submit() { # uid bank queue urgency
-    local header spec
-    header=$(printf 'version\0i1\0userid\0i%s\0mechanism\0snone\0' "$1" | base64 -w0)
-    spec=$(flux run --dry-run --env=-* -n1 --queue="$3" --setattr=system.bank="$2" true | base64 -w0)
-    printf '%s.%s.none' "$header" "$spec" | FLUX_HANDLE_USERID=$1 flux job submit --flags=signed --urgency="$4" >/dev/null
-}
-
-# Submits each line of standard input: uid bank queue urgency.
-submit_all() {
-    local uid bank queue urgency
-    while read -r uid bank queue urgency; do
-        submit "$uid" "$bank" "$queue" "$urgency"
-    done
-}
-
-# One bundle: what each command printed, a meta file and the manifest. `meta` says when the
-# plugin last received the database (priority_update, epoch seconds) and names the bundle
-# captured before this one (previous): the plugin's state is the history of both.
-previous=
+# One bundle: what each command printed, a meta file and the manifest.
 capture() { # name description
     local d=$out/$1
     rm -rf "$d"
@@ -173,16 +133,7 @@ capture() { # name description
         flux account list-users --json >"$d/list_users.json"
         flux account view-bank root -t -P >"$d/view_bank_root.txt"
     fi
-    {
-        printf 'captured=%s\n' "$(date +%s)"
-        printf 'flux_core=%s\n' "$(flux version | sed -n 's/^commands:[[:space:]]*//p')"
-        printf 'flux_accounting=%s\n' "$(flux account --version 2>/dev/null || echo 0.60.0)"
-        printf 'scenario=%s\n' "$2"
-        [[ -z $last_update ]] || printf 'priority_update=%s\n' "$last_update"
-        [[ -z $previous ]] || printf 'previous=%s\n' "$previous"
-    } >"$d/meta"
-    python3 "$here/manifest.py" "$d"
-    previous=$1
+    finish_bundle "$d" "$2"
 }
 
 # 20 pending jobs: uid bank queue urgency. alice/ml submits to urgent first and to batch

@@ -36,11 +36,9 @@ cd "$work"
 : >"$work/live-check.txt"
 : >"$work/set-check.txt"
 
-flux account -p "$db" create-db >/dev/null 2>&1
-flux account-service -p "$db" -t >/dev/null
-flux jobtap load -r .priority-default mf_priority.so
-flux queue stop --all >/dev/null
-flux queue enable --all >/dev/null
+# shellcheck source=tests/live/flux_lib.sh
+source "$here/flux_lib.sh"
+accounting_start
 
 flux account add-bank root 1
 flux account add-bank --parent-bank=root eng 3
@@ -52,12 +50,7 @@ flux account add-bank --parent-bank=sci chem 1
 flux account add-queue batch --priority=1
 flux account add-queue debug --priority=5
 flux account add-queue urgent --priority=20
-all_queues=batch,debug,urgent
-# username userid bank shares (the first bank of a user is its default)
-while read -r name uid bank shares; do
-    flux account add-user --username="$name" --userid="$uid" --bank="$bank" --shares="$shares" \
-        --queues="$all_queues" --max-active-jobs=1000 --max-running-jobs=1000
-done <<'EOF'
+add_users batch,debug,urgent 1000 <<'EOF'
 alice 5001 ml 3
 alice 5001 web 1
 bob 5002 ml 1
@@ -78,13 +71,6 @@ EOF
 flux account edit-factor --factor=bank --weight=1000
 flux account edit-factor --factor=urgency --weight=500
 
-usage() {
-    local name bank u
-    while read -r name bank u; do
-        sqlite3 "$db" "UPDATE association_table SET job_usage=$u WHERE username='$name' AND bank='$bank';"
-    done
-    flux account-update-fshare -p "$db"
-}
 usage <<'EOF'
 alice ml 120
 alice web 30
@@ -103,28 +89,7 @@ mallory web 150
 niaj bio 33
 olivia ml 90
 EOF
-last_update=
-update() {
-    flux account-priority-update -p "$db"
-    last_update=$(date +%s.%N)
-}
 update
-
-# One jobspec per queue and bank, made once (flux run --dry-run is slow); each job is that
-# jobspec under flux-core's unsigned "none" envelope for its user.
-declare -A spec
-submit() { # uid bank queue urgency; prints the job id
-    local key=$3/$2 header
-    [[ -n ${spec[$key]:-} ]] || spec[$key]=$(flux run --dry-run --env=-* -n1 --queue="$3" --setattr=system.bank="$2" true | base64 -w0)
-    header=$(printf 'version\0i1\0userid\0i%s\0mechanism\0snone\0' "$1" | base64 -w0)
-    printf '%s.%s.none' "$header" "${spec[$key]}" | FLUX_HANDLE_USERID=$1 flux job submit --flags=signed --urgency="$4"
-}
-submit_all() {
-    local uid bank queue urgency
-    while read -r uid bank queue urgency; do
-        submit "$uid" "$bank" "$queue" "$urgency" >/dev/null
-    done
-}
 
 # N jobs spread over the pairs, the four queues and every urgency (deterministic).
 pairs=(5001:ml 5001:web 5002:ml 5003:web 5004:bio 5005:bio 5006:web 5007:chem 5008:ml 5009:chem
@@ -139,11 +104,10 @@ workload() { # first count
 }
 
 # A bundle: what Flux printed, the pending jobs' eventlogs and flux dmesg, a meta file and the
-# manifest; `previous` chains the bundles (the plugin's state is their history). Then, with
-# MFPRIO, `mfprio queue --live --check` against the instance as it is now.
-previous=
+# manifest (finish_bundle chains the bundles). Then, with MFPRIO, `mfprio queue --live --check`
+# against the instance as it is now.
 capture() { # name description
-    local d=$out/$1 id
+    local d=$out/$1
     rm -rf "$d"
     mkdir -p "$d"
     flux jobs -A -a --json >"$d/flux_jobs.json"
@@ -167,16 +131,7 @@ for d in flux.job.JobKVSLookup(h, [j["id"] for j in jobs], keys=["eventlog", "jo
     flux account list-queues --json >"$d/list_queues.json"
     flux account list-banks --json >"$d/list_banks.json"
     flux account list-users --json >"$d/list_users.json"
-    {
-        printf 'captured=%s\n' "$(date +%s)"
-        printf 'flux_core=%s\n' "$(flux version | sed -n 's/^commands:[[:space:]]*//p')"
-        printf 'flux_accounting=%s\n' "$(flux account --version 2>/dev/null || echo 0.60.0)"
-        printf 'scenario=%s\n' "$2"
-        [[ -z $last_update ]] || printf 'priority_update=%s\n' "$last_update"
-        [[ -z $previous ]] || printf 'previous=%s\n' "$previous"
-    } >"$d/meta"
-    python3 "$here/manifest.py" "$d"
-    previous=$1
+    finish_bundle "$d" "$2"
     if [[ -n $mfprio ]]; then
         printf 'live Flux: %s: queue --live: %s\n' "$1" "$({ "$mfprio" queue --live --check 2>&1 || true; } | tail -1)" >>"$work/live-check.txt"
     fi

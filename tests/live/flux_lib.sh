@@ -1,0 +1,79 @@
+# Sourced by tests/live/flux.sh and tests/live/flux_admin.sh inside a one-broker Flux instance:
+# flux-accounting set up as an administrator does it, jobs submitted for other users, and the
+# meta file and manifest of a bundle. Callers set `db` (the accounting database's path) and
+# `here` (this directory) first.
+
+# Creates the database, starts flux-accounting's service, loads its priority plugin in place
+# of flux-core's and stops scheduling (no job runs: they stay pending).
+accounting_start() {
+    flux account -p "$db" create-db >/dev/null 2>&1
+    flux account-service -p "$db" -t >/dev/null
+    flux jobtap load -r .priority-default mf_priority.so
+    flux queue stop --all >/dev/null
+    flux queue enable --all >/dev/null
+}
+
+# Adds each line of standard input, `username userid bank shares`, as an association with
+# access to QUEUES (the first bank of a user is its default) and room for LIMIT active jobs.
+add_users() { # QUEUES LIMIT
+    local name uid bank shares
+    while read -r name uid bank shares; do
+        flux account add-user --username="$name" --userid="$uid" --bank="$bank" --shares="$shares" \
+            --queues="$1" --max-active-jobs="$2" --max-running-jobs="$2"
+    done
+}
+
+# Usage as job-archive would have charged it (standard input: `username bank usage`), then
+# fair-share from it.
+usage() {
+    local name bank u
+    while read -r name bank u; do
+        sqlite3 "$db" "UPDATE association_table SET job_usage=$u WHERE username='$name' AND bank='$bank';"
+    done
+    flux account-update-fshare -p "$db"
+}
+
+# Sends the database to the plugin (which recomputes every pending job) and notes when.
+last_update=
+update() {
+    flux account-priority-update -p "$db"
+    last_update=$(date +%s.%N)
+}
+
+# Submits a job for user `uid` under flux-core's unsigned "none" envelope (header, jobspec,
+# "none"; only the instance owner may); prints its id. One jobspec per queue and bank, made
+# once (flux run --dry-run is slow).
+declare -A jobspecs
+submit() { # uid bank queue urgency
+    local key=$3/$2 header
+    [[ -n ${jobspecs[$key]:-} ]] ||
+        jobspecs[$key]=$(flux run --dry-run --env=-* -n1 --queue="$3" --setattr=system.bank="$2" true | base64 -w0)
+    header=$(printf 'version\0i1\0userid\0i%s\0mechanism\0snone\0' "$1" | base64 -w0)
+    printf '%s.%s.none' "$header" "${jobspecs[$key]}" | FLUX_HANDLE_USERID=$1 flux job submit --flags=signed --urgency="$4"
+}
+
+# Submits each line of standard input: uid bank queue urgency.
+submit_all() {
+    local uid bank queue urgency
+    while read -r uid bank queue urgency; do
+        submit "$uid" "$bank" "$queue" "$urgency" >/dev/null
+    done
+}
+
+# A bundle's meta file and manifest in DIR: when it was captured, the releases, what happened
+# before it, when the plugin last received the database (priority_update) and the bundle
+# captured before this one (previous: the plugin's state is the history of both). Then this
+# bundle is the previous one of the next.
+previous=
+finish_bundle() { # dir description
+    {
+        printf 'captured=%s\n' "$(date +%s)"
+        printf 'flux_core=%s\n' "$(flux version | sed -n 's/^commands:[[:space:]]*//p')"
+        printf 'flux_accounting=%s\n' "$(flux account --version 2>/dev/null || echo 0.60.0)"
+        printf 'scenario=%s\n' "$2"
+        [[ -z $last_update ]] || printf 'priority_update=%s\n' "$last_update"
+        [[ -z $previous ]] || printf 'previous=%s\n' "$previous"
+    } >"$1/meta"
+    python3 "$here/manifest.py" "$1"
+    previous=$(basename "$1")
+}
