@@ -568,7 +568,8 @@ live_checks() {
     budget=$((20 + $(current_slurm_cached && echo 0 || echo 15)))
     if (((SECONDS - test_start) / 60 + budget > ${MFPRIO_CI_MINUTES:-85})); then
         skip "live Slurm (current release)" "$(((SECONDS - test_start) / 60)) minutes in, its build and tests (about $budget minutes) would pass the run's limit"
-    elif [[ -z ${MFPRIO_NO_LIVE_SLURM:-} ]] && root=$(build_current_slurm); then
+    elif [[ -z ${MFPRIO_NO_LIVE_SLURM:-} ]] && say "current Slurm: ${current_slurm_archive##*/}, built once per machine" &&
+        root=$(build_current_slurm); then
         # (from its header's SLURM_VERSION_NUMBER, 0xMMmmuu: its commands want a slurm.conf
         # even for --version)
         n=$(sed -n 's/^#define SLURM_VERSION_NUMBER //p' "$root/prefix/include/slurm/slurm_version.h")
@@ -593,6 +594,7 @@ live_checks() {
         (((SECONDS - test_start) / 60 + budget > ${MFPRIO_CI_MINUTES:-85})); then
         skip "live Flux" "$(((SECONDS - test_start) / 60)) minutes in, its build and tests (about $budget minutes) would pass the run's limit" optional
     elif ((EUID == 0)) && ! command -v flux >/dev/null 2>&1 && [[ -f $flux_core_archive && -f $flux_accounting_archive ]]; then
+        say "Flux: ${flux_core_archive##*/} and ${flux_accounting_archive##*/}, built once per machine"
         if flux_root=$(build_flux); then
             PATH=$flux_root/prefix/bin:$PATH run_live Flux flux.sh '^live Flux: '
         else

@@ -852,6 +852,14 @@ TEST_CASE("flux administration: one capture without history (what --live takes) 
         REQUIRE(h);
         CHECK(h->latest.passes);
         CHECK(differences(*h, replay(*h)) == 0);
+        // After the reload frank's association (deleted from web) is in no table: neither the
+        // database nor the plugin's query; his jobs' memos give his fair-share.
+        if (std::string_view(name) == "admin_reloaded") {
+            const auto r = mfprio::config::replay_flux_plugin(h->updates, h->latest.jobs, {}, h->held, h->plugin_history());
+            std::size_t from_memo = 0;
+            for (const auto& p : r) from_memo += p && p->fairshare_from_memo ? 1 : 0;
+            CHECK(from_memo > 0);
+        }
         std::filesystem::remove_all(std::filesystem::path(dir).parent_path());
     }
 }

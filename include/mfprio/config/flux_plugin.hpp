@@ -346,6 +346,7 @@ struct flux_plugin_priority {
     flux_cause cause = flux_cause::update;
     bool pair_deleted = false;     ///< the pair is no longer in the database (the plugin keeps it)
     bool bank_factor_reset = false; ///< 0: the plugin was loaded since the pair last submitted
+    bool fairshare_from_memo = false; ///< no table holds the pair: its fair-share is the job's memo
     flux::flux_accounting_weights weights; ///< the weights of the database then, as configured
 };
 
@@ -579,6 +580,7 @@ replay_flux_plugin(std::span<const flux_update> updates, std::span<const flux_jo
         p.cause = cause;
         p.pair_deleted = !ps.in_db;
         p.bank_factor_reset = ps.bank_reset;
+        p.fairshare_from_memo = s.pair < from_memo.size() && from_memo[s.pair] != 0;
         p.weights = db->weights;
         out[k] = p;
     };

@@ -63,8 +63,9 @@ inline std::string explain_flux_job(const config::flux_job_row& j, const std::op
     const double q = int_product(w.queue, p->queue_factor);
     const double bk = static_cast<double>(w.bank) * p->bank_factor;
     const double u = int_product(w.urgency, urgency_term);
-    std::snprintf(buf, sizeof buf, "  fairshare %12lld x %.6f = %.6f (the stored fair-share of the user in the bank)\n",
-                  static_cast<long long>(w.fairshare), p->fairshare, fs);
+    std::snprintf(buf, sizeof buf, "  fairshare %12lld x %.6f = %.6f (%s)\n", static_cast<long long>(w.fairshare), p->fairshare, fs,
+                  p->fairshare_from_memo ? "the fair-share the job's memo records: no table the bundle holds has the association"
+                                         : "the stored fair-share of the user in the bank");
     out += buf;
     std::snprintf(buf, sizeof buf, "  queue     %12lld x %lld = %.0f (the pair's cached queue factor: its latest job's queue)%s\n",
                   static_cast<long long>(w.queue), static_cast<long long>(p->queue_factor), q, wrapped(w.queue, p->queue_factor, q));
