@@ -229,7 +229,7 @@ inline child_process start_child(const std::vector<std::string_view>& argv, comm
     const std::size_t n = argvs.size();
     std::vector<command_output> r(n);
     const detail::subreaper reaper;
-    std::size_t kept = 0; // bytes of standard output kept, all commands together
+    std::size_t kept = 0; // the buffers of standard output, all commands together
     std::vector<detail::child_process> cs;
     cs.reserve(n);
     for (std::size_t i = 0; i < n; ++i) cs.push_back(detail::start_child(argvs[i], r[i]));
@@ -251,23 +251,30 @@ inline child_process start_child(const std::vector<std::string_view>& argv, comm
             if (got <= 0) return false;
             std::string& to = k == 0 ? r[i].out : r[i].err;
             const auto n = static_cast<std::size_t>(got);
-            // What this output may still grow to: the errors' own bound, or its share of the
-            // outputs' bound that the others have not taken.
-            const std::size_t room = k == 0 ? to.size() + (max_command_output - kept) : max_command_errors;
+            // What this output's buffer may still grow to: the errors' own bound, or its own
+            // buffer and what the outputs' buffers together have not taken of their bound
+            // (buffers, not bytes: several floods at once cost the one bound, not twice it).
+            const std::size_t room =
+                k == 0 ? to.capacity() + (kept < max_command_output ? max_command_output - kept : 0) : max_command_errors;
             if (to.size() + n > room) {
                 c.over = true;
                 kill_group(c);
                 return false;
             }
             if (to.size() + n > to.capacity()) {
-                // Capacities double from 64 KiB and never pass the room left, so a flood costs
-                // at most the bound and the buffer it grew from, never the next doubling.
+                // Capacities double from 64 KiB and never pass the room left.
                 std::size_t cap = std::max<std::size_t>(to.capacity(), std::size_t{1} << 16);
                 while (cap < to.size() + n) cap *= 2;
-                to.reserve(std::min(cap, room));
+                const std::size_t before = to.capacity();
+                // (A new string, reserved from empty, gets what it asks for: growing one in
+                // place may take twice its old buffer.)
+                std::string grown;
+                grown.reserve(std::min(cap, room));
+                grown.append(to);
+                to.swap(grown);
+                if (k == 0) kept += to.capacity() - before;
             }
             to.append(buf.data(), n);
-            if (k == 0) kept += n;
         }
     };
     const auto reap = [&](detail::child_process& c, bool block) {
