@@ -122,17 +122,8 @@ capture() { # name description
     local d=$out/$1
     rm -rf "$d"
     mkdir -p "$d"
-    flux jobs -A -a --json >"$d/flux_jobs.json"
-    # The pending jobs in the order flux jobs lists them.
-    flux jobs -A -n -o '{id.f58} {id.dec} {userid} {urgency} {priority} {state} {queue} {bank}' >"$d/flux_jobs.txt"
-    if flux jobtap list | grep -q '^mf_priority.so$'; then
-        flux jobtap query mf_priority.so >"$d/jobtap_mf_priority.json"
-        flux account list-factors --json >"$d/list_factors.json"
-        flux account list-queues --json >"$d/list_queues.json"
-        flux account list-banks --json >"$d/list_banks.json"
-        flux account list-users --json >"$d/list_users.json"
-        flux account view-bank root -t -P >"$d/view_bank_root.txt"
-    fi
+    capture_tables "$d"
+    [[ ! -f $d/list_users.json ]] || flux account view-bank root -t -P >"$d/view_bank_root.txt"
     finish_bundle "$d" "$2"
 }
 

@@ -110,8 +110,7 @@ capture() { # name description
     local d=$out/$1
     rm -rf "$d"
     mkdir -p "$d"
-    flux jobs -A -a --json >"$d/flux_jobs.json"
-    flux jobs -A -n -o '{id.f58} {id.dec} {userid} {urgency} {priority} {state} {queue} {bank}' >"$d/flux_jobs.txt"
+    capture_tables "$d"
     # Each pending job: the bank and queue it was submitted with (`flux job info --original
     # ID jobspec`) and its eventlog (`flux job eventlog ID`), read in one process.
     flux python -c '
@@ -126,11 +125,6 @@ for d in flux.job.JobKVSLookup(h, [j["id"] for j in jobs], keys=["eventlog", "jo
                      separators=(",", ":")))
 ' >"$d/eventlogs.json"
     flux dmesg >"$d/flux_dmesg.txt"
-    flux jobtap query mf_priority.so >"$d/jobtap_mf_priority.json"
-    flux account list-factors --json >"$d/list_factors.json"
-    flux account list-queues --json >"$d/list_queues.json"
-    flux account list-banks --json >"$d/list_banks.json"
-    flux account list-users --json >"$d/list_users.json"
     finish_bundle "$d" "$2"
     if [[ -n $mfprio ]]; then
         printf 'live Flux: %s: queue --live: %s\n' "$1" "$({ "$mfprio" queue --live --check 2>&1 || true; } | tail -1)" >>"$work/live-check.txt"

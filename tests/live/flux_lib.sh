@@ -60,6 +60,20 @@ submit_all() {
     done
 }
 
+# What every bundle holds, written into DIR: the jobs (`flux jobs` in JSON, and the pending
+# ones in the order it lists them) and, with flux-accounting's plugin loaded, what the plugin
+# holds and the database's tables.
+capture_tables() { # dir
+    flux jobs -A -a --json >"$1/flux_jobs.json"
+    flux jobs -A -n -o '{id.f58} {id.dec} {userid} {urgency} {priority} {state} {queue} {bank}' >"$1/flux_jobs.txt"
+    flux jobtap list | grep -q '^mf_priority.so$' || return 0
+    flux jobtap query mf_priority.so >"$1/jobtap_mf_priority.json"
+    flux account list-factors --json >"$1/list_factors.json"
+    flux account list-queues --json >"$1/list_queues.json"
+    flux account list-banks --json >"$1/list_banks.json"
+    flux account list-users --json >"$1/list_users.json"
+}
+
 # A bundle's meta file and manifest in DIR: when it was captured, the releases, what happened
 # before it, when the plugin last received the database (priority_update) and the bundle
 # captured before this one (previous: the plugin's state is the history of both). Then this

@@ -465,23 +465,27 @@ replay_flux_plugin(std::span<const flux_update> updates, std::span<const flux_jo
             if (pairs[i].userid == uid && pairs[i].bank == bank) return i;
         return std::nullopt;
     };
-    // A pair no database of the history holds but the plugin printed it held (`flux jobtap
-    // query`: an association deleted before the history began keeps its entry there): taken
-    // as printed, its bank factor its bank's priority.
-    // Failing that, a pair none of the plugin's printed tables holds (deleted before the
-    // history began, and the plugin reloaded since): its fair-share is the one job `k`'s memo
-    // records for the computation at `now`, its queue factor that job's queue.
+    // How far from an update's time its memo events may be: the time a bundle records is
+    // taken when `flux account-priority-update` returns, and the plugin's pass runs after.
+    constexpr double memo_window = 2.0;
+    // The fair-share job `k`'s memo records for its computation at `now`.
     const auto memo_fairshare = [&](std::size_t k, double now) -> std::optional<double> {
         const auto& j = jobs[k];
         std::optional<double> best;
         double best_at = 0;
         for (std::size_t m = 0; m < j.computed.size() && m < j.computed_fairshare.size(); ++m)
-            if (j.computed[m] >= now - 2.0 && (!best || j.computed[m] < best_at)) {
+            if (j.computed[m] >= now - memo_window && (!best || j.computed[m] < best_at)) {
                 best = j.computed_fairshare[m];
                 best_at = j.computed[m];
             }
         return best;
     };
+    // A pair no database of the history holds but the plugin printed it held (`flux jobtap
+    // query`: an association deleted before the history began keeps its entry there): taken
+    // as printed, its bank factor its bank's priority. Failing that, a pair none of the
+    // plugin's printed tables holds (deleted before the history began, and the plugin reloaded
+    // since): its fair-share is the one job `k`'s memo records, its queue factor that job's
+    // queue.
     std::vector<char> from_memo; // by pair: created from a job's memo
     const auto observed_pair = [&](std::uint32_t uid, std::string_view bank, std::size_t k,
                                    double now) -> std::optional<std::size_t> {
@@ -519,9 +523,6 @@ replay_flux_plugin(std::span<const flux_update> updates, std::span<const flux_jo
         return {};
     };
 
-    // How far from an update's time its memo events may be: the time a bundle records is
-    // taken when `flux account-priority-update` returns, and the plugin's pass runs after.
-    constexpr double memo_window = 2.0;
     std::vector<std::pair<std::size_t, std::size_t>> consumed; // job events a pass took (job, event)
     std::vector<std::optional<flux_plugin_priority>> out(jobs.size());
     const auto key_bank = [&](std::size_t k) -> std::string {
