@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -279,9 +280,8 @@ TEST_CASE("flux: queue --live without a Flux names the command that failed and c
     const auto o = mfprio::cli::run_queue(args);
     setenv("PATH", saved.c_str(), 1);
     CHECK(o.status == 65);
-    CHECK(o.err.starts_with("mfprio queue --live: `flux jobtap list` "));
-    CHECK(o.err == "mfprio queue --live: `flux jobtap list` failed: not found on PATH (its empty and relative entries "
-                   "are not searched)\n");
+    CHECK(o.err == "mfprio queue --live: `flux python -c PROGRAM (mfprio's capture program)` failed: not found on PATH "
+                   "(its empty and relative entries are not searched)\n");
     CHECK_FALSE(std::filesystem::exists(save + "/manifest"));
     // Usage errors: --save without --live, both sources, neither.
     const std::vector<std::string_view> from_save{"--from", "x", "--save", "y"};
@@ -390,7 +390,7 @@ TEST_CASE("flux: --explain shows each term and where the plugin's factors came f
     const std::vector<std::string_view> missing{"--from", above, "--explain", "12345"};
     const auto m = mfprio::cli::run_queue(missing);
     CHECK(m.status == 65);
-    CHECK(m.err.starts_with("mfprio queue: job \xc6\x92" "4fr is not in "));
+    CHECK(m.err.starts_with("mfprio queue: job \xc6\x92" "4fr is not among the jobs of "));
 }
 
 TEST_CASE("flux readers: list-banks --json, priorities as doubles, shares, the root without a parent") {
@@ -614,11 +614,15 @@ TEST_CASE("flux: queue --live names the flux command whose output is wrong, not 
     namespace fs = std::filesystem;
     const std::string dir = fs::temp_directory_path().string() + "/mfprio-fake-flux-" + std::to_string(::getpid());
     fs::create_directories(dir);
-    // A flux without flux-accounting's plugin whose `flux jobs --json` is cut short.
+    // A flux without flux-accounting's plugin whose `flux jobs -o` prints an urgency out of
+    // range. (Its `flux python` does what mfprio's capture program does: each command's
+    // output in the scratch directory given, then `FILE STATUS` per command.)
     std::ofstream(dir + "/flux") << "#!/bin/sh\n"
-                                    "case \"$*\" in\n"
-                                    "  'jobtap list') echo .priority-default ;;\n"
-                                    "  'jobs -A -a --json') printf '{\"jobs\": [{\"id\": 7,' ;;\n"
+                                    "case \"$1\" in\n"
+                                    "  python) s=$4\n"
+                                    "    echo .priority-default >\"$s/jobtap_list.txt.out\"\n"
+                                    "    printf 'JOBID UID URG PRI STATE QUEUE BANK T_SUBMIT\\n7 5001 32  SCHED   1.5\\n' >\"$s/flux_jobs_table.txt.out\"\n"
+                                    "    for f in jobtap_list.txt flux_jobs_table.txt; do : >>\"$s/$f.err\"; echo \"$f 0\"; done ;;\n"
                                     "  *) : ;;\n"
                                     "esac\n";
     fs::permissions(dir + "/flux", fs::perms::owner_all);
@@ -628,9 +632,9 @@ TEST_CASE("flux: queue --live names the flux command whose output is wrong, not 
     const auto o = mfprio::cli::run_queue(args);
     setenv("PATH", saved.c_str(), 1);
     CHECK(o.status == 65);
-    // Column 20: the end of what it printed (19 characters).
-    CHECK(o.err == "mfprio: `flux jobs -A -a --json` output:1:20: not valid JSON: JSON document ended early in the middle "
-                   "of an object or array.\n");
+    // Line 2, column 8: the URG field (after "7 5001 ").
+    CHECK(o.err == "mfprio: `flux jobs -A -a -o {id.dec} {userid} {urgency} {priority} {state} {queue} {bank} {t_submit}` "
+                   "output:2:8: URG: '32' is not an urgency from 0 to 31\n");
     fs::remove_all(dir);
 }
 
@@ -968,4 +972,70 @@ TEST_CASE("flux readers: eventlogs.json and flux dmesg, bad values refused at th
         "flux_dmesg.txt");
     REQUIRE_FALSE(bad);
     CHECK(bad.error().to_string() == "flux_dmesg.txt:2:1: '2026-02-30T14:29:46.022097Z' is not a date");
+}
+
+TEST_CASE("flux: jobs submitted before the plugin received any data are held, then found at the first update") {
+    // tests/live/flux_held.sh: flux-accounting's plugin loaded and its database filled, no
+    // priority-update yet; 130 jobs held by the placeholder association (no priority), the
+    // first update (each job finds its pair, sets the pair's queue factor to its own queue and
+    // is moved to its user's default bank), 40 jobs computed as they arrive. held_live is the
+    // last moment as `queue --live --save` keeps it: no history, the jobs as `flux jobs -o`
+    // prints them, only jobs with a jobspec-update carrying their submitted bank and queue.
+    for (const char* name : {"held_wait", "held_first", "held_after", "held_live"}) {
+        CAPTURE(name);
+        auto h = mfprio::inputs::read_flux_history(flux_dir(name));
+        REQUIRE(h);
+        std::size_t pending = 0, without = 0;
+        for (const auto& j : h->latest.jobs) {
+            pending += j.pending() ? 1 : 0;
+            without += j.pending() && !j.priority ? 1 : 0;
+        }
+        CHECK(pending >= 130);
+        CHECK(without == (std::string_view(name) == "held_wait" ? pending : 0));
+        CHECK(differences(*h, replay(*h)) == 0);
+        const std::string dir = flux_dir(name);
+        const std::vector<std::string_view> args{"--from", dir, "--check"};
+        const auto o = mfprio::cli::run_queue(args);
+        CHECK(o.status == 0);
+        CHECK(o.out.ends_with(" 0 differ, queue order identical\n"));
+    }
+    // `flux jobs -o` prints an empty PRI for a job without a priority.
+    const auto table = mfprio::inputs::flux_jobs_text_from("JOBID UID URG PRI STATE\n7 5001 16  PRIORITY\n", "t");
+    REQUIRE(table);
+    CHECK(!(*table)[0].priority);
+    // The same capture with a memo just after each submission, as if the plugin had computed
+    // every job as it arrived (the database received before them): the replay differs.
+    namespace fs = std::filesystem;
+    const std::string root = fs::temp_directory_path().string() + "/mfprio-flux-held-" + std::to_string(::getpid());
+    fs::remove_all(root);
+    std::vector<std::pair<std::string, std::string>> files;
+    for (const auto& e : fs::directory_iterator(flux_dir("held_live"))) {
+        const std::string f = e.path().filename().string();
+        if (f == "manifest") continue;
+        auto t = mfprio::text::read_text_file(e.path().string());
+        REQUIRE(t);
+        if (f == "eventlogs.json") {
+            std::string out;
+            for (const auto& l : mfprio::text::split_lines(*t)) {
+                std::string line(l.text);
+                const std::string key = "{\"timestamp\":";
+                const std::size_t at = line.find(key);
+                REQUIRE(at != std::string::npos);
+                const double submitted = std::stod(line.substr(at + key.size()));
+                const std::size_t end = line.find("}}", at);
+                REQUIRE(end != std::string::npos);
+                char memo[128];
+                std::snprintf(memo, sizeof memo, ",{\"timestamp\":%.6f,\"name\":\"memo\",\"context\":{\"fairshare\":0.5}}", submitted + 0.03);
+                line.insert(end + 2, memo);
+                out += line + "\n";
+            }
+            *t = out;
+        }
+        files.emplace_back(f, *t);
+    }
+    const std::string dir = write_bundle(root, "computed", files);
+    auto h = mfprio::inputs::read_flux_history(dir);
+    REQUIRE(h);
+    CHECK(differences(*h, replay(*h)) > 0);
+    fs::remove_all(root);
 }

@@ -291,7 +291,7 @@ outcome run_queue_from(std::span<const std::string_view> args) {
         const auto k = std::find_if(b->jobs.begin(), b->jobs.end(), [&](const auto& j) { return j.id == *explain; });
         if (k == b->jobs.end()) {
             o.status = exit_data;
-            o.err += "mfprio queue: job " + flux_f58(*explain) + " is not in " + dir + "/flux_jobs.json\n";
+            o.err += "mfprio queue: job " + flux_f58(*explain) + " is not among the jobs of " + dir + "\n";
             return o;
         }
         const std::size_t idx = static_cast<std::size_t>(k - b->jobs.begin());
@@ -381,18 +381,23 @@ outcome run_queue_from(std::span<const std::string_view> args) {
         const auto& j = b->jobs[k];
         if (!j.pending()) continue;
         ++compared;
-        if (ours[k] && j.priority && *ours[k] == *j.priority) continue;
+        // (No priority on either side: a job the plugin holds without data, in PRIORITY.)
+        if (ours[k] ? j.priority && *ours[k] == *j.priority : !j.priority) continue;
         ++differ;
         o.out += "job " + flux_f58(j.id) + " (" + user_of(j) + ", " + (j.bank.empty() ? "-" : j.bank) + ", " +
                  (j.queue.empty() ? "-" : j.queue) + ", urgency " + std::to_string(j.urgency) + "): flux " +
                  (j.priority ? std::to_string(*j.priority) : std::string("none")) + ", mfprio " +
                  (ours[k] ? std::to_string(*ours[k]) : std::string("none")) + "\n";
     }
-    // The order Flux listed (flux_jobs.txt: the job id in f58 first on each line).
+    // The order Flux listed (flux_jobs.txt, else flux_jobs.json's pending jobs).
     std::string order_note;
     if (b->expected_order) {
+        // (Jobs without a priority, which the plugin holds without data, have no place in it.)
         std::vector<std::string> theirs;
-        for (const std::uint64_t id : *b->expected_order) theirs.push_back(flux_f58(id));
+        for (const std::uint64_t id : *b->expected_order) {
+            const auto j = std::find_if(b->jobs.begin(), b->jobs.end(), [&](const auto& x) { return x.id == id; });
+            if (j == b->jobs.end() || j->priority) theirs.push_back(flux_f58(id));
+        }
         std::vector<std::string> mine;
         for (const std::size_t k : order) mine.push_back(flux_f58(b->jobs[k].id));
         order_note = mine == theirs ? ", queue order identical" : ", queue order differs";

@@ -121,69 +121,246 @@ inline std::string fixed0(double v) {
 /// `mfprio queue --from DIR`: a Flux bundle replayed (`whatif --from` takes the same path).
 outcome run_queue_from(args_t args);
 
-/// The program `flux python` runs for a bundle's eventlogs.json: the pending jobs of every user
-/// (job-list, whose answer comes in parts), then their eventlogs from the KVS in one batch of
-/// lookups, one line per job: `{"id": ID, "submitted": {"bank": B, "queue": Q}, "eventlog":
-/// [...]}`, the bank and queue of the jobspec as submitted (a jobspec-update may have changed
-/// them since) and the events the plugin acts on (submit, urgency, jobspec-update) with its
-/// last 256 memos (bounded: one is posted at every update).
-inline constexpr std::string_view flux_eventlogs_program = R"(import json, flux, flux.job, flux.constants as c
-h = flux.Flux()
-jobs = flux.job.job_list(h, max_entries=0, attrs=[], userid=c.FLUX_USERID_UNKNOWN, states=c.FLUX_JOB_STATE_PENDING).get_jobs()
-ids = [j["id"] for j in jobs]
-for d in (flux.job.JobKVSLookup(h, ids, keys=["eventlog", "jobspec"], original=True).data() if ids else []):
-    keep, memos = [], []
-    for line in d["eventlog"].splitlines():
-        e = json.loads(line)
-        if e["name"] == "memo": memos.append(e)
-        elif e["name"] in ("submit", "urgency", "jobspec-update"): keep.append(e)
-    system = d["jobspec"].get("attributes", {}).get("system", {})
-    submitted = {k: system[k] for k in ("bank", "queue") if k in system}
-    print(json.dumps({"id": d["id"], "submitted": submitted, "eventlog": keep + memos[-256:]}, separators=(",", ":")))
+/// The program `flux python -c` runs for `queue --live`: the bundle's Python commands in one
+/// interpreter, so that Python starts and imports Flux's modules once, not once per command.
+/// Arguments: a scratch directory, then the commands of each process (`---` between
+/// processes, `--` between commands): a bundle file's name and the `flux` subcommand with its
+/// arguments (none: the eventlogs, below). Each command is its own script (`flux-NAME.py` in
+/// FLUX_EXEC_PATH, the file `flux NAME` runs), compiled here with its imports loaded, then
+/// run as `__main__` in a fork of this process, its standard output and error in
+/// scratch/FILE.out and .err; a command without such a script is exec'd as `flux NAME ...`.
+/// The processes run at once, each forked as soon as what it runs is loaded (the objects
+/// loaded before are frozen out of the garbage collector, whose passes would otherwise copy
+/// every page the fork shares). One line per command on standard output: `FILE STATUS`.
+///
+/// The eventlogs (eventlogs.json): the pending jobs of every user (job-list, whose answer
+/// comes in parts), then their eventlogs from the KVS in one batch of lookups, one line per
+/// job: `{"id": ID, "eventlog": [...], "submitted": {"bank": B, "queue": Q}}`, the events the
+/// plugin acts on (submit, urgency, jobspec-update) with its last 256 memos (bounded: one is
+/// posted at every update) and, for a job whose eventlog holds a jobspec-update (which may
+/// have changed them since), the bank and queue of its jobspec as submitted (a second batch).
+inline constexpr std::string_view flux_capture_program = R"(import gc, json, os, sys, traceback
+import flux, flux.job, flux.constants as c
+scratch, children = sys.argv[1], [[[]]]
+for a in sys.argv[2:]:
+    if a == "---": children.append([[]])
+    elif a == "--": children[-1].append([])
+    else: children[-1][-1].append(a)
+def script(cmd):
+    for d in os.environ.get("FLUX_EXEC_PATH", "").split(":"):
+        p = os.path.join(d, "flux-" + cmd + ".py")
+        if d and os.path.isfile(p): return p
+code = {}
+def load(path):
+    import ast
+    try:
+        tree = ast.parse(open(path, encoding="utf-8").read(), path)
+        imports = [n for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom))]
+        exec(compile(ast.Module(imports, []), path, "exec"), {"__name__": "preload"})
+        code[path] = compile(tree, path, "exec")
+    except Exception:
+        pass
+def eventlogs():
+    h = flux.Flux()
+    jobs = flux.job.job_list(h, max_entries=0, attrs=[], userid=c.FLUX_USERID_UNKNOWN, states=c.FLUX_JOB_STATE_PENDING).get_jobs()
+    ids = [j["id"] for j in jobs]
+    logs = flux.job.JobKVSLookup(h, ids, keys=["eventlog"]).data() if ids else []
+    updated = [d["id"] for d in logs if '"jobspec-update"' in d["eventlog"]]
+    specs = {d["id"]: d["jobspec"] for d in flux.job.JobKVSLookup(h, updated, keys=["jobspec"], original=True).data()} if updated else {}
+    for d in logs:
+        keep, memos = [], []
+        for line in d["eventlog"].splitlines():
+            e = json.loads(line)
+            if e["name"] == "memo": memos.append(e)
+            elif e["name"] in ("submit", "urgency", "jobspec-update"): keep.append(e)
+        out = {"id": d["id"], "eventlog": keep + memos[-256:]}
+        if d["id"] in specs:
+            system = specs[d["id"]].get("attributes", {}).get("system", {})
+            out["submitted"] = {k: system[k] for k in ("bank", "queue") if k in system}
+        print(json.dumps(out, separators=(",", ":")))
+def run(name, cmd):
+    for fd, ext in ((1, ".out"), (2, ".err")):
+        f = os.open(os.path.join(scratch, name + ext), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        os.dup2(f, fd)
+        os.close(f)
+    path = script(cmd[0]) if cmd else None
+    if not cmd:
+        eventlogs()
+        return 0
+    if path not in code:
+        pid = os.fork()
+        if pid == 0:
+            os.execvp("flux", ["flux"] + cmd)
+        return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+    sys.argv = [path] + cmd[1:]
+    try:
+        exec(code[path], {"__name__": "__main__", "__file__": path, "__builtins__": __builtins__})
+    except SystemExit as e:
+        if isinstance(e.code, str): print(e.code, file=sys.stderr)
+        return e.code if isinstance(e.code, int) else int(e.code is not None)
+    return 0
+def start(commands):
+    sys.stdout.flush()
+    sys.stderr.flush()
+    gc.freeze()
+    pid = os.fork()
+    if pid: return pid
+    out, err, kept = sys.stdout, sys.stderr, []
+    for name, *cmd in commands:
+        try:
+            status = run(name, cmd)
+        except BaseException:
+            traceback.print_exc()
+            status = 1
+        try:
+            for stream in (sys.stdout, sys.stderr, out, err):
+                stream.flush()
+        except BaseException:
+            status = status or 1
+        kept += [sys.stdout, sys.stderr]
+        sys.stdout, sys.stderr = out, err
+        os.write(fds[1], (name + " " + str(status) + "\n").encode())
+    os._exit(0)
+fds = os.pipe()
+pids = []
+for commands in children:
+    for name, *cmd in commands:
+        if cmd and script(cmd[0]) and script(cmd[0]) not in code: load(script(cmd[0]))
+    pids.append(start(commands))
+os.close(fds[1])
+with os.fdopen(fds[0], "rb") as r:
+    sys.stdout.buffer.write(r.read())
+for pid in pids: os.waitpid(pid, 0)
 )";
 
-/// Runs the commands of a Flux bundle on the instance of FLUX_URI, all at once within 60 s,
-/// and writes their outputs into `dir` with `meta` (the time of capture and each command line
-/// with the file that ran, `command.FILE=LINE`) and the manifest. flux-accounting's commands
-/// run when its plugin is loaded (`flux jobtap list`), with the pending jobs' eventlogs
-/// (flux_eventlogs_program) and `flux dmesg` (when the plugin was loaded): the replay takes
-/// the updates the plugin received from the eventlogs, so that it explains the priorities Flux
-/// holds now. `err` names a failing command with its status and standard error; `ran` gets
-/// each bundle file's command line (for errors in what they printed).
+/// What `queue --live` captures: each bundle file and the `flux` subcommand that prints it
+/// (none: the eventlogs, which flux_capture_program reads itself). `flux jobtap list` says
+/// whether flux-accounting's plugin is loaded; without it, only `flux jobs` is kept (the
+/// others may fail: they are not read). `flux jobs -o` with the fields the replay reads
+/// (--json would print them all) lists the jobs in the order job-list gives them, the order
+/// Flux's queue listing prints.
+/// The commands run in four processes, one after the other in each: those that take longest
+/// (the eventlogs, flux jobs) alone, the small ones three by three.
+struct flux_capture_file {
+    std::string_view file;
+    std::vector<std::string_view> command; ///< after `flux`
+    int process = 0;                       ///< which of the program's processes runs it
+};
+inline const std::vector<flux_capture_file>& flux_capture_files() {
+    static const std::vector<flux_capture_file> files = {
+        {"jobtap_list.txt", {"jobtap", "list"}, 2},
+        {"flux_jobs_table.txt", {"jobs", "-A", "-a", "-o", "{id.dec} {userid} {urgency} {priority} {state} {queue} {bank} {t_submit}"}, 1},
+        {"jobtap_mf_priority.json", {"jobtap", "query", "mf_priority.so"}, 2},
+        {"list_factors.json", {"account", "list-factors", "--json"}, 2},
+        {"list_queues.json", {"account", "list-queues", "--json"}, 3},
+        {"list_banks.json", {"account", "list-banks", "--json"}, 3},
+        {"list_users.json", {"account", "list-users", "--json"}, 3},
+        {"eventlogs.json", {}, 0},
+    };
+    return files;
+}
+
+/// Runs the commands of a Flux bundle on the instance of FLUX_URI within 60 s: the Python
+/// ones in one `flux python` process (flux_capture_program), `flux dmesg` beside it. Writes
+/// their outputs into `dir` with `meta` (the time of capture and each command line with the
+/// file that ran, `command.FILE=LINE`) and the manifest. flux-accounting's commands run when
+/// its plugin is loaded, with the pending jobs' eventlogs and `flux dmesg` (when the plugin
+/// was loaded): the replay takes the updates the plugin received from the eventlogs, so that
+/// it explains the priorities Flux holds now. `err` names a failing command with its status
+/// and standard error; `ran` gets each bundle file's command line (for errors in what they
+/// printed).
 inline bool capture_flux_live(const std::string& dir, std::string& err,
                               std::vector<std::pair<std::string, std::string>>& ran) {
-    const auto failed = [&](std::vector<std::string_view> c, const command_output& r) {
-        for (auto& a : c)
-            if (a == flux_eventlogs_program) a = "PROGRAM"; // (mfprio's eventlogs program)
-        err = "`" + command_text(c) + "` " +
-              (r.status < 0 ? std::string("failed") : "exited with status " + std::to_string(r.status)) +
-              (r.err.empty() ? std::string() : ": " + std::string(text::trim(r.err)));
+    namespace fs = std::filesystem;
+    const auto& files = flux_capture_files();
+    const auto line_of = [](const flux_capture_file& f) {
+        if (f.command.empty()) return std::string("flux python -c PROGRAM (mfprio's eventlogs program)");
+        std::vector<std::string_view> c = {"flux"};
+        c.insert(c.end(), f.command.begin(), f.command.end());
+        return command_text(c);
+    };
+    const auto failed = [&](const std::string& line, int status, std::string_view stderr_text) {
+        err = "`" + line + "` " + (status < 0 ? std::string("failed") : "exited with status " + std::to_string(status)) +
+              (text::trim(stderr_text).empty() ? std::string() : ": " + std::string(text::trim(stderr_text)));
         return false;
     };
-    const std::vector<std::string_view> list = {"flux", "jobtap", "list"};
-    auto listed = run_commands({list}, 60);
-    if (listed[0].status != 0) return failed(list, listed[0]);
-    bool plugin = false;
-    for (const auto& l : text::split_lines(listed[0].out)) plugin = plugin || text::trim(l.text) == "mf_priority.so";
-    std::vector<std::pair<std::string, std::vector<std::string_view>>> files = {
-        {"flux_jobs.json", {"flux", "jobs", "-A", "-a", "--json"}},
-        {"flux_jobs.txt", {"flux", "jobs", "-A", "-n", "-o", "{id.f58} {id.dec} {userid} {urgency} {priority} {state} {queue} {bank}"}},
-    };
-    if (plugin) {
-        files.push_back({"jobtap_mf_priority.json", {"flux", "jobtap", "query", "mf_priority.so"}});
-        files.push_back({"list_factors.json", {"flux", "account", "list-factors", "--json"}});
-        files.push_back({"list_queues.json", {"flux", "account", "list-queues", "--json"}});
-        files.push_back({"list_banks.json", {"flux", "account", "list-banks", "--json"}});
-        files.push_back({"list_users.json", {"flux", "account", "list-users", "--json"}});
-        files.push_back({"eventlogs.json", {"flux", "python", "-c", flux_eventlogs_program}});
-        files.push_back({"flux_dmesg.txt", {"flux", "dmesg"}});
+    std::string scratch = (fs::temp_directory_path() / "mfprio-capture.XXXXXX").string();
+    if (mkdtemp(scratch.data()) == nullptr) {
+        err = "cannot make a temporary directory";
+        return false;
     }
-    std::vector<std::vector<std::string_view>> commands;
-    for (const auto& f : files) commands.push_back(f.second);
-    auto outputs = run_commands(commands, 60);
+    struct remove_scratch {
+        std::string dir;
+        ~remove_scratch() {
+            std::error_code ec;
+            fs::remove_all(dir, ec);
+        }
+    } cleanup{scratch};
+    std::vector<std::string_view> program = {"flux", "python", "-c", flux_capture_program, scratch};
+    for (int process = 0; process < 4; ++process) {
+        if (process > 0) program.push_back("---");
+        bool first = true;
+        for (const auto& f : files) {
+            if (f.process != process) continue;
+            if (!first) program.push_back("--");
+            first = false;
+            program.push_back(f.file);
+            program.insert(program.end(), f.command.begin(), f.command.end());
+        }
+    }
+    const std::vector<std::string_view> dmesg = {"flux", "dmesg"};
+    auto outputs = run_commands({program, dmesg}, 60);
     const auto captured = static_cast<std::int64_t>(std::time(nullptr));
+    if (outputs[0].status != 0) return failed("flux python -c PROGRAM (mfprio's capture program)", outputs[0].status, outputs[0].err);
+    // Each command's status, as the program printed it.
+    std::vector<std::pair<std::string, int>> status;
+    for (const auto& l : text::split_lines(outputs[0].out)) {
+        const std::string_view t = text::trim(l.text);
+        const std::size_t sp = t.rfind(' ');
+        const auto code = sp == std::string_view::npos ? std::nullopt : text::parse_signed<int>(t.substr(sp + 1));
+        if (!code) return failed("flux python -c PROGRAM (mfprio's capture program)", -1, "printed '" + std::string(t) + "'");
+        status.emplace_back(std::string(t.substr(0, sp)), *code);
+    }
+    const auto read_scratch = [&](std::string_view name, std::string_view ext) -> std::optional<std::string> {
+        std::ifstream f((fs::path(scratch) / (std::string(name) + std::string(ext))).string(), std::ios::binary);
+        if (!f) return std::nullopt;
+        return std::string(std::istreambuf_iterator<char>(f), {});
+    };
     std::error_code ec;
-    std::filesystem::create_directories(dir, ec);
+    std::size_t total = 0;
+    for (const auto& [name, code] : status) {
+        const auto size = fs::file_size(fs::path(scratch) / (name + ".out"), ec);
+        if (!ec) total += static_cast<std::size_t>(size);
+    }
+    if (total > max_command_output) {
+        err = "the Flux commands printed more than " + std::to_string(max_command_output) + " bytes together";
+        return false;
+    }
+    bool plugin = false;
+    std::vector<std::pair<std::string, std::string>> outs; // bundle file, what its command printed
+    for (std::size_t i = 0; i < files.size(); ++i) {
+        const auto& f = files[i];
+        if (i > 1 && !plugin) break;
+        const auto st = std::find_if(status.begin(), status.end(), [&](const auto& s) { return s.first == f.file; });
+        if (st == status.end()) return failed(line_of(f), -1, "mfprio's capture program did not run it");
+        if (st->second != 0) return failed(line_of(f), st->second, read_scratch(f.file, ".err").value_or(""));
+        auto out = read_scratch(f.file, ".out");
+        if (!out) return failed(line_of(f), -1, "its output is missing");
+        if (auto nul = text::nul_byte_error(*out, "`" + line_of(f) + "` output")) {
+            err = nul->to_string();
+            return false;
+        }
+        if (f.file == files.front().file) {
+            for (const auto& l : text::split_lines(*out)) plugin = plugin || text::trim(l.text) == "mf_priority.so";
+            continue; // (not a bundle file)
+        }
+        outs.emplace_back(std::string(f.file), std::move(*out));
+    }
+    if (plugin) {
+        if (outputs[1].status != 0) return failed("flux dmesg", outputs[1].status, outputs[1].err);
+        outs.emplace_back("flux_dmesg.txt", std::move(outputs[1].out));
+    }
+    fs::create_directories(dir, ec);
     if (ec) {
         err = "cannot create " + dir + ": " + ec.message();
         return false;
@@ -191,29 +368,23 @@ inline bool capture_flux_live(const std::string& dir, std::string& err,
     inputs::remove_bundle(dir);
     std::vector<std::pair<std::string, std::string_view>> written;
     const auto write = [&](const std::string& name, std::string_view text) {
-        std::ofstream f((std::filesystem::path(dir) / name).string(), std::ios::binary | std::ios::trunc);
+        std::ofstream f((fs::path(dir) / name).string(), std::ios::binary | std::ios::trunc);
         f.write(text.data(), static_cast<std::streamsize>(text.size()));
         f.close();
-        if (!f) err = "cannot write " + (std::filesystem::path(dir) / name).string();
+        if (!f) err = "cannot write " + (fs::path(dir) / name).string();
         return static_cast<bool>(f);
     };
+    const std::string flux_path = outputs[0].path;
     std::string meta = "captured=" + std::to_string(captured) + "\nscenario=mfprio queue --live\n";
-    for (std::size_t i = 0; i < files.size(); ++i) {
-        const command_output& r = outputs[i];
-        if (r.status != 0) return failed(files[i].second, r);
-        if (auto nul = text::nul_byte_error(r.out, "`" + command_text(files[i].second) + "` output")) {
-            err = nul->to_string();
-            return false;
-        }
-        if (!write(files[i].first, r.out)) return false;
-        written.emplace_back(files[i].first, r.out);
-        // A command line on one line: the eventlogs program is named, not written out.
-        std::vector<std::string_view> line = files[i].second;
-        for (auto& a : line)
-            if (a == flux_eventlogs_program) a = "PROGRAM";
-        ran.emplace_back(files[i].first, command_text(line) + (files[i].first == "eventlogs.json" ? " (mfprio's eventlogs program)" : ""));
-        line.front() = r.path;
-        meta += "command." + files[i].first + "=" + command_text(line) + "\n";
+    for (const auto& [name, text] : outs) {
+        if (!write(name, text)) return false;
+        written.emplace_back(name, text);
+        std::string line = "flux dmesg";
+        for (const auto& f : files)
+            if (f.file == name) line = line_of(f);
+        ran.emplace_back(name, line);
+        // The command line on one line, `flux` as the file that ran.
+        meta += "command." + name + "=" + flux_path + line.substr(4) + "\n";
     }
     if (!write("meta", meta)) return false;
     written.emplace_back("meta", meta);

@@ -5,11 +5,13 @@ namespace mfprio::cli {
 
 /// `mfprio whatif ...`
 outcome run_whatif(std::span<const std::string_view> args) {
-    // A Flux bundle (its manifest lists flux_jobs.json): Flux's what-if.
+    // A Flux bundle (its manifest lists flux_jobs.json or flux_jobs_table.txt): Flux's what-if.
     for (std::size_t i = 0; i + 1 < args.size(); ++i)
         if (args[i] == "--from" && std::find(args.begin(), args.end(), std::string_view("--help")) == args.end()) {
             auto listed = inputs::read_manifest_files(std::string(args[i + 1]));
-            if (listed && std::any_of(listed->begin(), listed->end(), [](const auto& f) { return f.first == "flux_jobs.json"; }))
+            if (listed && std::any_of(listed->begin(), listed->end(), [](const auto& f) {
+                    return f.first == "flux_jobs.json" || f.first == "flux_jobs_table.txt";
+                }))
                 return run_queue_from(args);
         }
     outcome o;

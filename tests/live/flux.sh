@@ -13,6 +13,9 @@
 #   above      bank weight x bank priority past 2^32 - 1, and new submissions in that bank
 #   core       the plugin unloaded: flux-core's own priority (the urgency)
 #
+# then, in two more instances, the administrator's everyday operations (flux_admin.sh: admin_*)
+# and jobs submitted before the plugin received any data (flux_held.sh: held_*).
+#
 #   flux.sh OUT [MFPRIO]   bundles in OUT/<scenario>; with MFPRIO (the mfprio tool), each
 #                          bundle is replayed (`mfprio queue --from DIR --check`), and after the
 #                          weights' update `mfprio queue --live --save DIR --check` runs against
@@ -50,14 +53,17 @@ if [[ ${1:-} != inner ]]; then
 EOF
     timeout 300 flux start --test-size=1 -o,--config-path="$work/conf.d" \
         bash "${BASH_SOURCE[0]}" inner "$out" "$work" "$mfprio"
-    mkdir "$work/admin"
+    mkdir "$work/admin" "$work/held"
     timeout 900 flux start --test-size=1 -o,--config-path="$work/conf.d" \
         bash "$here/flux_admin.sh" "$out" "$work/admin" "$mfprio"
+    timeout 300 flux start --test-size=1 -o,--config-path="$work/conf.d" \
+        bash "$here/flux_held.sh" "$out" "$work/held" "$mfprio"
     [[ -n $mfprio ]] || exit 0
     status=0
     # `mfprio queue --live --check` run inside the instances: every line says 0 differ.
-    cat "$work/live-check.txt" "$work/admin/live-check.txt"
-    if grep -hv ' 0 differ, queue order identical$' "$work/live-check.txt" "$work/admin/live-check.txt" | grep -q .; then
+    checks=("$work/live-check.txt" "$work/admin/live-check.txt" "$work/held/live-check.txt")
+    cat "${checks[@]}"
+    if grep -hv ' 0 differ, queue order identical$' "${checks[@]}" | grep -q .; then
         status=1
     fi
     # --set's predictions against what Flux then computed (flux_admin.sh).

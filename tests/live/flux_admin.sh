@@ -103,38 +103,10 @@ workload() { # first count
     done
 }
 
-# A bundle: what Flux printed, the pending jobs' eventlogs and flux dmesg, a meta file and the
-# manifest (finish_bundle chains the bundles). Then, with MFPRIO, `mfprio queue --live --check`
-# against the instance as it is now.
-capture() { # name description
-    local d=$out/$1
-    rm -rf "$d"
-    mkdir -p "$d"
-    capture_tables "$d"
-    # Each pending job: the bank and queue it was submitted with (`flux job info --original
-    # ID jobspec`) and its eventlog (`flux job eventlog ID`), read in one process.
-    flux python -c '
-import json, flux, flux.job, flux.constants as c
-h = flux.Flux()
-jobs = flux.job.job_list(h, max_entries=0, attrs=[], userid=c.FLUX_USERID_UNKNOWN, states=c.FLUX_JOB_STATE_PENDING).get_jobs()
-for d in flux.job.JobKVSLookup(h, [j["id"] for j in jobs], keys=["eventlog", "jobspec"], original=True).data():
-    events = [json.loads(l) for l in d["eventlog"].splitlines()]
-    system = d["jobspec"].get("attributes", {}).get("system", {})
-    print(json.dumps({"id": d["id"], "submitted": {k: system[k] for k in ("bank", "queue") if k in system},
-                      "eventlog": [e for e in events if e["name"] in ("submit", "urgency", "jobspec-update", "memo")]},
-                     separators=(",", ":")))
-' >"$d/eventlogs.json"
-    flux dmesg >"$d/flux_dmesg.txt"
-    finish_bundle "$d" "$2"
-    if [[ -n $mfprio ]]; then
-        printf 'live Flux: %s: queue --live: %s\n' "$1" "$({ "$mfprio" queue --live --check 2>&1 || true; } | tail -1)" >>"$work/live-check.txt"
-    fi
-}
-
 workload 0 200 | submit_all
 update
 workload 200 130 | submit_all
-capture admin_base "330 jobs in two waves, a priority-update between them"
+capture_bundle admin_base "330 jobs in two waves, a priority-update between them"
 
 # alice/ml submits to urgent (the pair's cached queue factor is urgent's), then urgency changes.
 submit 5001 ml urgent 16 >/dev/null
@@ -147,7 +119,7 @@ flux job urgency "${others[0]}" 3
 flux job urgency "${others[1]}" 0
 flux job urgency "${others[1]}" 25
 flux job urgency "${others[2]}" 16
-capture admin_urgency "alice/ml submits to urgent; flux job urgency on seven jobs"
+capture_bundle admin_urgency "alice/ml submits to urgent; flux job urgency on seven jobs"
 
 # Jobs neither held nor expedited (urgency 1-30), whose priority the update changes at once.
 mapfile -t bob_ml < <(flux jobs -A -n --user=5002 -o '{id.f58} {queue} {urgency}' | awk '$2 == "batch" && $3 > 0 && $3 < 31 {print $1}')
@@ -160,9 +132,9 @@ flux update "${erin_bio[0]}" queue=urgent >/dev/null
 flux update "${grace_chem[0]}" queue=scratch >/dev/null
 flux update "${grace_chem[1]}" queue=debug >/dev/null
 flux update "${judy_chem[0]}" queue=batch >/dev/null
-capture admin_update "flux update queue= on six jobs of four pairs"
+capture_bundle admin_update "flux update queue= on six jobs of four pairs"
 update
-capture admin_after "a priority-update after the queue updates"
+capture_bundle admin_after "a priority-update after the queue updates"
 
 flux account delete-user --force frank web
 flux account-update-fshare -p "$db"
@@ -171,12 +143,12 @@ submit_all <<'EOF'
 5006 web debug 16
 5006 web batch 9
 EOF
-capture admin_delete "frank deleted from web (--force), update-fshare, priority-update; frank submits twice in web"
+capture_bundle admin_delete "frank deleted from web (--force), update-fshare, priority-update; frank submits twice in web"
 
 flux account delete-user olivia ml
 flux account-update-fshare -p "$db"
 update
-capture admin_disabled "olivia disabled in ml (delete-user without --force), update-fshare, priority-update"
+capture_bundle admin_disabled "olivia disabled in ml (delete-user without --force), update-fshare, priority-update"
 
 if [[ -n $mfprio ]]; then
     "$mfprio" queue --from "$out/admin_disabled" --set shares.judy@chem=7 >"$work/set-predicted.txt" || true
@@ -184,7 +156,7 @@ fi
 flux account edit-user judy --bank=chem --shares=7
 flux account-update-fshare -p "$db"
 update
-capture admin_set "judy's shares in chem 7, update-fshare, priority-update"
+capture_bundle admin_set "judy's shares in chem 7, update-fshare, priority-update"
 if [[ -n $mfprio ]]; then
     # Each job's NEW_PRI (the fifth column of --set's table) against the priority Flux holds.
     flux jobs -A -n -o '{id.f58} {priority}' | sort >"$work/set-flux.txt"
@@ -202,9 +174,9 @@ fi
 
 flux jobtap remove mf_priority.so
 flux jobtap load mf_priority.so
-capture admin_reloaded "mf_priority.so removed and loaded again: the jobs keep their priorities until the next update"
+capture_bundle admin_reloaded "mf_priority.so removed and loaded again: the jobs keep their priorities until the next update"
 update
-capture admin_reload "a priority-update after the reload: each job finds its pair again"
+capture_bundle admin_reload "a priority-update after the reload: each job finds its pair again"
 submit_all <<'EOF'
 5001 ml debug 16
 5003 web urgent 12
@@ -212,4 +184,4 @@ submit_all <<'EOF'
 5012 bio scratch 16
 EOF
 update
-capture admin_reload2 "four submissions and another priority-update"
+capture_bundle admin_reload2 "four submissions and another priority-update"

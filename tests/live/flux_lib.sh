@@ -91,3 +91,31 @@ finish_bundle() { # dir description
     python3 "$here/manifest.py" "$1"
     previous=$(basename "$1")
 }
+
+# A bundle (callers set `out`, `work` and `mfprio`): what Flux printed, the pending jobs' eventlogs and flux dmesg, a meta file and the
+# manifest (finish_bundle chains the bundles). Then, with MFPRIO, `mfprio queue --live --check`
+# against the instance as it is now.
+capture_bundle() { # name description
+    local d=$out/$1
+    rm -rf "$d"
+    mkdir -p "$d"
+    capture_tables "$d"
+    # Each pending job: the bank and queue it was submitted with (`flux job info --original
+    # ID jobspec`) and its eventlog (`flux job eventlog ID`), read in one process.
+    flux python -c '
+import json, flux, flux.job, flux.constants as c
+h = flux.Flux()
+jobs = flux.job.job_list(h, max_entries=0, attrs=[], userid=c.FLUX_USERID_UNKNOWN, states=c.FLUX_JOB_STATE_PENDING).get_jobs()
+for d in flux.job.JobKVSLookup(h, [j["id"] for j in jobs], keys=["eventlog", "jobspec"], original=True).data():
+    events = [json.loads(l) for l in d["eventlog"].splitlines()]
+    system = d["jobspec"].get("attributes", {}).get("system", {})
+    print(json.dumps({"id": d["id"], "submitted": {k: system[k] for k in ("bank", "queue") if k in system},
+                      "eventlog": [e for e in events if e["name"] in ("submit", "urgency", "jobspec-update", "memo")]},
+                     separators=(",", ":")))
+' >"$d/eventlogs.json"
+    flux dmesg >"$d/flux_dmesg.txt"
+    finish_bundle "$d" "$2"
+    if [[ -n $mfprio ]]; then
+        printf 'live Flux: %s: queue --live: %s\n' "$1" "$({ "$mfprio" queue --live --check 2>&1 || true; } | tail -1)" >>"$work/live-check.txt"
+    fi
+}

@@ -329,8 +329,9 @@ struct flux_plugin_options {
 enum class flux_cause : std::uint8_t {
     submission,   ///< the job arrived (job.new, then job.state.priority)
     update,       ///< `flux account-priority-update` (every pending job)
-    first_update, ///< the first update after the plugin was loaded: the job found its pair again
-                  ///< and set the pair's queue factor to its own queue
+    first_update, ///< the first update since the plugin was loaded, which held the job by a
+                  ///< placeholder: the job found its pair and set the pair's queue factor to its
+                  ///< own queue
     urgency,      ///< `flux job urgency`
     job_update,   ///< `flux update` of its queue or bank
 };
@@ -345,21 +346,52 @@ struct flux_plugin_priority {
     bool at_submission = false;    ///< computed when the job was submitted (no update since)
     flux_cause cause = flux_cause::update;
     bool pair_deleted = false;     ///< the pair is no longer in the database (the plugin keeps it)
-    bool bank_factor_reset = false; ///< 0: the plugin was loaded since the pair last submitted
+    bool bank_factor_reset = false; ///< 0: created into an empty map, the pair has not submitted since
     bool fairshare_from_memo = false; ///< no table holds the pair: its fair-share is the job's memo
     flux::flux_accounting_weights weights; ///< the weights of the database then, as configured
 };
 
 namespace detail {
 
-/// True when computation `c` of job `j` (a memo's time) is the job's own: its submission's,
-/// or the recomputation its own urgency change or jobspec-update started (within
-/// `window` seconds after it); false for a pass over all jobs.
+/// True when computation `c` of job `j` (a memo's time) is the job's own: the first memo
+/// within `window` seconds after its submission, its own urgency change or a jobspec-update
+/// (each starts one computation, which posts one memo unless the urgency is then 0 or 31);
+/// false for a pass over all jobs, which may come within the window too.
 [[nodiscard]] inline bool flux_own_computation(const flux_job_row& j, double c, double window = 0.5) noexcept {
-    if (c >= j.t_submit && c - j.t_submit < window) return true;
-    for (const auto& e : j.events)
-        if (c >= e.time && c - e.time < window) return true;
+    const auto own = [&](double t, std::uint8_t urgency) {
+        if (urgency == flux::urgency_hold || urgency == flux::urgency_expedite || c < t || c - t >= window) return false;
+        return std::none_of(j.computed.begin(), j.computed.end(), [&](double m) { return m >= t && m < c; });
+    };
+    std::uint8_t urgency = j.eventlog ? j.submit_urgency : j.urgency;
+    if (own(j.t_submit, urgency)) return true;
+    for (const auto& e : j.events) {
+        if (e.what == flux_job_event::kind::urgency) urgency = e.urgency;
+        if (own(e.time, urgency)) return true;
+    }
     return false;
+}
+
+/// True when job `j`'s eventlog shows the plugin computed it when it arrived: a memo within
+/// `window` seconds of its submission that no pass over all jobs explains (a pass starts at
+/// one of `passes` and lasts at most `pass_window` seconds).
+[[nodiscard]] inline bool flux_computed_at_submission(const flux_job_row& j, std::span<const double> passes,
+                                                      double window = 0.5, double pass_window = 1.0) noexcept {
+    return j.eventlog && std::any_of(j.computed.begin(), j.computed.end(), [&](double c) {
+        return c >= j.t_submit && c - j.t_submit < window &&
+               std::none_of(passes.begin(), passes.end(), [&](double p) { return c >= p && c - p < pass_window; });
+    });
+}
+
+/// True when job `j`'s eventlog shows that the plugin held no data for it when it arrived:
+/// new_cb found no association (the plugin loaded, no update received since) and attached a
+/// placeholder (add_special_association), which computes nothing and posts no memo until an
+/// update lets priority_cb find the pair: no computation at submission. Urgencies 0 and 31
+/// post no memo either way: no evidence. Nor is there any when the bundle's memos (its last
+/// 256) may not reach back to the submission.
+[[nodiscard]] inline bool flux_held_at_submission(const flux_job_row& j, std::span<const double> passes) noexcept {
+    constexpr std::size_t memos_kept = 256;
+    return j.eventlog && j.submit_urgency != flux::urgency_hold && j.submit_urgency != flux::urgency_expedite &&
+           j.computed.size() < memos_kept && !flux_computed_at_submission(j, passes);
 }
 
 } // namespace detail
@@ -389,7 +421,9 @@ struct flux_plugin_history {
 /// The result is the last computation of each job, by job index (nullopt for a job that is
 /// not pending, or that the plugin cannot place). Jobs submitted before the first database of
 /// the history are taken as computed with it (each pair caching its latest job's queue and its
-/// bank's priority). A pair none of whose jobs is listed takes its queue factor from `held`
+/// bank's priority), but for those whose eventlog shows no computation at submission
+/// (detail::flux_held_at_submission) and those submitted before a load: held by placeholders,
+/// they are found at the first update as after a load. A pair none of whose jobs is listed takes its queue factor from `held`
 /// (what the plugin printed it held) when given there, else from the queue of its job being
 /// computed; its bank factor is its bank's priority in the database of the time (the plugin
 /// prints none). `history.observations` set the pairs' queue factors to what the plugin
@@ -407,12 +441,10 @@ replay_flux_plugin(std::span<const flux_update> updates, std::span<const flux_jo
         std::size_t event; // job_event: into the job's events
     };
     std::vector<step> steps;
-    // A load before the history's first database is the plugin's start, which that database
-    // followed: the history begins with the plugin holding it.
-    double first_update = std::numeric_limits<double>::infinity();
-    for (const auto& u : updates) first_update = std::min(first_update, u.time);
-    for (std::size_t i = 0; i < history.loads.size(); ++i)
-        if (history.loads[i] >= first_update) steps.push_back({history.loads[i], load, i, 0});
+    std::vector<double> update_times;
+    for (const auto& u : updates) update_times.push_back(u.time);
+    std::sort(update_times.begin(), update_times.end());
+    for (std::size_t i = 0; i < history.loads.size(); ++i) steps.push_back({history.loads[i], load, i, 0});
     for (std::size_t i = 0; i < updates.size(); ++i) steps.push_back({updates[i].time, update, i, 0});
     for (std::size_t k = 0; k < jobs.size(); ++k) {
         steps.push_back({jobs[k].t_submit, submission, k, 0});
@@ -589,17 +621,26 @@ replay_flux_plugin(std::span<const flux_update> updates, std::span<const flux_jo
     for (const step& st : steps) {
         switch (st.what) {
         case load:
-            pairs.clear();
-            default_banks.clear();
-            db = nullptr;
-            loaded_in_history = true;
+            // A load before the history's first database is the plugin's start (or a reload)
+            // that database, or one the history does not hold, followed: it empties no table
+            // the replay knows, but the jobs pending then are held by placeholders all the same.
+            if (seen_update) {
+                pairs.clear();
+                default_banks.clear();
+                db = nullptr;
+                loaded_in_history = true;
+            }
             for (auto& s : js)
                 if (s.submitted) s.how = attach::placeholder;
             break;
         case update: {
             const flux_update& u = updates[st.index];
-            const bool first_data = !seen_update && !loaded_in_history;
+            const bool first_data = !seen_update;
             seen_update = true;
+            // The plugin's map was empty before this update (a load, or jobs held without
+            // data): the pairs it creates have bank factor 0 until they submit.
+            const bool fresh = loaded_in_history ||
+                               std::any_of(js.begin(), js.end(), [](const job_state& s) { return s.submitted && s.how == attach::placeholder; });
             db = &u.db;
             for (auto& ps : pairs) ps.in_db = false;
             for (const auto& row : u.db.users) {
@@ -610,7 +651,7 @@ replay_flux_plugin(std::span<const flux_update> updates, std::span<const flux_jo
                     ps.bank = row.bank;
                     // After a load the plugin's map starts empty: its factors are 0 until set.
                     ps.cached = loaded_in_history;
-                    ps.bank_reset = loaded_in_history;
+                    ps.bank_reset = fresh;
                     pairs.push_back(std::move(ps));
                     p = pairs.size() - 1;
                 }
@@ -637,6 +678,7 @@ replay_flux_plugin(std::span<const flux_update> updates, std::span<const flux_jo
                     if (const auto p = find_pair(jobs[earlier.index].userid, e.bank)) {
                         pairs[*p].queue_factor = u.db.queue_priority(e.queue);
                         pairs[*p].bank_factor = u.db.bank_priority(e.bank);
+                        pairs[*p].bank_reset = false;
                         pairs[*p].cached = true;
                         e.how = attach::pair;
                         e.pair = *p;
@@ -655,8 +697,10 @@ replay_flux_plugin(std::span<const flux_update> updates, std::span<const flux_jo
                 const auto near = [&](double c) {
                     if (c > u.time - memo_window && c < u.time + memo_window) at = std::min(at, c);
                 };
+                // (A job held by a placeholder has no computation of its own: all its memos
+                // are passes'.)
                 for (const double c : jobs[k].computed)
-                    if (!detail::flux_own_computation(jobs[k], c)) near(c);
+                    if (js[k].how == attach::placeholder || !detail::flux_own_computation(jobs[k], c)) near(c);
                 for (const auto& e : jobs[k].events)
                     if (e.what == flux_job_event::kind::bank) near(e.time);
                 pass.emplace_back(at, k);
@@ -709,7 +753,8 @@ replay_flux_plugin(std::span<const flux_update> updates, std::span<const flux_jo
             job_state& s = js[k];
             s.submitted = true;
             if (db == nullptr) {
-                s.how = loaded_in_history ? attach::placeholder : attach::before_history;
+                s.how = loaded_in_history || detail::flux_held_at_submission(jobs[k], update_times) ? attach::placeholder
+                                                                                                    : attach::before_history;
                 break;
             }
             if (s.bank.empty()) s.bank = std::string(default_bank(jobs[k].userid));

@@ -485,7 +485,7 @@ namespace detail {
 /// FORMAT gives them (an empty queue or bank is an empty field): JOBID ({id}, {id.f58} or
 /// {id.dec}), UID or USER, URG, PRI, STATE or S ({state_single}), QUEUE, BANK and T_SUBMIT
 /// (epoch seconds); other columns are skipped. JOBID, UID (or USER known to `users`), URG
-/// and STATE (or S) are needed.
+/// and STATE (or S) are needed. An empty PRI is a job without a priority yet.
 [[nodiscard]] inline expected<std::vector<config::flux_job_row>> flux_jobs_text_from(std::string_view text, std::string_view file,
                                                                                     std::span<const config::flux_user_row> users = {}) {
     const std::string_view body = config::detail::without_bom(text);
@@ -568,6 +568,7 @@ namespace detail {
                 break;
             }
             case c_pri: {
+                if (v.empty()) break; // none yet (a job the plugin holds in PRIORITY)
                 const auto p = text::parse_signed<std::int64_t>(v);
                 if (!p || *p < 0) return bad("is not a priority");
                 j.priority = *p;
@@ -965,7 +966,7 @@ struct flux_bundle {
     bool plugin = false;                       ///< flux-accounting's plugin was loaded
     std::string previous;                      ///< the bundle before, a sibling directory
     std::size_t previous_line = 0, previous_column = 0; ///< where meta says previous=
-    std::optional<std::vector<std::uint64_t>> expected_order; ///< flux_jobs.txt's order, when present
+    std::optional<std::vector<std::uint64_t>> expected_order; ///< flux_jobs.txt's order, else flux_jobs.json's
     std::vector<config::flux_cached_pair> held; ///< jobtap_mf_priority.json: the plugin's cache when captured
     std::optional<double> captured;             ///< meta's captured=: when the commands ran
     bool eventlogs = false;                     ///< eventlogs.json: the pending jobs' eventlogs
@@ -1048,9 +1049,13 @@ struct flux_bundle {
         if (!held) return held.error();
         b.held = std::move(*held);
     }
-    const std::string* jobs = text_of("flux_jobs.json");
-    if (jobs == nullptr) return input_error{path("manifest"), 0, 0, {}, "does not list flux_jobs.json", error_kind::shape};
-    auto j = read_flux_jobs(*jobs, path("flux_jobs.json"), users);
+    // The jobs: `flux jobs --json`, else its -o table (what `queue --live` keeps).
+    std::string_view jobs_file = "flux_jobs.json";
+    const std::string* jobs = text_of(jobs_file);
+    if (jobs == nullptr) jobs = text_of(jobs_file = "flux_jobs_table.txt");
+    if (jobs == nullptr)
+        return input_error{path("manifest"), 0, 0, {}, "lists neither flux_jobs.json nor flux_jobs_table.txt", error_kind::shape};
+    auto j = read_flux_jobs(*jobs, path(jobs_file), users);
     if (!j) return j.error();
     b.jobs = std::move(*j);
     if (const std::string* t = text_of("eventlogs.json")) {
@@ -1090,6 +1095,12 @@ struct flux_bundle {
         auto order = read_flux_order(*t, path("flux_jobs.txt"));
         if (!order) return order.error();
         b.expected_order = std::move(*order);
+    } else {
+        // The pending jobs in the order flux jobs listed them: job-list's order, which its
+        // queue listing and its --json print alike.
+        b.expected_order.emplace();
+        for (const auto& j : b.jobs)
+            if (j.pending()) b.expected_order->push_back(j.id);
     }
     return b;
 }
@@ -1115,11 +1126,27 @@ struct flux_history {
     if (!b) return b.error();
     flux_history h;
     h.latest = std::move(*b);
+    // Jobs the plugin held without data when they arrived (their eventlogs show no computation
+    // at submission): the plugin had none before its first update.
+    const std::vector<double> passes =
+        h.latest.passes ? *h.latest.passes : config::flux_passes_from_eventlogs(h.latest.jobs);
+    const bool held_without_data = std::any_of(h.latest.jobs.begin(), h.latest.jobs.end(),
+                                               [&](const auto& j) { return config::detail::flux_held_at_submission(j, passes); });
     if (h.latest.update && h.latest.passes) {
-        // The database as it is now, received before every submission and at every pass.
+        // The database as it is now, received before every submission and at every pass; but
+        // where some jobs were held without data, received just before the first job the
+        // plugin computed when it arrived (a memo then), if that came before the first pass.
         config::flux_update u = *h.latest.update;
         u.time = 0;
-        h.updates.push_back(u);
+        if (held_without_data) {
+            u.time = std::numeric_limits<double>::infinity();
+            for (const auto& j : h.latest.jobs)
+                if (config::detail::flux_computed_at_submission(j, passes))
+                    u.time = std::min(u.time, j.t_submit - 0.001);
+        }
+        if (u.time == std::numeric_limits<double>::infinity() || (!h.latest.passes->empty() && u.time >= h.latest.passes->front()))
+            u.time = -1; // none: the first pass brought the first data
+        if (u.time >= 0) h.updates.push_back(u);
         for (const double t : *h.latest.passes) {
             u.time = t;
             h.updates.push_back(u);
@@ -1159,7 +1186,8 @@ struct flux_history {
                                error_kind::reference};
         auto pb = read_flux_bundle(p.string());
         if (!pb) return pb.error();
-        if (pb->update) h.updates.push_back(std::move(*pb->update));
+        // (One without priority_update= whose eventlogs show no pass: no database sent yet.)
+        if (pb->update && !(pb->passes && pb->passes->empty())) h.updates.push_back(std::move(*pb->update));
         note(*pb);
         h.held = std::move(pb->held);
         previous = std::move(pb->previous);
@@ -1182,7 +1210,15 @@ struct flux_history {
                     break;
                 }
     }
-    if (h.latest.passes && !h.updates.empty()) {
+    // An update two bundles record (no update between them) was received once: the latest
+    // bundle's database stands.
+    for (std::size_t i = 1; i < h.updates.size();) {
+        const bool seen = std::any_of(h.updates.begin(), h.updates.begin() + static_cast<std::ptrdiff_t>(i),
+                                      [&](const auto& u) { return u.time == h.updates[i].time; });
+        if (seen) h.updates.erase(h.updates.begin() + static_cast<std::ptrdiff_t>(i));
+        else ++i;
+    }
+    if (h.latest.passes && !h.updates.empty() && !held_without_data) {
         // The plugin has data from its first update after it was loaded: the database the
         // bundle holds is taken as received just after the last load before the first job
         // listed (a load after that empties the tables until the next pass).

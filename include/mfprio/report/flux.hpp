@@ -43,7 +43,8 @@ inline std::string explain_flux_job(const config::flux_job_row& j, const std::op
     const auto w = opt.exact_products ? p->weights : flux::truncate_weights(p->weights);
     static constexpr std::string_view causes[] = {
         "when it was submitted", "at a priority-update",
-        "at the first priority-update after the plugin was loaded (its pair took the job's own queue)",
+        "at the first priority-update since the plugin was loaded, which held the job without data until then "
+        "(its pair took the job's own queue)",
         "when its urgency changed (flux job urgency)", "when its queue or bank changed (flux update)"};
     std::snprintf(buf, sizeof buf, "  computed %s (t = %.6f)\n", causes[static_cast<std::size_t>(p->cause)].data(), p->computed_at);
     out += buf;
@@ -71,7 +72,7 @@ inline std::string explain_flux_job(const config::flux_job_row& j, const std::op
                   static_cast<long long>(w.queue), static_cast<long long>(p->queue_factor), q, wrapped(w.queue, p->queue_factor, q));
     out += buf;
     std::snprintf(buf, sizeof buf, "  bank      %12lld x %g = %.6f (%s)\n", static_cast<long long>(w.bank), p->bank_factor, bk,
-                  p->bank_factor_reset ? "0: the plugin was loaded since the pair last submitted"
+                  p->bank_factor_reset ? "0: the plugin's map was empty when the pair was created, and it has not submitted since"
                                        : "the bank's priority when the pair last submitted");
     out += buf;
     std::snprintf(buf, sizeof buf, "  urgency   %12lld x (%u - 16) = %.0f%s\n", static_cast<long long>(w.urgency),
