@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `mfprio queue --live` against `flux jobs -A` in a one-broker Flux instance with
-# flux-accounting's priority plugin: 13 users in banks three levels deep (users in two and three
-# banks), three queues, JOBS pending jobs with urgencies 0-31 and a priority-update after them;
+# flux-accounting's priority plugin and the accounts of tests/live/flux_admin.sh (13 users in
+# banks three levels deep, users in two and three banks, three queues), JOBS pending jobs
+# (at most 16,000: 1,000 per association) with urgencies 0-31 and a priority-update after them;
 # then both commands timed in alternating rounds as whole processes (wall time and peak resident
 # memory), after a check that `mfprio queue --live --check` finds every job as Flux holds it.
 #
@@ -36,35 +37,12 @@ cd "$work"
 source "$live/flux_lib.sh"
 accounting_start
 
-flux account add-bank root 1
-flux account add-bank --parent-bank=root eng 3
-flux account add-bank --parent-bank=eng --priority=2 ml 2
-flux account add-bank --parent-bank=eng --priority=1 web 1
-flux account add-bank --parent-bank=root --priority=3 sci 2
-flux account add-bank --parent-bank=sci --priority=4 bio 1
-flux account add-bank --parent-bank=sci chem 1
-flux account add-queue batch --priority=1
-flux account add-queue debug --priority=5
-flux account add-queue urgent --priority=20
-pairs=(
-    "alice 5001 ml 3" "alice 5001 web 1" "bob 5002 ml 1" "carol 5003 web 2" "dave 5004 bio 1"
-    "erin 5005 bio 4" "frank 5006 web 1" "grace 5007 chem 2" "heidi 5008 chem 1"
-    "ivan 5009 ml 2" "ivan 5009 bio 1" "ivan 5009 chem 3" "judy 5010 chem 2" "kim 5011 bio 2"
-    "leo 5012 ml 1" "mia 5013 web 3" "nick 5014 bio 1"
-)
-printf '%s\n' "${pairs[@]}" | add_users batch,debug,urgent 100000
-i=0
-for p in "${pairs[@]}"; do
-    read -r name _ bank _ <<<"$p"
-    i=$((i + 1))
-    printf '%s %s %s\n' "$name" "$bank" $((i * 37 % 500))
-done | usage
-
+three_level_accounts
 queues=(batch debug urgent)
 echo "live_flux.sh: submitting $jobs pending jobs" >&2
 for ((n = 0; n < jobs; n++)); do
-    read -r _ uid bank _ <<<"${pairs[n % ${#pairs[@]}]}"
-    printf '%s %s %s %s\n' "$uid" "$bank" "${queues[n % 3]}" $((n * 7 % 32))
+    p=${three_level_pairs[n % ${#three_level_pairs[@]}]}
+    printf '%s %s %s %s\n' "${p%%:*}" "${p#*:}" "${queues[n % 3]}" $((n * 7 % 32))
 done | submit_all
 update
 pending=$(flux jobs -A -n -f pending -o '{id}' | wc -l)

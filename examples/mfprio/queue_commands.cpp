@@ -1,6 +1,8 @@
 // `mfprio queue`: a runtime-configured engine over a jobs table.
 #include "queue_commands.hpp"
 
+#include <unordered_set>
+
 namespace mfprio::cli {
 
 /// `mfprio queue ...`
@@ -393,11 +395,12 @@ outcome run_queue_from(std::span<const std::string_view> args) {
     std::string order_note;
     if (b->expected_order) {
         // (Jobs without a priority, which the plugin holds without data, have no place in it.)
+        std::unordered_set<std::uint64_t> unprioritized;
+        for (const auto& j : b->jobs)
+            if (!j.priority) unprioritized.insert(j.id);
         std::vector<std::string> theirs;
-        for (const std::uint64_t id : *b->expected_order) {
-            const auto j = std::find_if(b->jobs.begin(), b->jobs.end(), [&](const auto& x) { return x.id == id; });
-            if (j == b->jobs.end() || j->priority) theirs.push_back(flux_f58(id));
-        }
+        for (const std::uint64_t id : *b->expected_order)
+            if (!unprioritized.contains(id)) theirs.push_back(flux_f58(id));
         std::vector<std::string> mine;
         for (const std::size_t k : order) mine.push_back(flux_f58(b->jobs[k].id));
         order_note = mine == theirs ? ", queue order identical" : ", queue order differs";

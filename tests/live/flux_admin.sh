@@ -40,65 +40,17 @@ cd "$work"
 source "$here/flux_lib.sh"
 accounting_start
 
-flux account add-bank root 1
-flux account add-bank --parent-bank=root eng 3
-flux account add-bank --parent-bank=eng --priority=2 ml 2
-flux account add-bank --parent-bank=eng --priority=1 web 1
-flux account add-bank --parent-bank=root --priority=3 sci 2
-flux account add-bank --parent-bank=sci --priority=4 bio 1
-flux account add-bank --parent-bank=sci chem 1
-flux account add-queue batch --priority=1
-flux account add-queue debug --priority=5
-flux account add-queue urgent --priority=20
-add_users batch,debug,urgent 1000 <<'EOF'
-alice 5001 ml 3
-alice 5001 web 1
-bob 5002 ml 1
-carol 5003 web 2
-dave 5004 bio 1
-erin 5005 bio 4
-frank 5006 web 1
-grace 5007 chem 2
-heidi 5008 ml 1
-ivan 5009 chem 1
-judy 5010 chem 1
-judy 5010 ml 2
-judy 5010 bio 1
-mallory 5011 web 3
-niaj 5012 bio 2
-olivia 5013 ml 1
-EOF
+three_level_accounts
 flux account edit-factor --factor=bank --weight=1000
 flux account edit-factor --factor=urgency --weight=500
-
-usage <<'EOF'
-alice ml 120
-alice web 30
-bob ml 400
-carol web 55
-dave bio 0
-erin bio 260
-frank web 9
-grace chem 77
-heidi ml 5
-ivan chem 310
-judy chem 40
-judy ml 12
-judy bio 600
-mallory web 150
-niaj bio 33
-olivia ml 90
-EOF
 update
 
 # N jobs spread over the pairs, the four queues and every urgency (deterministic).
-pairs=(5001:ml 5001:web 5002:ml 5003:web 5004:bio 5005:bio 5006:web 5007:chem 5008:ml 5009:chem
-       5010:chem 5010:ml 5010:bio 5011:web 5012:bio 5013:ml)
 queues=(batch debug urgent scratch)
 workload() { # first count
     local i p
     for ((i = $1; i < $1 + $2; i++)); do
-        p=${pairs[$(((i * 7 + i / 16) % ${#pairs[@]}))]}
+        p=${three_level_pairs[$(((i * 7 + i / 16) % ${#three_level_pairs[@]}))]}
         printf '%s %s %s %d\n' "${p%%:*}" "${p#*:}" "${queues[$(((i * 3 + i / 5) % 4))]}" $(((i * 11) % 32))
     done
 }

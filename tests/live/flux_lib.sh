@@ -33,6 +33,62 @@ usage() {
     flux account-update-fshare -p "$db"
 }
 
+# The cluster of flux_admin.sh, flux_held.sh and bench/live_flux.sh: banks three levels deep
+# (root > eng > ml, web; root > sci > bio, chem), queues batch, debug and urgent with
+# priorities 1, 5 and 20, 13 users in 16 associations (alice in two banks, judy in three),
+# room for 1000 active jobs each, and their usage and fair-share. No update is sent.
+# Its associations as uid:bank, for the callers' workloads.
+three_level_pairs=(5001:ml 5001:web 5002:ml 5003:web 5004:bio 5005:bio 5006:web 5007:chem 5008:ml 5009:chem
+                   5010:chem 5010:ml 5010:bio 5011:web 5012:bio 5013:ml)
+three_level_accounts() {
+    flux account add-bank root 1
+    flux account add-bank --parent-bank=root eng 3
+    flux account add-bank --parent-bank=eng --priority=2 ml 2
+    flux account add-bank --parent-bank=eng --priority=1 web 1
+    flux account add-bank --parent-bank=root --priority=3 sci 2
+    flux account add-bank --parent-bank=sci --priority=4 bio 1
+    flux account add-bank --parent-bank=sci chem 1
+    flux account add-queue batch --priority=1
+    flux account add-queue debug --priority=5
+    flux account add-queue urgent --priority=20
+    add_users batch,debug,urgent 1000 <<'EOF'
+alice 5001 ml 3
+alice 5001 web 1
+bob 5002 ml 1
+carol 5003 web 2
+dave 5004 bio 1
+erin 5005 bio 4
+frank 5006 web 1
+grace 5007 chem 2
+heidi 5008 ml 1
+ivan 5009 chem 1
+judy 5010 chem 1
+judy 5010 ml 2
+judy 5010 bio 1
+mallory 5011 web 3
+niaj 5012 bio 2
+olivia 5013 ml 1
+EOF
+    usage <<'EOF'
+alice ml 120
+alice web 30
+bob ml 400
+carol web 55
+dave bio 0
+erin bio 260
+frank web 9
+grace chem 77
+heidi ml 5
+ivan chem 310
+judy chem 40
+judy ml 12
+judy bio 600
+mallory web 150
+niaj bio 33
+olivia ml 90
+EOF
+}
+
 # Sends the database to the plugin (which recomputes every pending job) and notes when.
 last_update=
 update() {

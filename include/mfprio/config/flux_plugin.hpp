@@ -353,11 +353,19 @@ struct flux_plugin_priority {
 
 namespace detail {
 
+/// How far after its trigger (a submission, an urgency change, a jobspec-update) a job's own
+/// computation posts its memo, in seconds.
+inline constexpr double flux_own_window = 0.5;
+/// How long one pass over all jobs (an update's reprioritization) lasts at most, in seconds.
+inline constexpr double flux_pass_window = 1.0;
+/// How many of each job's memos a bundle keeps (its last ones; one is posted at every update).
+inline constexpr std::size_t flux_memos_kept = 256;
+
 /// True when computation `c` of job `j` (a memo's time) is the job's own: the first memo
 /// within `window` seconds after its submission, its own urgency change or a jobspec-update
 /// (each starts one computation, which posts one memo unless the urgency is then 0 or 31);
 /// false for a pass over all jobs, which may come within the window too.
-[[nodiscard]] inline bool flux_own_computation(const flux_job_row& j, double c, double window = 0.5) noexcept {
+[[nodiscard]] inline bool flux_own_computation(const flux_job_row& j, double c, double window = flux_own_window) noexcept {
     const auto own = [&](double t, std::uint8_t urgency) {
         if (urgency == flux::urgency_hold || urgency == flux::urgency_expedite || c < t || c - t >= window) return false;
         return std::none_of(j.computed.begin(), j.computed.end(), [&](double m) { return m >= t && m < c; });
@@ -375,7 +383,8 @@ namespace detail {
 /// `window` seconds of its submission that no pass over all jobs explains (a pass starts at
 /// one of `passes` and lasts at most `pass_window` seconds).
 [[nodiscard]] inline bool flux_computed_at_submission(const flux_job_row& j, std::span<const double> passes,
-                                                      double window = 0.5, double pass_window = 1.0) noexcept {
+                                                      double window = flux_own_window,
+                                                      double pass_window = flux_pass_window) noexcept {
     return j.eventlog && std::any_of(j.computed.begin(), j.computed.end(), [&](double c) {
         return c >= j.t_submit && c - j.t_submit < window &&
                std::none_of(passes.begin(), passes.end(), [&](double p) { return c >= p && c - p < pass_window; });
@@ -387,11 +396,10 @@ namespace detail {
 /// placeholder (add_special_association), which computes nothing and posts no memo until an
 /// update lets priority_cb find the pair: no computation at submission. Urgencies 0 and 31
 /// post no memo either way: no evidence. Nor is there any when the bundle's memos (its last
-/// 256) may not reach back to the submission.
+/// flux_memos_kept) may not reach back to the submission.
 [[nodiscard]] inline bool flux_held_at_submission(const flux_job_row& j, std::span<const double> passes) noexcept {
-    constexpr std::size_t memos_kept = 256;
     return j.eventlog && j.submit_urgency != flux::urgency_hold && j.submit_urgency != flux::urgency_expedite &&
-           j.computed.size() < memos_kept && !flux_computed_at_submission(j, passes);
+           j.computed.size() < flux_memos_kept && !flux_computed_at_submission(j, passes);
 }
 
 } // namespace detail
@@ -423,8 +431,9 @@ struct flux_plugin_history {
 /// the history are taken as computed with it (each pair caching its latest job's queue and its
 /// bank's priority), but for those whose eventlog shows no computation at submission
 /// (detail::flux_held_at_submission) and those submitted before a load: held by placeholders,
-/// they are found at the first update as after a load. A pair none of whose jobs is listed takes its queue factor from `held`
-/// (what the plugin printed it held) when given there, else from the queue of its job being
+/// they are found at the first update as after a load. A pair none of whose jobs is listed
+/// takes its queue factor from `held` (what the plugin printed it held) when given there,
+/// else from the queue of its job being
 /// computed; its bank factor is its bank's priority in the database of the time (the plugin
 /// prints none). `history.observations` set the pairs' queue factors to what the plugin
 /// printed from their time on.
@@ -713,11 +722,10 @@ replay_flux_plugin(std::span<const flux_update> updates, std::span<const flux_jo
             // plugin moves others between banks); it keeps the priority it had and, after a
             // load, stays to be found again.
             const bool observed = !pass.empty() && pass.front().first != std::numeric_limits<double>::infinity();
-            constexpr std::size_t memos_kept = 256; // a bundle keeps each job's last 256 memos
             for (const auto& [at, k] : pass) {
                 const auto& j = jobs[k];
                 const bool covered = j.t_submit < u.time - memo_window &&
-                                     (j.computed.size() < memos_kept || j.computed.front() < u.time - memo_window);
+                                     (j.computed.size() < detail::flux_memos_kept || j.computed.front() < u.time - memo_window);
                 // (Urgencies 0 and 31 post no memo: such a job found already is computed, to 0
                 // or 4294967295 whatever the pass.)
                 const bool fixed = js[k].urgency == flux::urgency_hold || js[k].urgency == flux::urgency_expedite;
@@ -815,8 +823,9 @@ replay_flux_plugin(std::span<const flux_update> updates, std::span<const flux_jo
 /// jobspec-update explains (those are computed within `own_window` seconds) comes from a pass
 /// over all jobs. Such memos within `pass_window` seconds of each other are one pass, counted
 /// when it reached at least two jobs (or the only one pending then). Times in order.
-[[nodiscard]] inline std::vector<double> flux_passes_from_eventlogs(std::span<const flux_job_row> jobs, double own_window = 0.5,
-                                                                    double pass_window = 1.0) {
+[[nodiscard]] inline std::vector<double> flux_passes_from_eventlogs(std::span<const flux_job_row> jobs,
+                                                                    double own_window = detail::flux_own_window,
+                                                                    double pass_window = detail::flux_pass_window) {
     std::vector<std::pair<double, std::size_t>> memos; // time, job
     for (std::size_t k = 0; k < jobs.size(); ++k) {
         const auto& j = jobs[k];
