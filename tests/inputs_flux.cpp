@@ -452,6 +452,11 @@ TEST_CASE("flux bundles and --set: bad meta, a previous= loop, bad values are re
     CHECK(err(bad_prev) == bad_prev + "/meta:1:10: previous: '../x' is not a sibling bundle's name");
     const auto no_meta = write_bundle(root, "no_meta", {{"flux_jobs.json", jobs}});
     CHECK(err(no_meta) == no_meta + "/meta: not listed in the manifest");
+    const auto no_jobs = write_bundle(root, "no_jobs", {{"meta", "captured=1\n"}});
+    CHECK(err(no_jobs) == no_jobs + "/manifest: lists neither flux_jobs.json nor flux_jobs_table.txt");
+    const auto bad_pri = write_bundle(root, "bad_pri", {{"flux_jobs_table.txt", "JOBID UID URG PRI STATE\n7 5001 16 x SCHED\n"},
+                                                       {"meta", "captured=1\n"}});
+    CHECK(err(bad_pri) == bad_pri + "/flux_jobs_table.txt:2:11: PRI: 'x' is not a priority");
     const auto users_only = write_bundle(root, "users_only", {{"flux_jobs.json", jobs}, {"meta", "priority_update=1\n"},
                                                              {"list_users.json", "[]\n"}});
     CHECK(err(users_only).ends_with("lists list_users.json without list_factors.json, list_queues.json and list_banks.json"));
