@@ -35,7 +35,7 @@ packages=(meson ninja-build pkg-config g++ clang libclang-rt-dev doctest-dev lib
     nlohmann-json3-dev libxml2-utils)
 # `./setup.sh test` also starts a one-host Slurm cluster on localhost (tests/live) and
 # compares mfprio with the real sprio and sshare; these are its daemons and commands (and
-# dpkg-dev, which the README's site_factor recipe uses for apt-get source).
+# dpkg-dev, which the site_factor recipe (examples/site_factor/README.md) uses for apt-get source).
 live_packages=(slurmctld slurmd slurmdbd slurm-client munge mariadb-server dpkg-dev)
 # ... and the current Slurm release built from its source (../shared/third_party, which
 # Debian does not package): what its configure looks for (munge, MariaDB, JSON for squeue
@@ -500,7 +500,7 @@ time.sleep(15)' >"$logdir/apt-lock-holder.log" 2>&1 &
     fi
 }
 
-# readme_recipe_check: tests/readme_recipe.sh, the README's site_factor recipe run as written
+# readme_recipe_check: tests/readme_recipe.sh, the site_factor recipe (examples/site_factor/README.md) run as written
 # (apt in a scratch directory, the plugin into a scratch plugin directory): about three
 # minutes. The plugin it installs is the one the live site_factor test loads into Debian's
 # slurmctld (recipe_plugin_dir).
@@ -547,10 +547,10 @@ run_live() {
 # Flux on PATH or the one build_flux makes (Debian packages none): a real instance filled,
 # edited and recomputed, an administrator's operations on 330 jobs, every scenario replayed
 # through `mfprio queue --from --check`, and `--live --check` against the instance. Then
-# tests/live/maui.sh where MFPRIO_MAUI names a Maui 3.3 build (none is packaged; README.md, "A
+# tests/live/maui.sh where MFPRIO_MAUI names a Maui 3.3 build (none is packaged; tests/README.md, "A
 # real Maui"): Maui's simulator on three scenarios, each capture replayed with `mfprio
 # diagnose --from --check`; skipped otherwise (the unit tests replay tests/data/maui).
-# Between them, tests/live/site_factor.sh: site_factor/mfprio as the README's recipe built it from
+# Between them, tests/live/site_factor.sh: site_factor/mfprio as the recipe of examples/site_factor/README.md built it from
 # Debian's source of the installed Slurm (readme_recipe_check), loaded by the test cluster, and sprio against
 # `mfprio sprio --live --site-policy` for two policies and a malformed one, about five minutes.
 live_checks() {
@@ -559,7 +559,7 @@ live_checks() {
     if [[ -n $recipe_plugin_dir ]]; then
         MFPRIO_SITE_PLUGIN_DIR=$recipe_plugin_dir run_live site_factor site_factor.sh '^live site_factor: '
     else
-        skip "live site_factor" "the README's recipe did not build the plugin for the installed Slurm (see $logdir/readme-recipe.log)"
+        skip "live site_factor" "the recipe of examples/site_factor/README.md did not build the plugin for the installed Slurm (see $logdir/readme-recipe.log)"
     fi
     # The same on the current Slurm release, built from its source: about 15 minutes on two
     # cores the first time, then 20 for its live tests. Where that would take the whole run

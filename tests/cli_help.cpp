@@ -87,6 +87,17 @@ TEST_CASE("cli help: an unknown command exits 2 with the usage line and a did-yo
     CHECK(run({"xyzzy"}).err.rfind("mfprio: unknown command 'xyzzy'\n", 0) == 0);
 }
 
+TEST_CASE("cli help: no command prints what the tool does, on stderr, and exits 2") {
+    const auto o = run({});
+    CHECK(o.status == cli::exit_usage);
+    CHECK(o.out.empty());
+    CHECK(o.err.rfind(std::string(cli::main_usage) + "\n", 0) == 0);
+    CHECK(o.err.find("\n  demo     ") != std::string::npos);
+    // The demo runs only when asked for.
+    CHECK(o.err.find("$ mfprio sprio") == std::string::npos);
+    CHECK(run({"demo"}).out.find("$ mfprio sprio -l\n") != std::string::npos);
+}
+
 TEST_CASE("cli help: --version") {
     for (const std::string_view flag : {"--version", "-V"}) {
         const auto o = run({flag});

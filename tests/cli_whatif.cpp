@@ -25,6 +25,8 @@
 
 #include <simdjson.h>
 
+#include <mfprio/config/slurm_conf.hpp>
+
 #include "cli.hpp"
 
 namespace {
@@ -42,6 +44,24 @@ mfprio::cli::outcome whatif(std::vector<std::string_view> extra, const char* con
 }
 
 } // namespace
+
+TEST_CASE("whatif: --help names every slurm.conf key --set changes, and --set takes each") {
+    const std::vector<std::string_view> help_args{"whatif", "--help"};
+    const auto help = mfprio::cli::run_main(help_args).out;
+    std::size_t keys = 0;
+    for (const auto& k : mfprio::config::slurm_conf_keys) {
+        if (!k.settable) continue;
+        CAPTURE(k.name);
+        ++keys;
+        CHECK(help.find(std::string(k.name)) != std::string::npos);
+    }
+    // slurm_conf.hpp's table: the seven PriorityWeight* (TRES among them), PriorityMaxAge,
+    // PriorityCalcPeriod, PriorityDecayHalfLife, PriorityFavorSmall, PriorityFlags,
+    // PriorityUsageResetPeriod and FairShareDampeningFactor.
+    CHECK(keys == 14);
+    CHECK(help.find("PriorityJobFactor") != std::string::npos);
+    CHECK(help.find("assoc.ACCOUNT/USER.Shares") != std::string::npos);
+}
 
 TEST_CASE("whatif: a weight (PriorityWeightQOS=0)") {
     // After: 1 -> 500, 2 -> 1000, 3 -> 500, 4 -> 1000; order 2, 4 (submit 200 < 400), 1, 3

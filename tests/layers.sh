@@ -1,5 +1,5 @@
 #!/bin/sh
-# The layer order of DESIGN.md, checked on the headers: a header under include/mfprio/L/
+# The layer order of CONTRIBUTING.md ("The layers"), checked on the headers: a header under include/mfprio/L/
 # includes only headers of L and of the layers L may use. Prints each include that breaks it
 # (file:line: the include) and fails if there is one.
 #

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The README's recipe for the site_factor plugin, run as written on this Debian 12 machine:
+# The site_factor plugin's recipe (examples/site_factor/README.md), run as written on this Debian 12 machine:
 # the fenced block after the line "<!-- tests/readme_recipe.sh runs this block as written -->"
 # is executed line by line in a copy of the checkout, with apt pointed at a scratch directory
 # (APT_CONFIG: its sources, lists and caches) holding a copy of the machine's debian.sources
@@ -34,8 +34,8 @@ export APT_CONFIG=$scratch/apt.conf
 # The block, its comment lines aside, with the two system paths moved.
 recipe=$(awk '/<!-- tests\/readme_recipe.sh runs this block as written -->/ { on = 1; next }
               on && /^```$/ { if (++fence == 2) exit; next }
-              on && fence == 1 && !/^#/' "$repo/README.md")
-[[ -n $recipe ]] || { echo "readme recipe: no recipe block in README.md"; exit 1; }
+              on && fence == 1 && !/^#/' "$repo/examples/site_factor/README.md")
+[[ -n $recipe ]] || { echo "readme recipe: no recipe block in examples/site_factor/README.md"; exit 1; }
 recipe=${recipe//\/etc\/apt\/sources.list.d/$scratch/sources.list.d}
 recipe=${recipe//\/usr\/local\/lib\/slurm/$scratch/plugins}
 

@@ -120,6 +120,34 @@ TEST_CASE("report: sprio -S -y sorts by priority, descending") {
     CHECK(o.out == "1008\n1006\n1003\n1001\n1002\n1002\n1004\n1004\n1007\n");
 }
 
+TEST_CASE("report: sprio -S o and -S n sort by account and QOS name (sprio 23.02 and later)") {
+    // sort.c's _sort_by_account and _sort_by_qos_name compare the names (xstrcmp); rows of
+    // equal names keep the order of the key after them. Accounts from assoc.txt: chem holds
+    // carol (1003, 1007) and dave (1004, 1008), phys alice (1001) and bob (1002, 1006).
+    const auto by_account = sprio({"-S", "o,i", "-h", "-o", "%i %o"});
+    CHECK(by_account.status == 0);
+    CHECK(by_account.out ==
+          "1003 chem\n1004 chem\n1004 chem\n1007 chem\n1008 chem\n1001 phys\n1002 phys\n1002 phys\n1006 phys\n");
+    // Descending QOS names: normal, low (1004's second QOS), high (1003).
+    const auto by_qos = sprio({"-S", "-n", "-h", "-o", "%i %n"});
+    CHECK(by_qos.status == 0);
+    CHECK(by_qos.out == "1001 normal\n1002 normal\n1002 normal\n1004 normal\n1006 normal\n1007 normal\n1008 "
+                        "normal\n1004 low\n1003 high\n");
+    // 22.05's sprio knows neither letter: -S refuses it (sort.c "Invalid sort specification"),
+    // -o leaves the field out with a message (opts.c _parse_format).
+    const auto old_sort = sprio({"--slurm-version", "22.05", "-S", "n"});
+    CHECK(old_sort.status == 2);
+    CHECK(old_sort.err.find("Invalid sort specification: n") != std::string::npos);
+    const auto old_field = sprio({"--slurm-version", "22.05", "-h", "-o", "%i %o", "-j", "1001"});
+    CHECK(old_field.status == 0);
+    CHECK(old_field.err == "sprio: error: Invalid job format specification: o\n");
+    CHECK(old_field.out == "1001 \n");
+    // Nor does 25.11's know %s (SLUID, 26.05's opts.c).
+    CHECK(sprio({"--slurm-version", "25.11", "-h", "-o", "%s", "-j", "1001"}).err ==
+          "sprio: error: Invalid job format specification: s\n");
+    CHECK(sprio({"-h", "-o", "%s|", "-j", "1001"}).out == "|\n");
+}
+
 TEST_CASE("report: sprio --explain names each factor's parameter and share") {
     const auto o = sprio({"--explain", "1001"});
     CHECK(o.status == 0);

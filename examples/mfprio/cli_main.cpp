@@ -5,10 +5,15 @@ namespace mfprio::cli {
 
 /// `mfprio ARGS...`: what the tool prints and its exit status.
 outcome run_main(args_t args) {
-    if (args.empty()) return run_demo({});
+    outcome o;
+    if (args.empty()) {
+        // No command: what the tool can do, as a usage error (`mfprio demo` runs the demo).
+        o.status = exit_usage;
+        o.err = main_help();
+        return o;
+    }
     const std::string_view cmd = args.front();
     const args_t rest = args.subspan(1);
-    outcome o;
     if (cmd == "--help" || cmd == "-h" || (cmd == "help" && rest.empty())) {
         o.out = main_help();
         return o;

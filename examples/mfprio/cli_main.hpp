@@ -45,7 +45,7 @@ inline const command commands[] = {
      [](args_t a) { return run_queue(a); }, queue_help, queue_option_names, queue_option_spellings},
     {"lint", "checks slurm.conf's priority weights, or how Maui 3.3 reads a maui.cfg",
      [](args_t a) { return run_lint(a); }, lint_help, lint_option_names, lint_option_spellings},
-    {"demo", "three clusters from the seeds (the default when no command is given)",
+    {"demo", "the seeds' three clusters through sprio, --explain and diagnose",
      [](args_t a) { return run_demo(a); }, demo_help, demo_option_names, demo_option_spellings},
 };
 

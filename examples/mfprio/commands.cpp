@@ -15,10 +15,6 @@ outcome run_sprio(std::span<const std::string_view> args, const slurm_sources* e
     const auto usage = usage_reporter(o, "sprio");
     for (std::size_t i = 0; i < args.size(); ++i) {
         const std::string_view a = args[i];
-        const auto value = [&]() -> std::optional<std::string_view> {
-            if (i + 1 >= args.size()) return std::nullopt;
-            return args[++i];
-        };
         if (help_or_unknown(o, "sprio", a, sprio_option_names, sprio_help)) return o;
         std::string error;
         if (cluster_option(args, i, copt, error)) {
@@ -30,11 +26,9 @@ outcome run_sprio(std::span<const std::string_view> args, const slurm_sources* e
         else if (a == "-w" || a == "--weights") opt.weights = true;
         else if (a == "-h" || a == "--noheader") opt.no_header = true;
         else if (a == "--verify") verify = true;
-        else if (a == "--now" || a == "-o" || a == "--format" || a == "-j" || a == "--jobs-ids" || a == "-u" ||
-                 a == "--user" || a == "-p" || a == "--partition" || a == "--explain" || a == "-S" || a == "--sort" ||
-                 a == "--site-policy" || a == "--site-snapshot") {
-            auto v = value();
-            if (!v) return usage(std::string("option ") + std::string(a) + " needs a value");
+        else if (takes_value(sprio_option_spellings, a)) {
+            const auto v = option_value(args, i, error);
+            if (!v) return usage(error);
             if (a == "--site-policy") site_policy = *v;
             else if (a == "--site-snapshot") site_snapshot = *v;
             else if (a == "--now") {
@@ -186,18 +180,14 @@ outcome run_lint(std::span<const std::string_view> args) {
     std::string conf_path, assoc_path, maui_path, site_path;
     for (std::size_t i = 0; i < args.size(); ++i) {
         if (help_or_unknown(o, "lint", args[i], lint_option_names, lint_help)) return o;
-        if ((args[i] == "--conf" || args[i] == "--assoc" || args[i] == "--maui-cfg" || args[i] == "--site-policy") &&
-            i + 1 < args.size()) {
-            (args[i] == "--conf"      ? conf_path
-             : args[i] == "--assoc"   ? assoc_path
-             : args[i] == "--maui-cfg" ? maui_path
-                                       : site_path) = args[i + 1];
-            ++i;
-        } else {
-            o.status = exit_usage;
-            o.err = "mfprio lint: option " + std::string(args[i]) + " needs a value\nTry 'mfprio lint --help'.\n";
+        const std::string_view a = args[i];
+        std::string error;
+        const auto v = option_value(args, i, error); // every option of lint takes a value
+        if (!v) {
+            usage_error(o, "lint", error);
             return o;
         }
+        (a == "--conf" ? conf_path : a == "--assoc" ? assoc_path : a == "--maui-cfg" ? maui_path : site_path) = *v;
     }
     if (!site_path.empty()) {
         if (!conf_path.empty() || !assoc_path.empty() || !maui_path.empty()) {

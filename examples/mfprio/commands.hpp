@@ -77,7 +77,10 @@ struct option_row {
 
 /// The values of --fairshare and of --algorithm (fairshare::parse_algorithm's names).
 inline constexpr std::string_view fairshare_source_values = "taken computed auto";
-inline constexpr std::string_view algorithm_values = "classic fair-tree fair-tree-merge depth-oblivious flux linear";
+inline constexpr auto algorithm_values_text = fairshare::algorithm_names(" ");
+inline constexpr std::string_view algorithm_values = algorithm_values_text.view();
+/// The algorithms as a sentence lists them ("classic, fair-tree, ..."), for help and errors.
+inline constexpr auto algorithm_list_text = fairshare::algorithm_names(", ");
 
 /// A command's --help: `head`, the rows of `groups` with their help at `column` (the further
 /// lines of a help there too), then `tail`.
@@ -150,6 +153,22 @@ struct option_spelling {
     for (const auto rows : groups)
         for (const auto& s : option_spellings(rows)) out.push_back(s);
     return out;
+}
+
+/// True when `a` is one of `spellings` and takes a value (its row says so).
+[[nodiscard]] inline bool takes_value(std::span<const option_spelling> spellings, std::string_view a) noexcept {
+    for (const auto& s : spellings)
+        if (s.name == a) return s.takes_value;
+    return false;
+}
+
+/// The value of the option at `args[i]`, advancing `i` past it; nullopt when the option is
+/// the last argument, with `error` saying so.
+[[nodiscard]] inline std::optional<std::string_view> option_value(std::span<const std::string_view> args,
+                                                                  std::size_t& i, std::string& error) {
+    if (i + 1 < args.size()) return args[++i];
+    error = "option " + std::string(args[i]) + " needs a value";
+    return std::nullopt;
 }
 
 /// The names of `spellings`, for the known-option check and "did you mean".
@@ -267,6 +286,31 @@ inline std::optional<cluster_inputs> inputs_of(const slurm_sources& src, outcome
     return std::move(*ci);
 }
 
+/// The options that say where a cluster's inputs come from (sprio lists them in full,
+/// whatif and the bundle paths take them too).
+inline constexpr option_row input_option_rows[] = {
+    {"--conf FILE", "slurm.conf, or `scontrol show config`, `scontrol show partition` and\n"
+                    "`scontrol show node` outputs (give --conf once for each; merged)"},
+    {"--qos FILE", "`sacctmgr show qos -P` output (Name, Priority, UsageFactor columns)"},
+    {"--assoc FILE", "`sshare -a -l -P` output, plus `scontrol show assoc_mgr` (exact usage)\n"
+                     "and `sacctmgr show assoc -P` (association priority) outputs, merged"},
+    {"--jobs FILE", "`squeue --json`, `scontrol show job` (-o or not), squeue's text with\n"
+                    "the fields below, or a '|' jobs table\n"
+                    "(JobID|User|Account|Partition|QOS|SubmitTime|...); - reads stdin"},
+    {"--live", "run the Slurm commands on this host and use what they print"},
+    {"--save DIR", "with --live: keep the captured outputs as a bundle in DIR (a new or\n"
+                   "empty directory)"},
+    {"--force", "with --save: replace the bundle DIR holds"},
+    {"--from DIR", "replay a bundle written by --save"},
+    {"--timeout S", "seconds the Slurm commands of --live may take together (default 60)"},
+    {"--slurm-version V ", "print as Slurm V does (default: the version the inputs print,\n"
+                           "else the newest); e.g. 22.05 has no ACCOUNT/QOSNAME in -l"},
+    {"--fairshare M", "taken: sshare's FairShare column as the cluster computed it;\n"
+                      "computed: from RawShares and RawUsage; auto (default): for a cluster's\n"
+                      "own outputs (--live, --from, assoc_mgr given) taken, or computed where\n"
+                      "that is exact (NO_FAIR_TREE without decay); else computed", fairshare_source_values},
+};
+
 /// The options `mfprio sprio` and `mfprio sshare` share for where a cluster comes from.
 struct cluster_options {
     slurm_sources src;
@@ -291,14 +335,10 @@ inline bool cluster_option(std::span<const std::string_view> args, std::size_t& 
         (a == "--live" ? c.live : c.force) = true;
         return true;
     }
-    if (a != "--conf" && a != "--qos" && a != "--assoc" && a != "--jobs" && a != "--from" && a != "--save" &&
-        a != "--slurm-version" && a != "--fairshare" && a != "--timeout")
-        return false;
-    if (i + 1 >= args.size()) {
-        error = "option " + std::string(a) + " needs a value";
-        return true;
-    }
-    const std::optional<std::string_view> v = args[++i];
+    static const std::vector<option_spelling> spellings = option_spellings(input_option_rows);
+    if (!takes_value(spellings, a)) return false;
+    const std::optional<std::string_view> v = option_value(args, i, error);
+    if (!v) return true;
     if (a == "--conf") c.src.confs.emplace_back(*v);
     else if (a == "--assoc") c.src.assocs.emplace_back(*v);
     else if (a == "--qos") c.src.qos = *v;
@@ -404,30 +444,6 @@ inline std::optional<cluster_inputs> gather_inputs(const cluster_options& c, boo
     return ci;
 }
 
-/// The options that say where a cluster's inputs come from (sprio lists them in full,
-/// whatif and the bundle paths take them too).
-inline constexpr option_row input_option_rows[] = {
-    {"--conf FILE", "slurm.conf, or `scontrol show config`, `scontrol show partition` and\n"
-                    "`scontrol show node` outputs (give --conf once for each; merged)"},
-    {"--qos FILE", "`sacctmgr show qos -P` output (Name, Priority, UsageFactor columns)"},
-    {"--assoc FILE", "`sshare -a -l -P` output, plus `scontrol show assoc_mgr` (exact usage)\n"
-                     "and `sacctmgr show assoc -P` (association priority) outputs, merged"},
-    {"--jobs FILE", "`squeue --json`, `scontrol show job` (-o or not), squeue's text with\n"
-                    "the fields below, or a '|' jobs table\n"
-                    "(JobID|User|Account|Partition|QOS|SubmitTime|...); - reads stdin"},
-    {"--live", "run the Slurm commands on this host and use what they print"},
-    {"--save DIR", "with --live: keep the captured outputs as a bundle in DIR (a new or\n"
-                   "empty directory)"},
-    {"--force", "with --save: replace the bundle DIR holds"},
-    {"--from DIR", "replay a bundle written by --save"},
-    {"--timeout S", "seconds the Slurm commands of --live may take together (default 60)"},
-    {"--slurm-version V ", "print as Slurm V does (default: the version the inputs print,\n"
-                           "else the newest); e.g. 22.05 has no ACCOUNT/QOSNAME in -l"},
-    {"--fairshare M", "taken: sshare's FairShare column as the cluster computed it;\n"
-                      "computed: from RawShares and RawUsage; auto (default): for a cluster's\n"
-                      "own outputs (--live, --from, assoc_mgr given) taken, or computed where\n"
-                      "that is exact (NO_FAIR_TREE without decay); else computed", fairshare_source_values},
-};
 
 /// "  the input options of mfprio sprio (--conf, ..., --fairshare)", wrapped as the other
 /// lines of a help are (for commands that take them without listing them again).
@@ -458,8 +474,8 @@ inline constexpr option_row sprio_option_rows[] = {
     {"-l, --long", "long format"},
     {"-n, --norm", "normalized (unweighted) factors"},
     {"-w, --weights", "print the weights only"},
-    {"-o, --format F", "output format, e.g. \"%.15i %9r %.10Y %.10F\""},
-    {"-S, --sort KEYS", "sort keys (default i); '-' before a key sorts it descending"},
+    {"-o, --format F", slurm::sprio_format_help.view()},
+    {"-S, --sort KEYS", slurm::sprio_sort_help.view()},
     {"-j, --jobs-ids L", "comma list of job ids (also -j L)"},
     {"-u, --user L", "comma list of users"},
     {"-p, --partition L", "comma list of partitions"},

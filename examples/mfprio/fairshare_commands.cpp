@@ -13,10 +13,6 @@ outcome run_sshare(std::span<const std::string_view> args) {
     const auto usage = usage_reporter(o, "sshare");
     for (std::size_t i = 0; i < args.size(); ++i) {
         const std::string_view a = args[i];
-        const auto value = [&]() -> std::optional<std::string_view> {
-            if (i + 1 >= args.size()) return std::nullopt;
-            return args[++i];
-        };
         if (help_or_unknown(o, "sshare", a, sshare_option_names, sshare_help)) return o;
         std::string error;
         if (cluster_option(args, i, copt, error)) {
@@ -30,18 +26,17 @@ outcome run_sshare(std::span<const std::string_view> args) {
         else if (a == "-U" || a == "--Users") opt.users_only = true;
         else if (a == "-m" || a == "--partition") opt.partitions = true;
         else if (a == "-n" || a == "-h" || a == "--noheader") opt.no_header = true;
-        else if (a == "-u" || a == "--users" || a == "-A" || a == "--accounts" || a == "-o" || a == "--format" ||
-                 a == "--algorithm" || a == "--damping") {
-            const auto v = value();
-            if (!v) return usage("option " + std::string(a) + " needs a value");
+        else if (takes_value(sshare_option_spellings, a)) {
+            const auto v = option_value(args, i, error);
+            if (!v) return usage(error);
             if (a == "-u" || a == "--users") opt.users = split_list(*v);
             else if (a == "-A" || a == "--accounts") opt.accounts = split_list(*v);
             else if (a == "-o" || a == "--format") opt.format = *v;
             else if (a == "--algorithm") {
                 algo = fairshare::parse_algorithm(*v);
                 if (!algo)
-                    return usage("unknown algorithm '" + std::string(*v) +
-                                 "' (classic, fair-tree, fair-tree-merge, depth-oblivious, flux, linear)");
+                    return usage("unknown algorithm '" + std::string(*v) + "' (" +
+                                 std::string(algorithm_list_text.view()) + ")");
             } else {
                 const auto d = config::parse_unsigned<std::uint16_t>(*v);
                 if (!d || *d == 0) return usage("--damping takes an integer from 1 to 65535, not '" + std::string(*v) + "'");
@@ -107,8 +102,10 @@ outcome run_usage(std::span<const std::string_view> args) {
     for (std::size_t i = 0; i < args.size(); ++i) {
         const std::string_view a = args[i];
         if (help_or_unknown(o, "usage", a, usage_option_names, usage_help)) return o;
-        if (i + 1 >= args.size()) return usage("option " + std::string(a) + " needs a value");
-        const std::string_view v = args[++i];
+        std::string error;
+        const auto value = option_value(args, i, error); // every option of usage takes a value
+        if (!value) return usage(error);
+        const std::string_view v = *value;
         if (a == "--conf") conf_path = v;
         else if (a == "--qos") qos_path = v;
         else if (a == "--assoc") assoc_path = v;

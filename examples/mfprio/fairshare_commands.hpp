@@ -38,6 +38,14 @@ namespace mfprio::cli {
     return names;
 }
 
+/// What sshare's help says of --algorithm: the names, then the default.
+inline constexpr auto sshare_algorithm_help = [] {
+    constant_text<192> t;
+    t.add(algorithm_list_text.view());
+    t.add("\n(default: what slurm.conf's PriorityFlags select; implies computed)");
+    return t;
+}();
+
 /// `mfprio sshare`'s options: its --help lists them, its parser takes them and no other.
 inline constexpr option_row sshare_option_rows[] = {
     {"--conf FILE", "slurm.conf, or `scontrol show config` / `show node` outputs (merged)"},
@@ -56,8 +64,7 @@ inline constexpr option_row sshare_option_rows[] = {
     {"-m, --partition", "add the Partition column"},
     {"-n, -h, --noheader", "no header"},
     {"-o, --format L", "fields, e.g. Account,User,FairShare%12"},
-    {"--algorithm A", "classic, fair-tree, fair-tree-merge, depth-oblivious, flux or linear\n"
-                      "(default: what slurm.conf's PriorityFlags select; implies computed)", algorithm_values},
+    {"--algorithm A", sshare_algorithm_help.view(), algorithm_values},
     {"--damping N", "FairShareDampeningFactor (overrides slurm.conf; implies computed)"},
     {"--help", "this text"},
 };

@@ -28,12 +28,11 @@ outcome run_diagnose(std::span<const std::string_view> args, const maui_sources*
             check = true;
             continue;
         }
-        if (a != "--maui-cfg" && a != "--jobs" && a != "--nodes" && a != "--conf" && a != "--fs-dir" && a != "--now" &&
-            a != "--explain" && a != "--xfactor" && a != "--caps" && a != "--qttarget" && a != "--uproc-ujob" &&
-            a != "--group-classweight" && a != "--stats" && a != "--showq" && a != "--from")
-            return usage("unknown option '" + std::string(a) + "'");
-        if (i + 1 >= args.size()) return usage("option " + std::string(a) + " needs a value");
-        const std::string_view v = args[++i];
+        if (!takes_value(diagnose_option_spellings, a)) return usage("unknown option '" + std::string(a) + "'");
+        std::string error;
+        const auto value = option_value(args, i, error);
+        if (!value) return usage(error);
+        const std::string_view v = *value;
         if (a == "--maui-cfg") cfg_path = v;
         else if (a == "--jobs") jobs_path = v;
         else if (a == "--nodes") nodes_path = v;

@@ -24,12 +24,11 @@ outcome run_queue(std::span<const std::string_view> args) {
         if (a == "--check" || a == "--exact-products" || a == "--save" || a == "--force" || a == "--set" ||
             a == "--new-submissions" || a == "--next-update")
             return usage(std::string(a) + " goes with --from or --live");
-        if (a != "--policy" && a != "--jobs" && a != "--assoc" && a != "--queues" && a != "--banks" &&
-            a != "--conf" && a != "--qos" && a != "--now" && a != "--explain" && a != "--algorithm" &&
-            a != "--default-bank")
-            return usage("unknown option '" + std::string(a) + "'");
-        if (i + 1 >= args.size()) return usage("option " + std::string(a) + " needs a value");
-        const std::string_view v = args[++i];
+        if (a == "--from" || !takes_value(queue_option_spellings, a)) return usage("unknown option '" + std::string(a) + "'");
+        std::string error;
+        const auto value = option_value(args, i, error);
+        if (!value) return usage(error);
+        const std::string_view v = *value;
         if (a == "--policy") policy = v;
         else if (a == "--jobs") jobs_path = v;
         else if (a == "--assoc") assoc_path = v;
@@ -181,20 +180,21 @@ outcome run_queue_from(std::span<const std::string_view> args) {
         else if (a == "--force") force = true;
         else if (a == "--new-submissions") new_submissions = true;
         else if (a == "--next-update") next_update = true;
-        else if (a == "--explain") {
-            if (i + 1 >= args.size()) return usage("option --explain needs a value");
-            explain = inputs::parse_flux_jobid(args[++i]);
-            if (!explain || *explain == 0) return usage("--explain takes a Flux job id (f58 or decimal), not '" + std::string(args[i]) + "'");
-        }
-        else if (a == "--set") {
-            if (i + 1 >= args.size()) return usage("option --set needs a value");
-            const std::string_view v = args[++i];
-            const std::size_t eq = v.find('=');
-            if (eq == std::string_view::npos || eq == 0) return usage("--set takes KEY=VALUE, not '" + std::string(v) + "'");
-            changes.emplace_back(std::string(text::trim(v.substr(0, eq))), std::string(text::trim(v.substr(eq + 1))));
-        } else if (a == "--from" || a == "--save") {
-            if (i + 1 >= args.size()) return usage("option " + std::string(a) + " needs a value");
-            (a == "--from" ? dir : save) = args[++i];
+        else if (a == "--explain" || a == "--set" || a == "--from" || a == "--save") {
+            std::string error;
+            const auto value = option_value(args, i, error);
+            if (!value) return usage(error);
+            const std::string_view v = *value;
+            if (a == "--explain") {
+                explain = inputs::parse_flux_jobid(v);
+                if (!explain || *explain == 0) return usage("--explain takes a Flux job id (f58 or decimal), not '" + std::string(v) + "'");
+            } else if (a == "--set") {
+                const std::size_t eq = v.find('=');
+                if (eq == std::string_view::npos || eq == 0) return usage("--set takes KEY=VALUE, not '" + std::string(v) + "'");
+                changes.emplace_back(std::string(text::trim(v.substr(0, eq))), std::string(text::trim(v.substr(eq + 1))));
+            } else {
+                (a == "--from" ? dir : save) = v;
+            }
         } else return usage("option " + std::string(a) + " does not go with --from or --live");
     }
     if (live == !dir.empty()) return usage("give --from DIR or --live");

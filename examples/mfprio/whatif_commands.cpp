@@ -37,11 +37,10 @@ outcome run_whatif(std::span<const std::string_view> args) {
             json = true;
             continue;
         }
-        if (a != "--set" && a != "--top" && a != "--head" && a != "--now" && a != "--after" && a != "--svg" &&
-            a != "--site-policy" && a != "--new-site-policy")
-            return usage("unknown option '" + std::string(a) + "'");
-        if (i + 1 >= args.size()) return usage("option " + std::string(a) + " needs a value");
-        const std::string_view v = args[++i];
+        if (!takes_value(whatif_option_spellings, a)) return usage("unknown option '" + std::string(a) + "'");
+        const auto value = option_value(args, i, error);
+        if (!value) return usage(error);
+        const std::string_view v = *value;
         if (a == "--set") {
             const std::size_t eq = v.find('=');
             if (eq == std::string_view::npos || eq == 0) return usage("--set takes KEY=VALUE, not '" + std::string(v) + "'");

@@ -32,16 +32,30 @@
 namespace mfprio::cli {
 
 
+/// What --set's help says: every slurm.conf key whatif changes (config::slurm_conf_keys'
+/// settable ones), then the keys of the other tables.
+inline constexpr auto whatif_set_help = [] {
+    constant_text<1024> t;
+    t.add("a change (give --set once for each); KEY is one of");
+    bool first = true;
+    for (const config::slurm_conf_key& k : config::slurm_conf_keys) {
+        if (!k.settable) continue;
+        if (first) t.add("\n");
+        t.add_wrapped(first ? "" : ", ", k.name, 72);
+        if (k.name == "PriorityFlags") t.add(" (the whole value, or +FLAG / -FLAG)");
+        first = false;
+    }
+    for (const std::string_view key : {"partition.NAME.PriorityJobFactor", "partition.NAME.PriorityTier", "qos.NAME.Priority",
+                                       "qos.NAME.UsageFactor", "assoc.ACCOUNT.Shares",
+                                       "assoc.ACCOUNT/USER.Shares (a number or parent);"})
+        t.add_wrapped(", ", key, 72);
+    t.add("\nVALUE is one word on one line, checked as the setting's reader checks it");
+    return t;
+}();
+
 /// `mfprio whatif`'s options: its --help lists them, its parser takes them and no other.
 inline constexpr option_row whatif_option_rows[] = {
-    {"--set KEY=VALUE", "a change (give --set once for each); KEY is one of\n"
-                        "PriorityWeightAge|Assoc|Fairshare|JobSize|Partition|QOS, PriorityWeightTRES,\n"
-                        "PriorityMaxAge, PriorityFavorSmall, FairShareDampeningFactor,\n"
-                        "PriorityFlags (the whole value, or +FLAG / -FLAG),\n"
-                        "partition.NAME.PriorityJobFactor, partition.NAME.PriorityTier,\n"
-                        "qos.NAME.Priority, qos.NAME.UsageFactor,\n"
-                        "assoc.ACCOUNT.Shares, assoc.ACCOUNT/USER.Shares (a number or parent);\n"
-                        "VALUE is one word on one line, checked as the setting's reader checks it"},
+    {"--set KEY=VALUE", whatif_set_help.view()},
     {"--site-policy FILE", "the policy site_factor/mfprio runs now: each pending job's SITE, on both\n"
                            "sides, as the plugin computes it (see mfprio sprio --site-policy)"},
     {"--new-site-policy FILE", "the policy after the change: the SITE of the after side (with or\n"

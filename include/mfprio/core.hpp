@@ -4,6 +4,7 @@
 /// and the helper that splits a pass among threads.
 #include <mfprio/core/assert.hpp>
 #include <mfprio/core/component.hpp>
+#include <mfprio/core/constant_text.hpp>
 #include <mfprio/core/engine.hpp>
 #include <mfprio/core/expected.hpp>
 #include <mfprio/core/factor.hpp>

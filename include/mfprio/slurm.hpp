@@ -16,4 +16,5 @@
 #include <mfprio/slurm/qos.hpp>
 #include <mfprio/slurm/release.hpp>
 #include <mfprio/slurm/site.hpp>
+#include <mfprio/slurm/sprio_fields.hpp>
 #include <mfprio/slurm/tres.hpp>

@@ -27,7 +27,7 @@
 #                          for byte, every idle job's StartPriority): exit 1 on a difference
 #
 # Needs a Maui 3.3 build: MFPRIO_MAUI names its bin directory (maui, diagnose, showq,
-# checkjob, showstats, schedctl, setspri). None is packaged; README.md ("A real Maui") says
+# checkjob, showstats, schedctl, setspri). None is packaged; tests/README.md ("A real Maui") says
 # how to build TempleHPC/maui-scheduler. Skipped (exit 77) without one, or without root to
 # make a network namespace: Maui runs in `unshare -n` with only loopback, so it listens on
 # 127.0.0.1 and nothing else can reach it. Times are simulated (the clock starts at the

@@ -32,20 +32,37 @@
 
 #include <mfprio/config/common.hpp>
 #include <mfprio/core/expected.hpp>
+#include <mfprio/slurm/sprio_fields.hpp>
 
 namespace mfprio::config {
-
-/// The format mfprio asks sprio for: the job, its partition entry and every weighted factor,
-/// each field whole.
-inline constexpr std::string_view sprio_listing_format = "%i|%r|%Y|%S|%A|%B|%F|%J|%P|%Q|%N|%T";
 
 /// A factor column of a sprio listing.
 enum class sprio_column : std::uint8_t { priority, site, age, assoc, fairshare, job_size, partition, qos, nice, tres };
 inline constexpr std::size_t sprio_column_count = 10;
 
-/// Each column's header, as sprio prints it (the second PARTITION is the factor's).
-inline constexpr std::array<std::string_view, sprio_column_count> sprio_column_names = {
-    "PRIORITY", "SITE", "AGE", "ASSOC", "FAIRSHARE", "JOBSIZE", "PARTITION", "QOS", "NICE", "TRES"};
+/// Each column's letter (slurm::sprio_fields), in sprio_column's order: the weighted ones.
+inline constexpr std::string_view sprio_column_letters = "YSABFJPQNT";
+static_assert(sprio_column_letters.size() == sprio_column_count);
+
+/// Each column's header, as sprio prints it (the factor's PARTITION, not the name's).
+inline constexpr std::array<std::string_view, sprio_column_count> sprio_column_names = [] {
+    std::array<std::string_view, sprio_column_count> names{};
+    for (std::size_t c = 0; c < sprio_column_count; ++c) names[c] = slurm::sprio_field(sprio_column_letters[c])->header;
+    return names;
+}();
+
+/// The format mfprio asks sprio for: the job, its partition entry and every weighted factor,
+/// each field whole ("%i|%r|%Y|%S|...").
+inline constexpr auto sprio_listing_format_text = [] {
+    constant_text<64> t;
+    t.add("%i|%r");
+    for (const char c : sprio_column_letters) {
+        t.add("|%");
+        t.add(std::string_view(&c, 1));
+    }
+    return t;
+}();
+inline constexpr std::string_view sprio_listing_format = sprio_listing_format_text.view();
 
 /// What slurmctld holds in SITE and NICE of a multi-partition job whose priority an
 /// administrator set (0 - NICE_OFFSET), as sprio prints it.

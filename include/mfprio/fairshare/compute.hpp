@@ -7,6 +7,7 @@
 #include <optional>
 #include <string_view>
 
+#include <mfprio/core/constant_text.hpp>
 #include <mfprio/fairshare/classic.hpp>
 #include <mfprio/fairshare/columns.hpp>
 #include <mfprio/fairshare/depth_oblivious.hpp>
@@ -52,12 +53,26 @@ inline void compute(const tree& t, columns& c, const options& o = {}) {
     return "?";
 }
 
-/// Parses `classic`, `fair-tree`, `fair-tree-merge`, `depth-oblivious`, `flux` or `linear`.
+/// Every algorithm, in the order the tool lists them.
+inline constexpr algorithm algorithms[] = {algorithm::classic,         algorithm::fair_tree, algorithm::fair_tree_merge,
+                                           algorithm::depth_oblivious, algorithm::flux,      algorithm::linear};
+
+/// The algorithm named `s` (name_of), or nullopt.
 [[nodiscard]] constexpr std::optional<algorithm> parse_algorithm(std::string_view s) noexcept {
-    for (auto a : {algorithm::classic, algorithm::fair_tree, algorithm::fair_tree_merge, algorithm::depth_oblivious,
-                   algorithm::flux, algorithm::linear})
+    for (const algorithm a : algorithms)
         if (name_of(a) == s) return a;
     return std::nullopt;
+}
+
+/// Every algorithm's name, separated by `separator` ("classic fair-tree ..."), for the tool's
+/// help, completion and messages.
+[[nodiscard]] constexpr constant_text<128> algorithm_names(std::string_view separator) {
+    constant_text<128> t;
+    for (const algorithm a : algorithms) {
+        if (t.size > 0) t.add(separator);
+        t.add(name_of(a));
+    }
+    return t;
 }
 
 /// True for the algorithms whose sshare columns follow Fair Tree's rules (LevelFS shown,

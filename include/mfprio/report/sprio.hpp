@@ -25,6 +25,7 @@
 #include <mfprio/slurm/flags.hpp>
 #include <mfprio/slurm/multifactor.hpp>
 #include <mfprio/slurm/release.hpp>
+#include <mfprio/slurm/sprio_fields.hpp>
 
 namespace mfprio::report {
 
@@ -236,47 +237,50 @@ struct sprio_field {
     std::string suffix;
 };
 
+/// The format sprio prints `letters` in by default: each field at its width and
+/// justification (slurm::sprio_fields), separated by a space.
+[[nodiscard]] inline std::string sprio_format_of(std::string_view letters, bool normalized) {
+    std::string f;
+    for (const char c : letters) {
+        const slurm::sprio_field_row* r = slurm::sprio_field(c);
+        MFPRIO_ASSERT(r != nullptr);
+        const bool right = r->justify == slurm::sprio_justify::right ||
+                           (r->justify == slurm::sprio_justify::values && !normalized);
+        if (!f.empty()) f += ' ';
+        f += right ? "%." : "%";
+        f += std::to_string(r->width);
+        f += c;
+    }
+    return f;
+}
+
 /// The default format sprio chooses (sprio.c): short forms include only the factors whose
 /// weight is non-zero (TRES when PriorityWeightTRES is set).
 [[nodiscard]] inline std::string sprio_default_format(const sprio_options& o, const sprio_weights& w) {
     const bool old = sprio_before_2302(o);
-    if (o.normalized) {
-        if (o.long_list && old) return "%.15i %9r %.8u %10y %10a %10b %10f %10j %10p %10q %20t";
-        if (o.long_list) return "%.15i %9r %.8u %.8o %10y %10a %10b %10f %10j %10p %10n %10q %20t";
-        std::string f = "%.15i %9r";
-        if (!o.users.empty()) f += " %.8u";
-        f += " %10y";
-        if (w.w.age) f += " %10a";
-        if (w.w.assoc) f += " %10b";
-        if (w.w.fairshare) f += " %10f";
-        if (w.w.job_size) f += " %10j";
-        if (w.w.partition) f += " %10p";
-        if (w.w.qos) f += " %10q";
-        if (!w.tres_text.empty()) f += " %20t";
-        return f;
-    }
-    if (o.long_list && old) return "%.15i %9r %.8u %.10Y %.10S %.10A %.10B %.10F %.10J %.10P %.10Q %.11N %.20T";
-    if (o.long_list) return "%.15i %9r %.8u %.8o %.10Y %.10S %.10A %.10B %.10F %.10J %.10P %.10n %.10Q %.11N %.20T";
-    std::string f = "%.15i %9r";
-    if (!o.users.empty()) f += " %.8u";
-    f += " %.10Y %.10S";
-    if (w.w.age) f += " %.10A";
-    if (w.w.assoc) f += " %.10B";
-    if (w.w.fairshare) f += " %.10F";
-    if (w.w.job_size) f += " %.10J";
-    if (w.w.partition) f += " %.10P";
-    if (w.w.qos) f += " %.10Q";
-    if (!w.tres_text.empty()) f += " %.20T";
-    return f;
+    if (o.long_list && o.normalized) return sprio_format_of(old ? "iruyabfjpqt" : "iruoyabfjpnqt", true);
+    if (o.long_list) return sprio_format_of(old ? "iruYSABFJPQNT" : "iruoYSABFJPnQNT", false);
+    std::string letters = "ir";
+    if (!o.users.empty()) letters += "u";
+    letters += o.normalized ? "y" : "YS";
+    // The factors with a weight, in sprio's order, then TRES when PriorityWeightTRES is set.
+    const auto kind = o.normalized ? slurm::sprio_value::factor_norm : slurm::sprio_value::factor;
+    for (const slurm::sprio_field_row& r : slurm::sprio_fields)
+        if (r.value == kind && w.w.*(r.weight) != 0) letters += r.letter;
+    const auto tres = o.normalized ? slurm::sprio_value::tres_norm : slurm::sprio_value::tres;
+    for (const slurm::sprio_field_row& r : slurm::sprio_fields)
+        if (r.value == tres && !w.tres_text.empty()) letters += r.letter;
+    return sprio_format_of(letters, o.normalized);
 }
 
-/// Parses a sprio format. A field of an unknown letter is left out with its suffix, as
-/// 22.05's sprio does (`_parse_format`: it logs "Invalid job format specification: X" and
-/// goes on): the message is added to `warnings` when given, else it is the error. Returns an
-/// error sentence for a width above 4096 or a line wider than `text::max_format_line`.
+/// Parses a sprio format. A field of a letter the sprio of `slurm_version` (0: the newest)
+/// does not know (slurm::sprio_fields) is left out with its suffix, as sprio does
+/// (`_parse_format`: it logs "Invalid job format specification: X" and goes on): the message
+/// is added to `warnings` when given, else it is the error. Returns an error sentence for a
+/// width above 4096 or a line wider than `text::max_format_line`.
 [[nodiscard]] inline std::optional<std::string> parse_sprio_format(std::string_view fmt, std::vector<sprio_field>& out,
-                                                                   std::vector<std::string>* warnings = nullptr) {
-    static constexpr std::string_view known = "aAbBcfFiJjnNopPqQrsStTuyY";
+                                                                   std::vector<std::string>* warnings = nullptr,
+                                                                   int slurm_version = 0) {
     out.clear();
     std::size_t i = 0;
     sprio_field lead;
@@ -298,7 +302,7 @@ struct sprio_field {
         if (i >= fmt.size()) return std::string("format ends in the middle of a field: \"") + std::string(fmt) + '"';
         f.type = fmt[i++];
         while (i < fmt.size() && fmt[i] != '%') f.suffix += fmt[i++];
-        if (known.find(f.type) == std::string_view::npos) {
+        if (slurm::sprio_field(f.type, slurm_version) == nullptr) {
             std::string message = std::string("Invalid job format specification: ") + f.type;
             if (warnings == nullptr) return message;
             warnings->push_back(std::move(message));
@@ -368,42 +372,22 @@ inline void put_int(std::string& out, double v, int width, bool right) { put_str
 inline void put_norm(std::string& out, double v, int width, bool right) { put_str(out, fixed_text(v, 7).view(), width, right); }
 
 inline void put_header(std::string& out, const sprio_field& f) {
-    std::string_view h;
-    switch (f.type) {
-    case 'a': case 'A': h = "AGE"; break;
-    case 'b': case 'B': h = "ASSOC"; break;
-    case 'c': h = "CLUSTER"; break;
-    case 'f': case 'F': h = "FAIRSHARE"; break;
-    case 'i': h = "JOBID"; break;
-    case 'j': case 'J': h = "JOBSIZE"; break;
-    case 'n': h = "QOSNAME"; break;
-    case 'N': h = "NICE"; break;
-    case 'o': h = "ACCOUNT"; break;
-    case 'p': case 'P': h = "PARTITION"; break;
-    case 'q': case 'Q': h = "QOS"; break;
-    case 'r': h = "PARTITION"; break;
-    case 's': h = "SLUID"; break;
-    case 'S': h = "SITE"; break;
-    case 't': case 'T': h = "TRES"; break;
-    case 'u': h = "USER"; break;
-    case 'y': case 'Y': h = "PRIORITY"; break;
-    default: break;
-    }
-    put_str(out, h, f.width, f.right);
+    const slurm::sprio_field_row* r = slurm::sprio_field(f.type);
+    put_str(out, r != nullptr ? r->header : std::string_view{}, f.width, f.right);
 }
 
+/// `-w`: the weights of the factors' fields (the site factor's is 1), "Weights" under the job
+/// id, PriorityWeightTRES as written under the weighted TRES, the cluster's name.
 inline void put_weights(std::string& out, const sprio_field& f, const sprio_weights& w, std::string_view cluster) {
-    switch (f.type) {
-    case 'a': case 'A': put_int(out, w.w.age, f.width, f.right); break;
-    case 'b': case 'B': put_int(out, w.w.assoc, f.width, f.right); break;
-    case 'f': case 'F': put_int(out, w.w.fairshare, f.width, f.right); break;
-    case 'j': case 'J': put_int(out, w.w.job_size, f.width, f.right); break;
-    case 'p': case 'P': put_int(out, w.w.partition, f.width, f.right); break;
-    case 'q': case 'Q': put_int(out, w.w.qos, f.width, f.right); break;
-    case 'S': put_int(out, 1, f.width, f.right); break;
-    case 'i': put_str(out, "Weights", f.width, f.right); break;
-    case 'T': put_str(out, w.tres_text, f.width, f.right); break;
-    case 'c': put_str(out, cluster, f.width, f.right); break;
+    using slurm::sprio_value;
+    const slurm::sprio_field_row* r = slurm::sprio_field(f.type);
+    switch (r != nullptr ? r->value : sprio_value::sluid) {
+    case sprio_value::factor:
+    case sprio_value::factor_norm: put_int(out, w.w.*(r->weight), f.width, f.right); break;
+    case sprio_value::site: put_int(out, 1, f.width, f.right); break;
+    case sprio_value::job_id: put_str(out, "Weights", f.width, f.right); break;
+    case sprio_value::tres: put_str(out, w.tres_text, f.width, f.right); break;
+    case sprio_value::cluster: put_str(out, cluster, f.width, f.right); break;
     default: put_str(out, "", f.width, f.right); break;
     }
 }
@@ -412,54 +396,46 @@ inline void put_weights(std::string& out, const sprio_field& f, const sprio_weig
 /// before 23.02 sent them as zeros and printed them like any factor).
 inline void put_value(std::string& out, const sprio_field& f, const sprio_row& r, const sprio_weights& w,
                       std::string_view cluster, bool zero_norm_direct = false) {
+    using slurm::sprio_value;
     const bool direct = r.direct_priority > 0;
-    const auto& x = r.factors;
+    const slurm::sprio_field_row* field = slurm::sprio_field(f.type);
     const auto weighted = [&](double v) { put_int(out, direct ? 0.0 : v, f.width, f.right); };
-    const auto norm = [&](double v, std::uint32_t weight) {
+    switch (field != nullptr ? field->value : sprio_value::sluid) {
+    case sprio_value::factor: weighted(r.factors.*(field->factor)); break;
+    case sprio_value::factor_norm: {
+        const std::uint32_t weight = w.w.*(field->weight);
         if (direct && zero_norm_direct) put_norm(out, 0.0, f.width, f.right);
         else if (direct) put_int(out, 0.0, f.width, f.right);
-        else put_norm(out, weight ? v / weight : 0.0, f.width, f.right);
-    };
-    switch (f.type) {
-    case 'A': weighted(x.age); break;
-    case 'a': norm(x.age, w.w.age); break;
-    case 'B': weighted(x.assoc); break;
-    case 'b': norm(x.assoc, w.w.assoc); break;
-    case 'F': weighted(x.fairshare); break;
-    case 'f': norm(x.fairshare, w.w.fairshare); break;
-    case 'J': weighted(x.job_size); break;
-    case 'j': norm(x.job_size, w.w.job_size); break;
-    case 'P': weighted(x.part); break;
-    case 'p': norm(x.part, w.w.partition); break;
-    case 'Q': weighted(x.qos_term); break;
-    case 'q': norm(x.qos_term, w.w.qos); break;
-    case 'S': weighted(static_cast<double>(r.site)); break;
-    case 'N': weighted(static_cast<double>(r.nice)); break;
-    case 'c': put_str(out, cluster, f.width, f.right); break;
-    case 'i': put_str(out, std::to_string(r.job_id), f.width, f.right); break;
-    case 'n': put_str(out, r.qos, f.width, f.right); break;
-    case 'o': put_str(out, r.account, f.width, f.right); break;
-    case 'r': put_str(out, r.partition, f.width, f.right); break;
-    case 's': put_str(out, "", f.width, f.right); break;
-    case 'u': put_str(out, r.user, f.width, f.right); break;
-    case 'Y': put_str(out, std::to_string(static_cast<long long>(r.priority())), f.width, f.right); break;
-    case 'y':
+        else put_norm(out, weight ? r.factors.*(field->factor) / weight : 0.0, f.width, f.right);
+        break;
+    }
+    case sprio_value::site: weighted(static_cast<double>(r.site)); break;
+    case sprio_value::nice: weighted(static_cast<double>(r.nice)); break;
+    case sprio_value::cluster: put_str(out, cluster, f.width, f.right); break;
+    case sprio_value::job_id: put_str(out, std::to_string(r.job_id), f.width, f.right); break;
+    case sprio_value::qos_name: put_str(out, r.qos, f.width, f.right); break;
+    case sprio_value::account: put_str(out, r.account, f.width, f.right); break;
+    case sprio_value::partition: put_str(out, r.partition, f.width, f.right); break;
+    case sprio_value::sluid: put_str(out, "", f.width, f.right); break;
+    case sprio_value::user: put_str(out, r.user, f.width, f.right); break;
+    case sprio_value::priority: put_str(out, std::to_string(static_cast<long long>(r.priority())), f.width, f.right); break;
+    case sprio_value::priority_norm:
         put_str(out, fmt_double("%16.14f", direct ? r.priority() : r.priority() / 4294967295.0), f.width, f.right);
         break;
-    case 'T':
-    case 't': {
+    case sprio_value::tres:
+    case sprio_value::tres_norm: {
+        const bool norm = field->value == sprio_value::tres_norm;
         std::string s;
         if (!direct)
             for (const auto& t : r.tres) {
                 if (!s.empty()) s += ',';
                 s += t.name;
                 s += '=';
-                s += fixed_text(f.type == 'T' ? t.weighted : t.weighted / t.weight, f.type == 'T' ? 0 : 2).view();
+                s += fixed_text(norm ? t.weighted / t.weight : t.weighted, norm ? 2 : 0).view();
             }
         put_str(out, s, f.width, f.right);
         break;
     }
-    default: put_str(out, "", f.width, f.right); break;
     }
 }
 
@@ -484,7 +460,7 @@ struct sprio_output {
     sprio_output res;
     std::vector<sprio_field> fields;
     const std::string fmt = o.format.empty() ? sprio_default_format(o, w) : o.format;
-    if (auto err = parse_sprio_format(fmt, fields, &res.warnings)) {
+    if (auto err = parse_sprio_format(fmt, fields, &res.warnings, o.slurm_version)) {
         res.error = *err;
         return res;
     }
@@ -528,30 +504,34 @@ struct sprio_output {
         const char c = o.sort[k];
         if (c == ',' || c == '-' || c == '+') continue;
         const bool desc = k > 0 && o.sort[k - 1] == '-';
-        int (*cmp)(const sprio_row&, const sprio_row&) = nullptr;
-        switch (c) {
-        case 'c': cmp = [](const sprio_row&, const sprio_row&) { return 0; }; break;
-        case 'i': cmp = [](const sprio_row& a, const sprio_row& b) { return a.job_id < b.job_id ? -1 : a.job_id > b.job_id; }; break;
-        case 'N': cmp = [](const sprio_row& a, const sprio_row& b) { return a.nice < b.nice ? -1 : a.nice > b.nice; }; break;
-        case 'r': cmp = [](const sprio_row& a, const sprio_row& b) { return a.partition.compare(b.partition); }; break;
-        case 'u': cmp = [](const sprio_row& a, const sprio_row& b) { return a.user.compare(b.user); }; break;
-        case 'a': case 'A': cmp = [](const sprio_row& a, const sprio_row& b) { return detail::compare_double(a.factors.age, b.factors.age); }; break;
-        case 'f': case 'F': cmp = [](const sprio_row& a, const sprio_row& b) { return detail::compare_double(a.factors.fairshare, b.factors.fairshare); }; break;
-        case 'j': case 'J': cmp = [](const sprio_row& a, const sprio_row& b) { return detail::compare_double(a.factors.job_size, b.factors.job_size); }; break;
-        case 'p': case 'P': cmp = [](const sprio_row& a, const sprio_row& b) { return detail::compare_double(a.factors.part, b.factors.part); }; break;
-        case 'q': case 'Q': cmp = [](const sprio_row& a, const sprio_row& b) { return detail::compare_double(a.factors.qos_term, b.factors.qos_term); }; break;
-        case 't': case 'T': cmp = [](const sprio_row& a, const sprio_row& b) {
-            double x = 0, y = 0;
-            for (const auto& t : a.tres) x += t.weighted;
-            for (const auto& t : b.tres) y += t.weighted;
-            return detail::compare_double(x, y);
-        }; break;
-        case 'y': case 'Y': cmp = [](const sprio_row& a, const sprio_row& b) { return detail::compare_double(a.priority(), b.priority()); }; break;
-        default:
+        if (!slurm::sprio_sorts_by(c, o.slurm_version)) {
             res.text.clear();
             res.error = std::string("Invalid sort specification: ") + c;
             return res;
         }
+        const auto cmp = [field = slurm::sprio_field(c)](const sprio_row& a, const sprio_row& b) {
+            using slurm::sprio_sort_key;
+            const auto three_way = [](const auto& x, const auto& y) { return x < y ? -1 : y < x ? 1 : 0; };
+            switch (field->sort) {
+            case sprio_sort_key::job_id: return three_way(a.job_id, b.job_id);
+            case sprio_sort_key::nice: return three_way(a.nice, b.nice);
+            case sprio_sort_key::qos_name: return a.qos.compare(b.qos);
+            case sprio_sort_key::account: return a.account.compare(b.account);
+            case sprio_sort_key::partition: return a.partition.compare(b.partition);
+            case sprio_sort_key::user: return a.user.compare(b.user);
+            case sprio_sort_key::factor: return detail::compare_double(a.factors.*(field->factor), b.factors.*(field->factor));
+            case sprio_sort_key::tres: {
+                double x = 0, y = 0;
+                for (const auto& t : a.tres) x += t.weighted;
+                for (const auto& t : b.tres) y += t.weighted;
+                return detail::compare_double(x, y);
+            }
+            case sprio_sort_key::priority: return detail::compare_double(a.priority(), b.priority());
+            case sprio_sort_key::cluster: // one cluster: every row's the same
+            case sprio_sort_key::none: return 0;
+            }
+            return 0;
+        };
         std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
             const int v = cmp(rows[a], rows[b]);
             return desc ? v > 0 : v < 0;

@@ -43,11 +43,10 @@ struct sprio_difference {
 /// Row `r`'s columns as sprio prints them (each field whole).
 [[nodiscard]] inline std::array<std::string, config::sprio_column_count> sprio_cells(const sprio_row& r,
                                                                                     const sprio_weights& w) {
-    static constexpr char letters[config::sprio_column_count] = {'Y', 'S', 'A', 'B', 'F', 'J', 'P', 'Q', 'N', 'T'};
     std::array<std::string, config::sprio_column_count> out;
     for (std::size_t c = 0; c < out.size(); ++c) {
         sprio_field f;
-        f.type = letters[c];
+        f.type = config::sprio_column_letters[c];
         detail::put_value(out[c], f, r, w, {});
     }
     return out;
