@@ -785,6 +785,44 @@ TEST_CASE("flux administration: urgency, flux update, delete-user, a disabled as
     }
 }
 
+TEST_CASE("flux administration: --set predicts the next update whenever the bundle was captured") {
+    // tests/live/flux_admin.sh: judy's shares in chem set to 7 after admin_disabled, then
+    // update-fshare and a priority-update; admin_set holds what Flux computed. The predicted
+    // update comes a second after the capture; here the capture is moved to a second after the
+    // middle of the last real update's pass, so that the memos of half that pass fall near the
+    // predicted update's time. They are the earlier pass's, not the predicted one's: the
+    // prediction computes every job (a live run captured such a bundle, where the jobs whose
+    // memos came first in the pass were predicted to keep their priorities).
+    std::vector<double> memos; // every memo of the pending jobs' eventlogs
+    {
+        const auto h = mfprio::inputs::read_flux_history(flux_dir("admin_disabled"));
+        REQUIRE(h);
+        for (const auto& j : h->latest.jobs) memos.insert(memos.end(), j.computed.begin(), j.computed.end());
+    }
+    std::sort(memos.begin(), memos.end());
+    REQUIRE(memos.size() > 300);
+    // The last pass: its memos, the last of all, within a second of each other.
+    std::size_t first = memos.size() - 1;
+    while (first > 0 && memos.back() - memos[first - 1] < 1.0) --first;
+    REQUIRE(memos.size() - first > 300);
+    const double middle = memos[first + (memos.size() - first) / 2];
+    const std::string dir = edited_copy("admin_disabled", [&](const std::string& d) {
+        auto t = mfprio::text::read_text_file(d + "/meta");
+        REQUIRE(t);
+        std::string meta;
+        for (const auto& l : mfprio::text::split_lines(*t)) {
+            char captured[64];
+            std::snprintf(captured, sizeof captured, "captured=%.6f", middle + 1.0);
+            meta += l.text.starts_with("captured=") ? std::string(captured) : std::string(l.text);
+            meta += "\n";
+        }
+        std::ofstream(d + "/meta", std::ios::binary) << meta;
+    });
+    CHECK(whatif_priorities({"--from", dir, "--set", "shares.judy@chem=7"}) == printed("admin_set"));
+    CHECK(whatif_priorities({"--from", flux_dir("admin_disabled"), "--set", "shares.judy@chem=7"}) == printed("admin_set"));
+    std::filesystem::remove_all(std::filesystem::path(dir).parent_path());
+}
+
 TEST_CASE("flux administration: what the eventlogs and flux dmesg carry is what makes each operation exact") {
     // Without each piece, the replay differs from what Flux printed (these checks fail if the
     // replay stopped reading it).

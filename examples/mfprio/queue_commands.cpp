@@ -263,6 +263,7 @@ outcome run_queue_from(std::span<const std::string_view> args) {
                 for (const auto& e : j.events) next.time = std::max(next.time, e.time);
             if (b->captured) next.time = std::max(next.time, *b->captured);
             next.time += 1;
+            next.predicted = true;
             after.push_back(std::move(next));
             replayed = config::replay_flux_plugin(after, b->jobs, opt, h->held, h->plugin_history());
         } else {
@@ -306,7 +307,7 @@ outcome run_queue_from(std::span<const std::string_view> args) {
         // The latest database, changed.
         const auto latest = std::max_element(updates.begin(), updates.end(),
                                              [](const auto& x, const auto& y) { return x.time < y.time; });
-        config::flux_update changed{latest->time, latest->db};
+        config::flux_update changed{.time = latest->time, .db = latest->db, .predicted = true};
         for (const auto& [k, v] : changes)
             if (auto why = config::apply_flux_change(changed.db, k, v); !why.empty()) return usage("--set " + why);
         std::vector<config::flux_update> after;

@@ -23,7 +23,7 @@
 #                          differs from what Flux printed
 #
 # Needs flux-core (0.81 or later) and flux-accounting on PATH. Debian 12 packages neither;
-# build them from their sources under a prefix of your own (README.md, "Flux"), then
+# build them from their sources under a prefix of your own (tests/README.md, "A real Flux"), then
 # PATH=PREFIX/bin:$PATH. Skipped (exit 77) when `flux` or `flux account` is missing. Jobs are
 # submitted for other users with flux-core's unsigned "none" envelope, which only the
 # instance owner may do; no job runs (scheduling is stopped). About half a minute.
@@ -59,28 +59,38 @@ EOF
     timeout 300 flux start --test-size=1 -o,--config-path="$work/conf.d" \
         bash "$here/flux_held.sh" "$out" "$work/held" "$mfprio"
     [[ -n $mfprio ]] || exit 0
-    status=0
+    failed=()
     # `mfprio queue --live --check` run inside the instances: every line says 0 differ.
     checks=("$work/live-check.txt" "$work/admin/live-check.txt" "$work/held/live-check.txt")
     cat "${checks[@]}"
-    if grep -hv ' 0 differ, queue order identical$' "${checks[@]}" | grep -q .; then
-        status=1
-    fi
+    while IFS= read -r line; do
+        failed+=("$line")
+        # What that --live --check printed in full (capture_bundle keeps it as live-NAME.txt).
+        name=${line#live Flux: }
+        name=${name%%:*}
+        for f in "$work"/live-"$name".txt "$work"/*/live-"$name".txt; do
+            [[ ! -f $f ]] || head -n 40 "$f"
+        done
+    done < <(grep -hv ' 0 differ, queue order identical$' "${checks[@]}")
     # --set's predictions against what Flux then computed (flux_admin.sh).
     cat "$work/admin/set-check.txt"
-    grep -q '^live Flux: --set .*: identical' "$work/admin/set-check.txt" || status=1
-    grep -q '^live Flux: --set again: .* moved up: 0 *moved down: 0 ' "$work/admin/set-check.txt" || status=1
+    grep -q '^live Flux: --set .*: identical' "$work/admin/set-check.txt" || failed+=("--set's prediction differs")
+    grep -q '^live Flux: --set again: .* moved up: 0 *moved down: 0 ' "$work/admin/set-check.txt" ||
+        failed+=("--set again moved jobs")
     for d in "$out"/*/; do
         name=$(basename "$d")
         if "$mfprio" queue --from "$d" --check >"$work/check.txt" 2>&1; then
             printf 'live Flux: %s: %s\n' "$name" "$(tail -1 "$work/check.txt")"
         else
             printf 'live Flux: %s: DIFFERS\n' "$name"
-            cat "$work/check.txt"
-            status=1
+            head -n 40 "$work/check.txt"
+            failed+=("$name: --from --check: $(tail -1 "$work/check.txt")")
         fi
     done
-    exit $status
+    # What failed, last (where a CI log's tail shows it).
+    for f in "${failed[@]+"${failed[@]}"}"; do printf 'live Flux: FAILED: %s\n' "$f"; done
+    ((${#failed[@]} == 0)) || exit 1
+    exit 0
 fi
 
 # Inside the instance.

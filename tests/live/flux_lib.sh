@@ -172,6 +172,7 @@ for d in flux.job.JobKVSLookup(h, [j["id"] for j in jobs], keys=["eventlog", "jo
     flux dmesg >"$d/flux_dmesg.txt"
     finish_bundle "$d" "$2"
     if [[ -n $mfprio ]]; then
-        printf 'live Flux: %s: queue --live: %s\n' "$1" "$({ "$mfprio" queue --live --check 2>&1 || true; } | tail -1)" >>"$work/live-check.txt"
+        { "$mfprio" queue --live --check >"$work/live-$1.txt" 2>&1 || true; }
+        printf 'live Flux: %s: queue --live: %s\n' "$1" "$(tail -1 "$work/live-$1.txt")" >>"$work/live-check.txt"
     fi
 }

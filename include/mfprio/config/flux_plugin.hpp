@@ -257,6 +257,10 @@ struct flux_db {
 struct flux_update {
     double time = 0;
     flux_db db;
+    /// An update that has not happened (what --set and --next-update predict): no eventlog
+    /// records its pass, so the replay reads no memo for it (memos near its time are an
+    /// earlier pass's) and computes every pending job, in id order.
+    bool predicted = false;
 };
 
 /// What a job's eventlog (`flux job eventlog`) says happened to it after its submission that
@@ -510,7 +514,9 @@ replay_flux_plugin(std::span<const flux_update> updates, std::span<const flux_jo
     // taken when `flux account-priority-update` returns, and the plugin's pass runs after.
     constexpr double memo_window = 2.0;
     // The fair-share job `k`'s memo records for its computation at `now`.
+    bool reading_memos = true; // false during a predicted update's pass
     const auto memo_fairshare = [&](std::size_t k, double now) -> std::optional<double> {
+        if (!reading_memos) return std::nullopt;
         const auto& j = jobs[k];
         std::optional<double> best;
         double best_at = 0;
@@ -644,6 +650,7 @@ replay_flux_plugin(std::span<const flux_update> updates, std::span<const flux_jo
             break;
         case update: {
             const flux_update& u = updates[st.index];
+            reading_memos = !u.predicted;
             const bool first_data = !seen_update;
             seen_update = true;
             // The plugin's map was empty before this update (a load, or jobs held without
@@ -704,7 +711,7 @@ replay_flux_plugin(std::span<const flux_update> updates, std::span<const flux_jo
                 if (!js[k].submitted) continue;
                 double at = std::numeric_limits<double>::infinity();
                 const auto near = [&](double c) {
-                    if (c > u.time - memo_window && c < u.time + memo_window) at = std::min(at, c);
+                    if (!u.predicted && c > u.time - memo_window && c < u.time + memo_window) at = std::min(at, c);
                 };
                 // (A job held by a placeholder has no computation of its own: all its memos
                 // are passes'.)
@@ -739,7 +746,7 @@ replay_flux_plugin(std::span<const flux_update> updates, std::span<const flux_jo
                 // gives the new pair its bank's priority, which the pair's later jobs in the
                 // pass see). The priority computed before the move stands.
                 const auto& events = jobs[k].events;
-                for (std::size_t e = 0; e < events.size(); ++e) {
+                for (std::size_t e = 0; !u.predicted && e < events.size(); ++e) {
                     if (events[e].what != flux_job_event::kind::bank || events[e].time < u.time - memo_window ||
                         events[e].time > u.time + memo_window)
                         continue;
@@ -754,6 +761,7 @@ replay_flux_plugin(std::span<const flux_update> updates, std::span<const flux_jo
                     break;
                 }
             }
+            reading_memos = true;
             break;
         }
         case submission: {
