@@ -478,7 +478,13 @@ TEST_CASE("flux bundles and --set: bad meta, a previous= loop, bad values are re
           "shares.alice: '0' is not a number of shares from 1 to 2147483647");
     CHECK(mfprio::config::apply_flux_change(db, "usage.nobody", "5") == "no association of user 'nobody'");
     CHECK(mfprio::config::apply_flux_change(db, "bank.ml", "x") == "bank.ml: 'x' is not a number");
+    // Numbers as Python's float() reads them (flux account's argparse), without C's extras:
+    // no hexadecimal, no inf or nan.
+    CHECK(mfprio::config::apply_flux_change(db, "bank.ml", "0x10") == "bank.ml: '0x10' is not a number");
+    CHECK(mfprio::config::apply_flux_change(db, "usage.alice", "inf") == "usage.alice: 'inf' is not a usage of 0 or more");
+    CHECK(mfprio::config::apply_flux_change(db, "usage.alice", "-1") == "usage.alice: '-1' is not a usage of 0 or more");
     CHECK(db.weights.queue == before);
+    CHECK(mfprio::config::apply_flux_change(db, "bank.ml", "2.5e1") == "");
     std::filesystem::remove_all(root);
 }
 

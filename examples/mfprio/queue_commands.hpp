@@ -248,14 +248,14 @@ struct flux_capture_file {
 };
 inline const std::vector<flux_capture_file>& flux_capture_files() {
     static const std::vector<flux_capture_file> files = {
-        {"jobtap_list.txt", {"jobtap", "list"}, 2},
-        {"flux_jobs_table.txt", {"jobs", "-A", "-a", "-o", "{id.dec} {userid} {urgency} {priority} {state} {queue} {bank} {t_submit}"}, 1},
-        {"jobtap_mf_priority.json", {"jobtap", "query", "mf_priority.so"}, 2},
-        {"list_factors.json", {"account", "list-factors", "--json"}, 2},
-        {"list_queues.json", {"account", "list-queues", "--json"}, 3},
-        {"list_banks.json", {"account", "list-banks", "--json"}, 3},
-        {"list_users.json", {"account", "list-users", "--json"}, 3},
-        {"eventlogs.json", {}, 0},
+        {inputs::flux_files::jobtap_list, {"jobtap", "list"}, 2},
+        {inputs::flux_files::jobs_table, {"jobs", "-A", "-a", "-o", "{id.dec} {userid} {urgency} {priority} {state} {queue} {bank} {t_submit}"}, 1},
+        {inputs::flux_files::plugin, {"jobtap", "query", "mf_priority.so"}, 2},
+        {inputs::flux_files::factors, {"account", "list-factors", "--json"}, 2},
+        {inputs::flux_files::queues, {"account", "list-queues", "--json"}, 3},
+        {inputs::flux_files::banks, {"account", "list-banks", "--json"}, 3},
+        {inputs::flux_files::users, {"account", "list-users", "--json"}, 3},
+        {inputs::flux_files::eventlogs, {}, 0},
     };
     return files;
 }
@@ -358,7 +358,7 @@ inline bool capture_flux_live(const std::string& dir, std::string& err,
     }
     if (plugin) {
         if (outputs[1].status != 0) return failed("flux dmesg", outputs[1].status, outputs[1].err);
-        outs.emplace_back("flux_dmesg.txt", std::move(outputs[1].out));
+        outs.emplace_back(inputs::flux_files::dmesg, std::move(outputs[1].out));
     }
     fs::create_directories(dir, ec);
     if (ec) {

@@ -10,7 +10,7 @@ outcome run_whatif(std::span<const std::string_view> args) {
         if (args[i] == "--from" && std::find(args.begin(), args.end(), std::string_view("--help")) == args.end()) {
             auto listed = inputs::read_manifest_files(std::string(args[i + 1]));
             if (listed && std::any_of(listed->begin(), listed->end(), [](const auto& f) {
-                    return f.first == "flux_jobs.json" || f.first == "flux_jobs_table.txt";
+                    return f.first == inputs::flux_files::jobs_json || f.first == inputs::flux_files::jobs_table;
                 }))
                 return run_queue_from(args);
         }

@@ -46,6 +46,7 @@
 #include <mfprio/flux/job.hpp>
 #include <mfprio/flux/presets.hpp>
 #include <mfprio/flux/result.hpp>
+#include <mfprio/text/text.hpp>
 
 namespace mfprio::config {
 
@@ -150,10 +151,13 @@ struct flux_db {
     const fairshare::tree t = b.build();
     fairshare::columns c;
     fairshare::flux_tree(t, c, {.truncate_usage_sums = true, .ignore_users_of_banks_with_sub_banks = true});
+    // Stored as flux-accounting stores it: six decimals (printf's %f, in any locale).
     for (const auto& [u, node] : user_node) {
-        char buf[64];
-        std::snprintf(buf, sizeof buf, "%f", c.fs_factor[b.position(node)]);
-        out[u] = std::strtod(buf, nullptr);
+        char buf[400];
+        const double v = c.fs_factor[b.position(node)];
+        const auto printed = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::fixed, 6);
+        out[u] = v;
+        if (printed.ec == std::errc()) std::from_chars(buf, printed.ptr, out[u]);
     }
     return out;
 }
@@ -205,11 +209,9 @@ struct flux_db {
         const std::string_view name = key.substr(5);
         const auto k = std::find_if(db.banks.begin(), db.banks.end(), [&](const flux_bank_row& r) { return r.name == name; });
         if (k == db.banks.end()) return "no bank '" + std::string(name) + "'";
-        char* end = nullptr;
-        const std::string text(value);
-        const double v = std::strtod(text.c_str(), &end);
-        if (text.empty() || end != text.c_str() + text.size() || !(v == v) || v > 1e300 || v < -1e300) return bad("a number");
-        k->priority = v;
+        const auto v = text::parse_double(value);
+        if (!v || *v > 1e300 || *v < -1e300) return bad("a number");
+        k->priority = *v;
         return {};
     }
     if (key.starts_with("bankshares.")) {
@@ -233,10 +235,9 @@ struct flux_db {
             n = integer(1, 2147483647);
             if (!n) return bad("a number of shares from 1 to 2147483647");
         } else {
-            char* end = nullptr;
-            const std::string text(value);
-            usage = std::strtod(text.c_str(), &end);
-            if (text.empty() || end != text.c_str() + text.size() || !(usage >= 0) || usage > 1e300) return bad("a usage of 0 or more");
+            const auto v = text::parse_double(value);
+            if (!v || !(*v >= 0) || *v > 1e300) return bad("a usage of 0 or more");
+            usage = *v;
         }
         bool found = false;
         for (auto& u : db.users)

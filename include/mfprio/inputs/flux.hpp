@@ -956,6 +956,22 @@ struct flux_eventlog {
     return out;
 }
 
+/// The files of a Flux bundle: what `mfprio queue --live --save` writes (and
+/// tests/live/flux.sh) and `read_flux_bundle` reads, each what one command printed.
+namespace flux_files {
+inline constexpr std::string_view jobs_json = "flux_jobs.json";        ///< flux jobs -A -a --json
+inline constexpr std::string_view jobs_table = "flux_jobs_table.txt";  ///< flux jobs -A -a -o '{id.dec} {userid} ...'
+inline constexpr std::string_view jobs_order = "flux_jobs.txt";        ///< flux jobs -A -n -o '{id.f58} ...': the queue's order
+inline constexpr std::string_view plugin = "jobtap_mf_priority.json";  ///< flux jobtap query mf_priority.so
+inline constexpr std::string_view jobtap_list = "jobtap_list.txt";     ///< flux jobtap list
+inline constexpr std::string_view factors = "list_factors.json";       ///< flux account list-factors --json
+inline constexpr std::string_view queues = "list_queues.json";         ///< flux account list-queues --json
+inline constexpr std::string_view banks = "list_banks.json";           ///< flux account list-banks --json
+inline constexpr std::string_view users = "list_users.json";           ///< flux account list-users --json
+inline constexpr std::string_view eventlogs = "eventlogs.json";        ///< the pending jobs' eventlogs, a line each
+inline constexpr std::string_view dmesg = "flux_dmesg.txt";            ///< flux dmesg
+} // namespace flux_files
+
 /// A Flux bundle (tests/live/flux.sh writes them): the jobs, and, when the priority plugin was
 /// loaded, the database it received and when. `previous` names the bundle captured before
 /// (the plugin's history).
@@ -1019,24 +1035,25 @@ struct flux_bundle {
         }
     }
     std::vector<config::flux_user_row> users;
-    if (const std::string* t = text_of("list_users.json")) {
+    if (const std::string* t = text_of(flux_files::users)) {
         b.plugin = true;
-        auto u = flux_users_from(*t, path("list_users.json"));
+        auto u = flux_users_from(*t, path(flux_files::users));
         if (!u) return u.error();
         users = std::move(*u);
         config::flux_update up;
         up.db.users = users;
-        const std::string* f = text_of("list_factors.json");
-        const std::string* q = text_of("list_queues.json");
-        const std::string* k = text_of("list_banks.json");
+        const std::string* f = text_of(flux_files::factors);
+        const std::string* q = text_of(flux_files::queues);
+        const std::string* k = text_of(flux_files::banks);
         if (f == nullptr || q == nullptr || k == nullptr)
-            return input_error{path("manifest"), 0, 0, {}, "lists list_users.json without list_factors.json, list_queues.json and list_banks.json",
+            return input_error{path("manifest"), 0, 0, {}, "lists " + std::string(flux_files::users) + " without " + std::string(flux_files::factors) + ", " +
+                                   std::string(flux_files::queues) + " and " + std::string(flux_files::banks),
                                error_kind::shape};
-        auto w = flux_factors_from(*f, path("list_factors.json"));
+        auto w = flux_factors_from(*f, path(flux_files::factors));
         if (!w) return w.error();
-        auto qs = flux_queues_from(*q, path("list_queues.json"));
+        auto qs = flux_queues_from(*q, path(flux_files::queues));
         if (!qs) return qs.error();
-        auto bs = flux_banks_from(*k, path("list_banks.json"));
+        auto bs = flux_banks_from(*k, path(flux_files::banks));
         if (!bs) return bs.error();
         up.db.weights = *w;
         up.db.queues = std::move(*qs);
@@ -1044,22 +1061,22 @@ struct flux_bundle {
         up.time = update_time.value_or(0);
         b.update = std::move(up);
     }
-    if (const std::string* t = text_of("jobtap_mf_priority.json")) {
-        auto held = flux_plugin_state_from(*t, path("jobtap_mf_priority.json"));
+    if (const std::string* t = text_of(flux_files::plugin)) {
+        auto held = flux_plugin_state_from(*t, path(flux_files::plugin));
         if (!held) return held.error();
         b.held = std::move(*held);
     }
     // The jobs: `flux jobs --json`, else its -o table (what `queue --live` keeps).
-    std::string_view jobs_file = "flux_jobs.json";
+    std::string_view jobs_file = flux_files::jobs_json;
     const std::string* jobs = text_of(jobs_file);
-    if (jobs == nullptr) jobs = text_of(jobs_file = "flux_jobs_table.txt");
+    if (jobs == nullptr) jobs = text_of(jobs_file = flux_files::jobs_table);
     if (jobs == nullptr)
-        return input_error{path("manifest"), 0, 0, {}, "lists neither flux_jobs.json nor flux_jobs_table.txt", error_kind::shape};
+        return input_error{path("manifest"), 0, 0, {}, "lists neither " + std::string(flux_files::jobs_json) + " nor " + std::string(flux_files::jobs_table), error_kind::shape};
     auto j = read_flux_jobs(*jobs, path(jobs_file), users);
     if (!j) return j.error();
     b.jobs = std::move(*j);
-    if (const std::string* t = text_of("eventlogs.json")) {
-        auto logs = read_flux_eventlogs(*t, path("eventlogs.json"));
+    if (const std::string* t = text_of(flux_files::eventlogs)) {
+        auto logs = read_flux_eventlogs(*t, path(flux_files::eventlogs));
         if (!logs) return logs.error();
         b.eventlogs = true;
         for (auto& log : *logs) {
@@ -1078,8 +1095,8 @@ struct flux_bundle {
                 }
         }
     }
-    if (const std::string* t = text_of("flux_dmesg.txt")) {
-        auto loads = read_flux_plugin_loads(*t, path("flux_dmesg.txt"));
+    if (const std::string* t = text_of(flux_files::dmesg)) {
+        auto loads = read_flux_plugin_loads(*t, path(flux_files::dmesg));
         if (!loads) return loads.error();
         b.loads = std::move(*loads);
     }
@@ -1091,8 +1108,8 @@ struct flux_bundle {
         b.passes = config::flux_passes_from_eventlogs(b.jobs);
         b.update->time = b.passes->empty() ? 0 : b.passes->back();
     }
-    if (const std::string* t = text_of("flux_jobs.txt")) {
-        auto order = read_flux_order(*t, path("flux_jobs.txt"));
+    if (const std::string* t = text_of(flux_files::jobs_order)) {
+        auto order = read_flux_order(*t, path(flux_files::jobs_order));
         if (!order) return order.error();
         b.expected_order = std::move(*order);
     } else {
