@@ -39,6 +39,7 @@
 /// - PriorityWeightTRES and partition TRESBillingWeights: see `parse_tres_weights`.
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
@@ -108,11 +109,19 @@ struct partition_def {
     bool is_default = false;                 ///< Default=YES (only the last such partition keeps it)
 };
 
-/// What mfprio uses of slurm.conf, with Slurm's defaults.
+/// Which setting a slurm.conf key is (slurm_conf_keys names each): what the reader switches on.
+enum class slurm_conf_setting : unsigned char {
+    calc_period, decay_half_life, favor_small, flags, max_age, parameters, site_factor_parameters,
+    site_factor_plugin, type, usage_reset_period, weight_age, weight_assoc, weight_fairshare, weight_job_size,
+    weight_partition, weight_qos, weight_tres, job_factor, tier, dampening, accounting_storage_type,
+    accounting_storage_enforce, cluster_name, node_name, partition_name,
+};
+
 /// A slurm.conf key mfprio knows, and what it does with it: the one list of them, which the
 /// slurm.conf reader, the `scontrol show config` reader, `mfprio lint` and `whatif --set` use.
 struct slurm_conf_key {
     std::string_view name;
+    slurm_conf_setting setting;
     bool read = false;     ///< the reader takes it (other keys are skipped, as unrelated settings)
     bool record = false;   ///< a record's key (NodeName, PartitionName), not a line of `scontrol show config`
     bool settable = false; ///< `whatif --set` changes it
@@ -123,32 +132,32 @@ struct slurm_conf_key {
 /// with "Priority" or "FairShare", PriorityJobFactor and PriorityTier being partition options)
 /// and the other keys mfprio reads. `lint` warns about a Priority or FairShare key not listed.
 inline constexpr slurm_conf_key slurm_conf_keys[] = {
-    // name                          read   record settable printed
-    {"PriorityCalcPeriod",           true,  false, true,  false},
-    {"PriorityDecayHalfLife",        true,  false, true,  false},
-    {"PriorityFavorSmall",           true,  false, true,  false},
-    {"PriorityFlags",                true,  false, true,  false},
-    {"PriorityMaxAge",               true,  false, true,  false},
-    {"PriorityParameters",           false, false, false, false},
-    {"PrioritySiteFactorParameters", false, false, false, false},
-    {"PrioritySiteFactorPlugin",     false, false, false, false},
-    {"PriorityType",                 true,  false, false, false},
-    {"PriorityUsageResetPeriod",     true,  false, true,  false},
-    {"PriorityWeightAge",            true,  false, true,  true},
-    {"PriorityWeightAssoc",          true,  false, true,  true},
-    {"PriorityWeightFairshare",      true,  false, true,  true},
-    {"PriorityWeightJobSize",        true,  false, true,  true},
-    {"PriorityWeightPartition",      true,  false, true,  true},
-    {"PriorityWeightQOS",            true,  false, true,  true},
-    {"PriorityWeightTRES",           true,  false, true,  false},
-    {"PriorityJobFactor",            false, false, false, false},
-    {"PriorityTier",                 false, false, false, false},
-    {"FairShareDampeningFactor",     true,  false, true,  false},
-    {"AccountingStorageType",        true,  false, false, false},
-    {"AccountingStorageEnforce",     true,  false, false, false},
-    {"ClusterName",                  true,  false, false, false},
-    {"NodeName",                     true,  true,  false, false},
-    {"PartitionName",                true,  true,  false, false},
+    // name                          setting                                        read   record settable printed
+    {"PriorityCalcPeriod",         slurm_conf_setting::calc_period,                true,  false, true,  false},
+    {"PriorityDecayHalfLife",      slurm_conf_setting::decay_half_life,            true,  false, true,  false},
+    {"PriorityFavorSmall",         slurm_conf_setting::favor_small,                true,  false, true,  false},
+    {"PriorityFlags",              slurm_conf_setting::flags,                      true,  false, true,  false},
+    {"PriorityMaxAge",             slurm_conf_setting::max_age,                    true,  false, true,  false},
+    {"PriorityParameters",         slurm_conf_setting::parameters,                 false, false, false, false},
+    {"PrioritySiteFactorParameters", slurm_conf_setting::site_factor_parameters,     false, false, false, false},
+    {"PrioritySiteFactorPlugin",   slurm_conf_setting::site_factor_plugin,         false, false, false, false},
+    {"PriorityType",               slurm_conf_setting::type,                       true,  false, false, false},
+    {"PriorityUsageResetPeriod",   slurm_conf_setting::usage_reset_period,         true,  false, true,  false},
+    {"PriorityWeightAge",          slurm_conf_setting::weight_age,                 true,  false, true,  true},
+    {"PriorityWeightAssoc",        slurm_conf_setting::weight_assoc,               true,  false, true,  true},
+    {"PriorityWeightFairshare",    slurm_conf_setting::weight_fairshare,           true,  false, true,  true},
+    {"PriorityWeightJobSize",      slurm_conf_setting::weight_job_size,            true,  false, true,  true},
+    {"PriorityWeightPartition",    slurm_conf_setting::weight_partition,           true,  false, true,  true},
+    {"PriorityWeightQOS",          slurm_conf_setting::weight_qos,                 true,  false, true,  true},
+    {"PriorityWeightTRES",         slurm_conf_setting::weight_tres,                true,  false, true,  false},
+    {"PriorityJobFactor",          slurm_conf_setting::job_factor,                 false, false, false, false},
+    {"PriorityTier",               slurm_conf_setting::tier,                       false, false, false, false},
+    {"FairShareDampeningFactor",   slurm_conf_setting::dampening,                  true,  false, true,  false},
+    {"AccountingStorageType",      slurm_conf_setting::accounting_storage_type,    true,  false, false, false},
+    {"AccountingStorageEnforce",   slurm_conf_setting::accounting_storage_enforce, true,  false, false, false},
+    {"ClusterName",                slurm_conf_setting::cluster_name,               true,  false, false, false},
+    {"NodeName",                   slurm_conf_setting::node_name,                  true,  true,  false, false},
+    {"PartitionName",              slurm_conf_setting::partition_name,             true,  true,  false, false},
 };
 
 /// The entry of `key` (any case), or null.
@@ -330,6 +339,47 @@ struct slurm_conf {
 // ---------------------------------------------------------------------------------------
 // Reader internals
 // ---------------------------------------------------------------------------------------
+
+/// One word of PriorityFlags: the flags it sets and clears. slurmctld looks for each word
+/// anywhere in the value, in any case (read_config.c, xstrcasestr), so a word counts unless
+/// `unless`, a longer word holding it, is there (MAX_TRES inside MAX_TRES_GRES).
+struct priority_flag_word {
+    std::string_view word;
+    std::uint32_t sets = 0;
+    std::uint32_t clears = 0;
+    std::string_view unless = {};
+};
+
+/// Every PriorityFlags word Slurm knows (FAIR_TREE, the default, is accepted as a word).
+inline constexpr priority_flag_word priority_flag_table[] = {
+    {.word = "ACCRUE_ALWAYS", .sets = static_cast<std::uint32_t>(slurm::priority_flag::accrue_always)},
+    {.word = "SMALL_RELATIVE_TO_TIME", .sets = static_cast<std::uint32_t>(slurm::priority_flag::small_relative_to_time)},
+    {.word = "CALCULATE_RUNNING", .sets = static_cast<std::uint32_t>(slurm::priority_flag::calculate_running)},
+    {.word = "DEPTH_OBLIVIOUS",
+     .sets = static_cast<std::uint32_t>(slurm::priority_flag::depth_oblivious),
+     .clears = static_cast<std::uint32_t>(slurm::priority_flag::fair_tree)},
+    {.word = "NO_FAIR_TREE", .clears = static_cast<std::uint32_t>(slurm::priority_flag::fair_tree)},
+    {.word = "FAIR_TREE"},
+    {.word = "INCR_ONLY", .sets = static_cast<std::uint32_t>(slurm::priority_flag::incr_only)},
+    {.word = "MAX_TRES", .sets = static_cast<std::uint32_t>(slurm::priority_flag::max_tres), .unless = "MAX_TRES_GRES"},
+    {.word = "MAX_TRES_GRES", .sets = static_cast<std::uint32_t>(slurm::priority_flag::max_tres_gres)},
+    {.word = "NO_NORMAL_ALL",
+     .sets = static_cast<std::uint32_t>(slurm::priority_flag::no_normal_assoc) |
+             static_cast<std::uint32_t>(slurm::priority_flag::no_normal_part) |
+             static_cast<std::uint32_t>(slurm::priority_flag::no_normal_qos) |
+             static_cast<std::uint32_t>(slurm::priority_flag::no_normal_tres)},
+    {.word = "NO_NORMAL_ASSOC", .sets = static_cast<std::uint32_t>(slurm::priority_flag::no_normal_assoc)},
+    {.word = "NO_NORMAL_PART", .sets = static_cast<std::uint32_t>(slurm::priority_flag::no_normal_part)},
+    {.word = "NO_NORMAL_QOS", .sets = static_cast<std::uint32_t>(slurm::priority_flag::no_normal_qos)},
+    {.word = "NO_NORMAL_TRES", .sets = static_cast<std::uint32_t>(slurm::priority_flag::no_normal_tres)},
+};
+
+/// The words of priority_flag_table, for "did you mean" and the check of unknown words.
+inline constexpr auto priority_flag_words = [] {
+    std::array<std::string_view, std::size(priority_flag_table)> words{};
+    for (std::size_t i = 0; i < words.size(); ++i) words[i] = priority_flag_table[i].word;
+    return words;
+}();
 
 namespace detail {
 
@@ -534,30 +584,9 @@ struct conf_pair {
 
 /// PriorityFlags from its text (see reference §1.3 and the file comment).
 [[nodiscard]] inline slurm::priority_flags parse_priority_flags(std::string_view v) noexcept {
-    using slurm::priority_flag;
     slurm::priority_flags f; // FAIR_TREE only
-    if (icontains(v, "ACCRUE_ALWAYS")) f.set(priority_flag::accrue_always);
-    if (icontains(v, "SMALL_RELATIVE_TO_TIME")) f.set(priority_flag::small_relative_to_time);
-    if (icontains(v, "CALCULATE_RUNNING")) f.set(priority_flag::calculate_running);
-    if (icontains(v, "DEPTH_OBLIVIOUS")) {
-        f.set(priority_flag::depth_oblivious);
-        f.set(priority_flag::fair_tree, false);
-    } else if (icontains(v, "NO_FAIR_TREE")) {
-        f.set(priority_flag::fair_tree, false);
-    }
-    if (icontains(v, "INCR_ONLY")) f.set(priority_flag::incr_only);
-    if (icontains(v, "MAX_TRES_GRES")) f.set(priority_flag::max_tres_gres);
-    else if (icontains(v, "MAX_TRES")) f.set(priority_flag::max_tres);
-    if (icontains(v, "NO_NORMAL_ALL")) {
-        f.set(priority_flag::no_normal_assoc);
-        f.set(priority_flag::no_normal_part);
-        f.set(priority_flag::no_normal_qos);
-        f.set(priority_flag::no_normal_tres);
-    }
-    if (icontains(v, "NO_NORMAL_ASSOC")) f.set(priority_flag::no_normal_assoc);
-    if (icontains(v, "NO_NORMAL_PART")) f.set(priority_flag::no_normal_part);
-    if (icontains(v, "NO_NORMAL_QOS")) f.set(priority_flag::no_normal_qos);
-    if (icontains(v, "NO_NORMAL_TRES")) f.set(priority_flag::no_normal_tres);
+    for (const priority_flag_word& w : priority_flag_table)
+        if (icontains(v, w.word) && (w.unless.empty() || !icontains(v, w.unless))) f.bits = (f.bits | w.sets) & ~w.clears;
     return f;
 }
 
@@ -830,21 +859,27 @@ private:
             return true;
         };
 
-        if (iequals(key, "PriorityType")) {
-            conf_.priority_type = std::string(v);
-        } else if (iequals(key, "PriorityDecayHalfLife")) {
+        const slurm_conf_key* known = find_slurm_conf_key(key);
+        if (known == nullptr || !known->read) return true;
+        switch (known->setting) {
+        case slurm_conf_setting::type: conf_.priority_type = std::string(v); break;
+        case slurm_conf_setting::decay_half_life:
             if (auto r = time_key(conf_.decay_half_life); !r) return r;
             half_life_file_ = std::string(file);
             half_life_at_ = line.pos[p.key_at];
-        } else if (iequals(key, "PriorityMaxAge")) {
+            break;
+        case slurm_conf_setting::max_age:
             if (auto r = time_key(conf_.max_age); !r) return r;
-        } else if (iequals(key, "PriorityCalcPeriod")) {
+            break;
+        case slurm_conf_setting::calc_period: {
             auto d = parse_slurm_time(v);
             if (!d) return bad(d.error());
             if (d->unlimited || d->minutes() < 1)
-                return message("PriorityCalcPeriod must be at least one minute, not " + quote(v));
+                return message(std::string(known->name) + " must be at least one minute, not " + quote(v));
             conf_.calc_period = std::int64_t{d->minutes()} * 60;
-        } else if (iequals(key, "PriorityUsageResetPeriod")) {
+            break;
+        }
+        case slurm_conf_setting::usage_reset_period: {
             static constexpr std::pair<std::string_view, usage_reset_period> names[] = {
                 {"NONE", usage_reset_period::none},       {"NOW", usage_reset_period::now},
                 {"DAILY", usage_reset_period::daily},     {"WEEKLY", usage_reset_period::weekly},
@@ -860,41 +895,42 @@ private:
                 return message("bad value " + quote(v) +
                                " (expected NONE, NOW, DAILY, WEEKLY, MONTHLY, QUARTERLY or YEARLY)");
             reset_seen_ = true;
-        } else if (iequals(key, "PriorityFavorSmall")) {
+            break;
+        }
+        case slurm_conf_setting::favor_small: {
             const auto b = slurm_bool(v);
             if (!b) return message(quote(v) + " is not a valid option (expected YES or NO)");
             conf_.favor_small = *b;
-        } else if (iequals(key, "PriorityWeightAge")) {
-            return weight(conf_.weight_age);
-        } else if (iequals(key, "PriorityWeightAssoc")) {
-            return weight(conf_.weight_assoc);
-        } else if (iequals(key, "PriorityWeightFairshare")) {
-            return weight(conf_.weight_fairshare);
-        } else if (iequals(key, "PriorityWeightJobSize")) {
-            return weight(conf_.weight_job_size);
-        } else if (iequals(key, "PriorityWeightPartition")) {
-            return weight(conf_.weight_partition);
-        } else if (iequals(key, "PriorityWeightQOS")) {
-            return weight(conf_.weight_qos);
-        } else if (iequals(key, "PriorityWeightTRES")) {
+            break;
+        }
+        case slurm_conf_setting::weight_age: return weight(conf_.weight_age);
+        case slurm_conf_setting::weight_assoc: return weight(conf_.weight_assoc);
+        case slurm_conf_setting::weight_fairshare: return weight(conf_.weight_fairshare);
+        case slurm_conf_setting::weight_job_size: return weight(conf_.weight_job_size);
+        case slurm_conf_setting::weight_partition: return weight(conf_.weight_partition);
+        case slurm_conf_setting::weight_qos: return weight(conf_.weight_qos);
+        case slurm_conf_setting::weight_tres: {
             auto w = parse_tres_weights(v);
             if (!w) return bad(w.error());
             conf_.weight_tres = std::move(*w);
             conf_.weight_tres_text = std::string(v);
-        } else if (iequals(key, "PriorityFlags")) {
+            break;
+        }
+        case slurm_conf_setting::flags:
             conf_.flags = parse_priority_flags(v);
             conf_.flags_text = std::string(v);
-        } else if (iequals(key, "FairShareDampeningFactor")) {
+            break;
+        case slurm_conf_setting::dampening: {
             auto n = slurm_unsigned(v, 0xFFFF, false, 0xFFFF);
             if (!n) return bad(n.error());
-            if (*n == 0) return message("FairShareDampeningFactor must be at least 1");
+            if (*n == 0) return message(std::string(known->name) + " must be at least 1");
             conf_.fairshare_dampening = static_cast<std::uint16_t>(*n);
-        } else if (iequals(key, "AccountingStorageType")) {
-            conf_.accounting_storage_type = std::string(v);
-        } else if (iequals(key, "AccountingStorageEnforce")) {
-            conf_.accounting_storage_enforce = std::string(v);
-        } else if (iequals(key, "ClusterName")) {
-            conf_.cluster_name = std::string(v);
+            break;
+        }
+        case slurm_conf_setting::accounting_storage_type: conf_.accounting_storage_type = std::string(v); break;
+        case slurm_conf_setting::accounting_storage_enforce: conf_.accounting_storage_enforce = std::string(v); break;
+        case slurm_conf_setting::cluster_name: conf_.cluster_name = std::string(v); break;
+        default: break; // records (NodeName, PartitionName) and keys read elsewhere
         }
         return true;
     }
@@ -1128,12 +1164,6 @@ private:
 };
 
 } // namespace detail
-
-/// The PriorityFlags words Slurm knows (FAIR_TREE, the default, is accepted as a word).
-inline constexpr std::string_view priority_flag_words[] = {
-    "ACCRUE_ALWAYS", "SMALL_RELATIVE_TO_TIME", "CALCULATE_RUNNING", "DEPTH_OBLIVIOUS", "NO_FAIR_TREE",
-    "FAIR_TREE",     "INCR_ONLY",              "MAX_TRES",          "MAX_TRES_GRES",   "NO_NORMAL_ALL",
-    "NO_NORMAL_ASSOC", "NO_NORMAL_PART",       "NO_NORMAL_QOS",     "NO_NORMAL_TRES"};
 
 /// A word of a PriorityFlags value that is no flag. slurmctld looks for each flag's name
 /// anywhere in the value, so such a word is ignored (a typo such as NO_FAIR_TRE silently
