@@ -203,30 +203,63 @@ struct maui_checkjob_jobs {
     std::vector<maui_checkjob_printed> printed;
 };
 
-/// Reads `checkjob` or `checkjob -v` output for one or more jobs (see the file comment),
-/// at the scheduler's time `now`.
-[[nodiscard]] inline expected<maui_checkjob_jobs> parse_maui_checkjob(std::string_view text, std::string_view file,
-                                                                      std::int64_t now) {
+namespace detail {
+
+/// A checkjob job block being read.
+struct maui_checkjob_pending {
+    maui_job_row row;
+    maui_checkjob_printed printed;
+    std::int64_t total = -1, eligible = -1, walltime = -1;
+    bool has_wclimit = false, has_priority = false;
+};
+
+/// `parse_maui_checkjob`'s state while it reads the lines: the job block being read, and a
+/// member function for each kind of line.
+struct maui_checkjob_reader {
+    using pending = maui_checkjob_pending;
+    std::string_view file;
+    std::int64_t now = 0;
     maui_checkjob_jobs out;
-    out.table.file = std::string(file);
     std::optional<input_error> error;
-    struct pending {
-        maui_job_row row;
-        maui_checkjob_printed printed;
-        std::int64_t total = -1, eligible = -1, walltime = -1;
-        bool has_wclimit = false, has_priority = false;
-    };
     std::optional<pending> job;
     std::unordered_set<std::uint32_t> seen;
     std::size_t last_line = 0;
 
-    const auto fail = [&](std::size_t line, std::size_t column, std::string_view key, std::string message) {
+    bool fail(std::size_t line, std::size_t column, std::string_view key, std::string message) {
         error = make_error(file, line, column, key, std::move(message));
         return false;
-    };
-    // Finishes the job being read: its times from the durations, its totals from its
-    // requirements.
-    const auto finish = [&]() -> bool {
+    }
+
+    /// The value after `key` in `t` (up to two spaces or the end), with its column.
+    [[nodiscard]] static std::optional<std::pair<std::string_view, std::size_t>> after(std::string_view t,
+                                                                                     std::string_view key) {
+        const std::size_t k = t.find(key);
+        if (k == std::string_view::npos) return std::nullopt;
+        std::size_t b = k + key.size();
+        while (b < t.size() && t[b] == ' ') ++b;
+        std::size_t e = t.find("  ", b);
+        if (e == std::string_view::npos) e = t.size();
+        std::string_view v = t.substr(b, e - b);
+        while (!v.empty() && (v.back() == ')' || v.back() == ' ')) v.remove_suffix(1);
+        return std::pair{v, b + 1};
+    }
+
+    /// A Maui duration into `dst` (a negative one: not yet queued, 0).
+    bool duration(std::string_view v, std::size_t line, std::size_t column, std::string_view key, std::int64_t& dst) {
+        if (v == "INFINITY")
+            return fail(line, column, key,
+                        std::string(key) + " is INFINITY: Maui printed no number (a submission time far from the "
+                                           "scheduler's clock)");
+        const bool negative = v.starts_with('-');
+        const auto t = parse_maui_time(negative ? v.substr(1) : v);
+        if (!t) return fail(line, column, key, "expected a Maui duration [[DD:]HH:]MM:SS, got " + text::quote(v));
+        dst = negative ? 0 : *t;
+        return true;
+    }
+
+    /// Finishes the job being read: its times from the durations, its totals from its
+    /// requirements.
+    bool finish() {
         if (!job) return true;
         pending& p = *job;
         maui::job& j = p.row.job;
@@ -256,157 +289,174 @@ struct maui_checkjob_jobs {
         out.printed.push_back(p.printed);
         job.reset();
         return true;
-    };
-    // The value after `key` in `t` (up to two spaces or the end), with its column.
-    const auto after = [](std::string_view t, std::string_view key) -> std::optional<std::pair<std::string_view, std::size_t>> {
-        const std::size_t k = t.find(key);
-        if (k == std::string_view::npos) return std::nullopt;
-        std::size_t b = k + key.size();
-        while (b < t.size() && t[b] == ' ') ++b;
-        std::size_t e = t.find("  ", b);
-        if (e == std::string_view::npos) e = t.size();
-        std::string_view v = t.substr(b, e - b);
-        while (!v.empty() && (v.back() == ')' || v.back() == ' ')) v.remove_suffix(1);
-        return std::pair{v, b + 1};
-    };
-    const auto duration = [&](std::string_view v, std::size_t line, std::size_t column, std::string_view key,
-                              std::int64_t& dst) {
-        if (v == "INFINITY")
-            return fail(line, column, key,
-                        std::string(key) + " is INFINITY: Maui printed no number (a submission time far from the "
-                                           "scheduler's clock)");
-        const bool negative = v.starts_with('-');
-        const auto t = parse_maui_time(negative ? v.substr(1) : v);
-        if (!t) return fail(line, column, key, "expected a Maui duration [[DD:]HH:]MM:SS, got " + text::quote(v));
-        dst = negative ? 0 : *t; // a negative duration: not yet queued
-        return true;
-    };
+    }
 
-    text::for_each_line(text, [&](const text::text_line& l) {
+    /// "checking job ID": a new job block.
+    bool start(std::size_t line, std::size_t indent, std::string_view t) {
+        if (!finish()) return false;
+        const auto w = maui_words(t);
+        const auto id = w.size() >= 3 ? parse_unsigned<std::uint32_t>(w[2].text) : std::nullopt;
+        if (!id || *id == 0)
+            return fail(line, w.size() >= 3 ? indent + w[2].column : 1, "JobID",
+                        "mfprio needs numeric job ids from 1 to 4294967295, got " + text::quote(w.size() >= 3 ? w[2].text : t));
+        if (!seen.insert(*id).second) return fail(line, indent + w[2].column, "JobID", "job " + std::to_string(*id) + " is listed twice");
+        job.emplace();
+        job->row.line = line;
+        job->row.job.id = *id;
+        return true;
+    }
+
+    /// "Creds:  user:U  group:G  account:A  class:C  qos:Q".
+    bool creds(std::size_t line, std::size_t indent, std::string_view t, const std::string& who) {
+        static constexpr std::array<std::pair<std::string_view, maui::cred_kind>, 5> keys{{
+            {"user:", maui::cred_kind::user},
+            {"group:", maui::cred_kind::group},
+            {"account:", maui::cred_kind::account},
+            {"class:", maui::cred_kind::job_class},
+            {"qos:", maui::cred_kind::qos},
+        }};
+        auto& creds = job->row.creds;
+        for (const auto& w : maui_words(t.substr(6)))
+            for (const auto& [key, kind] : keys)
+                if (w.text.starts_with(key)) creds[maui::index(kind)] = std::string(w.text.substr(key.size()));
+        if (creds[maui::index(maui::cred_kind::user)].empty()) return fail(line, indent + 1, "Creds", who + "no user among the credentials");
+        return true;
+    }
+
+    /// "WallTime: USED of LIMIT".
+    bool walltime(std::size_t line, std::size_t indent, std::string_view t, const std::string& who) {
+        pending& p = *job;
+        const std::size_t of = t.find(" of ");
+        if (of == std::string_view::npos) return fail(line, indent + 1, "WallTime", who + "expected 'WallTime: USED of LIMIT'");
+        std::string_view used = trim(t.substr(9, of - 9));
+        std::string_view limit = t.substr(of + 4);
+        limit = limit.substr(0, limit.find("  "));
+        if (!duration(used, line, indent + 10, "WallTime", p.walltime)) return false;
+        const auto wl = parse_maui_time(trim(limit));
+        if (!wl || *wl > 0xffffffff) return fail(line, indent + of + 5, "WallTime", who + "expected a wallclock limit, got " + text::quote(limit));
+        p.row.job.wclimit = static_cast<std::uint32_t>(*wl);
+        p.has_wclimit = true;
+        return true;
+    }
+
+    /// "Dedicated Resources Per Task: PROCS: N  MEM: M ..." of the last Req.
+    bool dedicated(std::size_t line, std::size_t indent, std::string_view t, const std::string& who) {
+        if (job->row.reqs.empty()) return fail(line, indent + 1, "Dedicated Resources", who + "before any Req line");
+        maui::requirement& r = job->row.reqs.back();
+        const auto w = maui_words(t.substr(29));
+        for (std::size_t i = 0; i + 1 < w.size(); i += 2) {
+            const std::string_view key = w[i].text, v = w[i + 1].text;
+            const std::size_t column = indent + 29 + w[i + 1].column;
+            const bool amount = key == "MEM:" || key == "SWAP:" || key == "DISK:";
+            const auto n = amount ? parse_maui_mb(v, 0xffffffffu) : parse_unsigned<std::uint64_t>(v);
+            if (!n || *n > 0xffffffffu) return fail(line, column, key.substr(0, key.size() - 1), who + "cannot read " + text::quote(v));
+            const auto value = static_cast<std::uint32_t>(*n);
+            if (key == "PROCS:") r.procs = value;
+            else if (key == "MEM:") r.mem_mb = value;
+            else if (key == "SWAP:") r.swap_mb = value;
+            else if (key == "DISK:") r.disk_mb = value;
+        }
+        return true;
+    }
+
+    /// "PE:  X  StartPriority:  N", with "SystemPriority: N" after `setspri`.
+    bool priorities(std::size_t line, std::size_t indent, std::string_view t, const std::string& who) {
+        pending& p = *job;
+        maui::job& j = p.row.job;
+        const auto pe = after(t, "PE:");
+        const auto sp = after(t, "StartPriority:");
+        const auto pe_value = pe ? parse_double(pe->first) : std::nullopt;
+        const auto sp_value = sp ? parse_signed<std::int64_t>(sp->first) : std::nullopt;
+        if (!pe_value || !sp_value) return fail(line, indent + 1, "StartPriority", who + "expected 'PE:  X  StartPriority:  N'");
+        p.printed = {*sp_value, *pe_value, line};
+        p.has_priority = true;
+        if (const auto sys = after(t, "SystemPriority:")) {
+            const auto v = parse_signed<std::int64_t>(sys->first);
+            if (!v) return fail(line, indent + sys->second, "SystemPriority", who + "cannot read " + text::quote(sys->first));
+            // SystemPrio: N for `setspri N` (0..1000), 2e9 + N for `setspri -r N`.
+            constexpr std::int64_t relative_base = 2'000'000'000;
+            if (*v > 1'000'000'000) {
+                j.system_priority_mode = maui::system_priority_kind::relative;
+                j.system_priority = static_cast<std::int32_t>(*v - relative_base);
+            } else if (*v > 0) {
+                j.system_priority_mode = maui::system_priority_kind::absolute;
+                j.system_priority = static_cast<std::int32_t>(*v);
+            }
+        }
+        return true;
+    }
+
+    /// One line of the output; false (with `error`) where it is wrong.
+    bool read(const text::text_line& l) {
         last_line = l.number;
         const std::string_view raw = l.text;
         const std::string_view t = trim(raw);
         const std::size_t indent = static_cast<std::size_t>(t.data() - raw.data());
-        if (t.starts_with("checking job ")) {
-            if (!finish()) return false;
-            const auto w = detail::maui_words(t);
-            const auto id = w.size() >= 3 ? parse_unsigned<std::uint32_t>(w[2].text) : std::nullopt;
-            if (!id || *id == 0)
-                return fail(l.number, w.size() >= 3 ? indent + w[2].column : 1, "JobID",
-                            "mfprio needs numeric job ids from 1 to 4294967295, got " +
-                                text::quote(w.size() >= 3 ? w[2].text : t));
-            if (!seen.insert(*id).second) return fail(l.number, indent + w[2].column, "JobID", "job " + std::to_string(*id) + " is listed twice");
-            job.emplace();
-            job->row.line = l.number;
-            job->row.job.id = *id;
-            return true;
-        }
+        const std::size_t line = l.number;
+        if (t.starts_with("checking job ")) return start(line, indent, t);
         if (t.empty()) return true;
-        if (!job) return fail(l.number, indent + 1, "checkjob", "expected 'checking job ID' first");
+        if (!job) return fail(line, indent + 1, "checkjob", "expected 'checking job ID' first");
         pending& p = *job;
-        maui::job& j = p.row.job;
-        const std::string who = "job " + std::to_string(j.id) + ": ";
+        const std::string who = "job " + std::to_string(p.row.job.id) + ": ";
         if (t.starts_with("State:")) {
-            const auto w = detail::maui_words(t);
+            const auto w = maui_words(t);
             const auto s = w.size() >= 2 ? parse_maui_job_state(w[1].text) : std::nullopt;
-            if (!s) return fail(l.number, indent + (w.size() >= 2 ? w[1].column : 1), "State", who + "unknown state " + text::quote(t.substr(6)));
-            j.state = *s;
+            if (!s) return fail(line, indent + (w.size() >= 2 ? w[1].column : 1), "State", who + "unknown state " + text::quote(t.substr(6)));
+            p.row.job.state = *s;
         } else if (t.starts_with("Creds:")) {
-            static constexpr std::array<std::pair<std::string_view, maui::cred_kind>, 5> keys{{
-                {"user:", maui::cred_kind::user},
-                {"group:", maui::cred_kind::group},
-                {"account:", maui::cred_kind::account},
-                {"class:", maui::cred_kind::job_class},
-                {"qos:", maui::cred_kind::qos},
-            }};
-            for (const auto& w : detail::maui_words(t.substr(6)))
-                for (const auto& [key, kind] : keys)
-                    if (w.text.starts_with(key)) p.row.creds[maui::index(kind)] = std::string(w.text.substr(key.size()));
-            if (p.row.creds[maui::index(maui::cred_kind::user)].empty())
-                return fail(l.number, indent + 1, "Creds", who + "no user among the credentials");
+            return creds(line, indent, t, who);
         } else if (t.starts_with("WallTime:")) {
-            const std::size_t of = t.find(" of ");
-            if (of == std::string_view::npos) return fail(l.number, indent + 1, "WallTime", who + "expected 'WallTime: USED of LIMIT'");
-            std::string_view used = trim(t.substr(9, of - 9));
-            std::string_view limit = t.substr(of + 4);
-            limit = limit.substr(0, limit.find("  "));
-            if (!duration(used, l.number, indent + 10, "WallTime", p.walltime)) return false;
-            const auto wl = parse_maui_time(trim(limit));
-            if (!wl || *wl > 0xffffffff) return fail(l.number, indent + of + 5, "WallTime", who + "expected a wallclock limit, got " + text::quote(limit));
-            j.wclimit = static_cast<std::uint32_t>(*wl);
-            p.has_wclimit = true;
+            return walltime(line, indent, t, who);
         } else if (t.starts_with("(Time Queued")) {
             const auto total = after(t, "Total:");
             const auto eligible = after(t, "Eligible:");
-            if (!total || !eligible) return fail(l.number, indent + 1, "Time Queued", who + "expected '(Time Queued  Total: T  Eligible: T)'");
-            if (!duration(total->first, l.number, indent + total->second, "Total", p.total)) return false;
-            if (!duration(eligible->first, l.number, indent + eligible->second, "Eligible", p.eligible)) return false;
+            if (!total || !eligible) return fail(line, indent + 1, "Time Queued", who + "expected '(Time Queued  Total: T  Eligible: T)'");
+            return duration(total->first, line, indent + total->second, "Total", p.total) &&
+                   duration(eligible->first, line, indent + eligible->second, "Eligible", p.eligible);
         } else if (t.starts_with("Req[")) {
             const auto tc = after(t, "TaskCount:");
             const auto n = tc ? parse_unsigned<std::uint32_t>(tc->first) : std::nullopt;
-            if (!n) return fail(l.number, indent + 1, "TaskCount", who + "expected 'Req[N]  TaskCount: N'");
+            if (!n) return fail(line, indent + 1, "TaskCount", who + "expected 'Req[N]  TaskCount: N'");
             maui::requirement r;
             r.tasks = *n;
             r.nodes = 0;
             r.last = false;
             p.row.reqs.push_back(r);
         } else if (t.starts_with("Dedicated Resources Per Task:")) {
-            if (p.row.reqs.empty()) return fail(l.number, indent + 1, "Dedicated Resources", who + "before any Req line");
-            maui::requirement& r = p.row.reqs.back();
-            const auto w = detail::maui_words(t.substr(29));
-            for (std::size_t i = 0; i + 1 < w.size(); i += 2) {
-                const std::string_view key = w[i].text, v = w[i + 1].text;
-                const std::size_t column = indent + 29 + w[i + 1].column;
-                const bool amount = key == "MEM:" || key == "SWAP:" || key == "DISK:";
-                const auto n = amount ? parse_maui_mb(v, 0xffffffffu) : parse_unsigned<std::uint64_t>(v);
-                if (!n || *n > 0xffffffffu)
-                    return fail(l.number, column, key.substr(0, key.size() - 1), who + "cannot read " + text::quote(v));
-                const auto value = static_cast<std::uint32_t>(*n);
-                if (key == "PROCS:") r.procs = value;
-                else if (key == "MEM:") r.mem_mb = value;
-                else if (key == "SWAP:") r.swap_mb = value;
-                else if (key == "DISK:") r.disk_mb = value;
-            }
+            return dedicated(line, indent, t, who);
         } else if (t.find("NodeCount:") != std::string_view::npos && !p.row.reqs.empty()) {
             const auto nc = after(t, "NodeCount:");
             const auto n = nc ? parse_unsigned<std::uint32_t>(nc->first) : std::nullopt;
-            if (!n) return fail(l.number, indent + 1, "NodeCount", who + "expected 'NodeCount: N'");
+            if (!n) return fail(line, indent + 1, "NodeCount", who + "expected 'NodeCount: N'");
             p.row.reqs.back().nodes = *n;
         } else if (t.starts_with("Bypass:")) {
             const auto b = after(t, "Bypass:");
             const auto n = b ? parse_unsigned<std::uint32_t>(b->first) : std::nullopt;
-            if (!n) return fail(l.number, indent + 1, "Bypass", who + "expected 'Bypass: N'");
-            j.bypass = *n;
+            if (!n) return fail(line, indent + 1, "Bypass", who + "expected 'Bypass: N'");
+            p.row.job.bypass = *n;
         } else if (t.starts_with("PE:")) {
-            const auto pe = after(t, "PE:");
-            const auto sp = after(t, "StartPriority:");
-            const auto pe_value = pe ? parse_double(pe->first) : std::nullopt;
-            const auto sp_value = sp ? parse_signed<std::int64_t>(sp->first) : std::nullopt;
-            if (!pe_value || !sp_value)
-                return fail(l.number, indent + 1, "StartPriority", who + "expected 'PE:  X  StartPriority:  N'");
-            p.printed = {*sp_value, *pe_value, l.number};
-            p.has_priority = true;
-            if (const auto sys = after(t, "SystemPriority:")) {
-                const auto v = parse_signed<std::int64_t>(sys->first);
-                if (!v) return fail(l.number, indent + sys->second, "SystemPriority", who + "cannot read " + text::quote(sys->first));
-                // SystemPrio: N for `setspri N` (0..1000), 2e9 + N for `setspri -r N`.
-                constexpr std::int64_t relative_base = 2'000'000'000;
-                if (*v > 1'000'000'000) {
-                    j.system_priority_mode = maui::system_priority_kind::relative;
-                    j.system_priority = static_cast<std::int32_t>(*v - relative_base);
-                } else if (*v > 0) {
-                    j.system_priority_mode = maui::system_priority_kind::absolute;
-                    j.system_priority = static_cast<std::int32_t>(*v);
-                }
-            }
+            return priorities(line, indent, t, who);
         }
         return true;
-    });
-    if (error) return *error;
-    if (!finish()) return *error;
-    if (out.table.jobs.empty())
-        return make_error(file, last_line == 0 ? 1 : last_line, 1, "checkjob", "no 'checking job' block: not the output of checkjob");
-    return out;
+    }
+};
+
+} // namespace detail
+
+/// Reads `checkjob` or `checkjob -v` output for one or more jobs (see the file comment),
+/// at the scheduler's time `now`.
+[[nodiscard]] inline expected<maui_checkjob_jobs> parse_maui_checkjob(std::string_view text, std::string_view file,
+                                                                      std::int64_t now) {
+    detail::maui_checkjob_reader r;
+    r.file = file;
+    r.now = now;
+    r.out.table.file = std::string(file);
+    text::for_each_line(text, [&](const text::text_line& l) { return r.read(l); });
+    if (r.error) return *r.error;
+    if (!r.finish()) return *r.error;
+    if (r.out.table.jobs.empty())
+        return make_error(file, r.last_line == 0 ? 1 : r.last_line, 1, "checkjob", "no 'checking job' block: not the output of checkjob");
+    return std::move(r.out);
 }
 
 /// Reads a simulator resource trace (version 230: 21 fields a record, MTraceLoadComputeNode):
