@@ -34,7 +34,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include <mfprio/config/site_snapshot.hpp>
+#include <mfprio/replay/site_snapshot.hpp>
 #include <mfprio/queue/site.hpp>
 
 #include "../examples/site_factor/site_factors.hpp"

@@ -17,10 +17,10 @@
 #include <nlohmann/json.hpp>
 #include <unistd.h>
 
-#include <mfprio/config/maui_cfg.hpp>
-#include <mfprio/config/maui_jobs.hpp>
-#include <mfprio/config/qos_table.hpp>
-#include <mfprio/config/slurm_conf.hpp>
+#include <mfprio/read/maui_cfg.hpp>
+#include <mfprio/read/maui_jobs.hpp>
+#include <mfprio/read/qos_table.hpp>
+#include <mfprio/read/slurm_conf.hpp>
 #include <mfprio/report/sprio.hpp>
 
 #include "cli.hpp"

@@ -19,7 +19,7 @@
 #include <string_view>
 #include <vector>
 
-#include <mfprio/config/fairshare_tree.hpp>
+#include <mfprio/model/fairshare_tree.hpp>
 
 #include "cli.hpp"
 

@@ -25,7 +25,7 @@
 
 #include <simdjson.h>
 
-#include <mfprio/config/slurm_conf.hpp>
+#include <mfprio/read/slurm_conf.hpp>
 
 #include "cli.hpp"
 

@@ -1,10 +1,10 @@
-// Tests for mfprio/config/assoc_table.hpp: `sshare -a -P -l` output (reference 4.1: Account
+// Tests for mfprio/read/assoc_table.hpp: `sshare -a -P -l` output (reference 4.1: Account
 // indented one space per depth, user rows one level below their account; RawShares
 // `parent` = SLURMDB_FS_USE_PARENT 0x7FFFFFFF, blank for root; LevelFS `inf`) and the
 // association priority inherited from the nearest ancestor (reference 0).
 #include <doctest/doctest.h>
 
-#include <mfprio/config/assoc_table.hpp>
+#include <mfprio/read/assoc_table.hpp>
 
 #include <cmath>
 #include <cstdio>

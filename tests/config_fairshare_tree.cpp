@@ -1,10 +1,10 @@
-// Tests for mfprio/config/fairshare_tree.hpp: an `sshare -a -P -l` table (reference 4.1:
+// Tests for mfprio/model/fairshare_tree.hpp: an `sshare -a -P -l` table (reference 4.1:
 // Account indented one space per depth, `parent` shares, blank root shares, RawUsage) to a
 // fair-share tree (reference 0: lineage order, level shares, usage re-aggregated from users),
 // the row <-> tree mapping, and errors naming file and line.
 #include <doctest/doctest.h>
 
-#include <mfprio/config/fairshare_tree.hpp>
+#include <mfprio/model/fairshare_tree.hpp>
 #include <mfprio/fairshare/classic.hpp>
 
 #include <cstdint>

@@ -1,9 +1,9 @@
-// Tests for mfprio/config/flux_tables.hpp (queue and bank tables, the Flux columns of a jobs
-// table) and mfprio/config/flux_model.hpp (jobs with and without slurm.conf, associations,
+// Tests for mfprio/read/flux_tables.hpp (queue and bank tables, the Flux columns of a jobs
+// table) and mfprio/model/flux_model.hpp (jobs with and without slurm.conf, associations,
 // fair-share from the FairShare column or computed, submission order).
 #include <doctest/doctest.h>
 
-#include <mfprio/config/flux_model.hpp>
+#include <mfprio/model/flux_model.hpp>
 
 #include <string>
 

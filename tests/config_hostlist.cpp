@@ -1,14 +1,14 @@
-// Tests for mfprio/config/hostlist.hpp (Slurm hostlist expressions as in NodeName= and
+// Tests for mfprio/text/hostlist.hpp (Slurm hostlist expressions as in NodeName= and
 // Nodes=; zero padding from the width of the range start).
 #include <doctest/doctest.h>
 
-#include <mfprio/config/hostlist.hpp>
-#include <mfprio/config/table.hpp>
+#include <mfprio/text/hostlist.hpp>
+#include <mfprio/text/table.hpp>
 
 #include <string>
 #include <vector>
 
-using namespace mfprio::config;
+using namespace mfprio::text;
 using hosts = std::vector<std::string>;
 
 TEST_CASE("config: hostlist plain names and ranges") {
@@ -99,14 +99,14 @@ TEST_CASE("config: error kinds say what code may act on, whatever the message sa
     REQUIRE_FALSE(bad);
     CHECK(bad.error().kind == error_kind::syntax);
     // A row of three cells under a header of two: its shape.
-    const auto t = mfprio::config::parse_table("A|B\n1|2|3\n", "t");
+    const auto t = mfprio::text::parse_table("A|B\n1|2|3\n", "t");
     REQUIRE_FALSE(t);
     CHECK(t.error().kind == error_kind::shape);
     // A missing file cannot be opened; a directory opens but is no text.
-    const auto missing = mfprio::config::read_text_file("/nonexistent/mfprio/file");
+    const auto missing = mfprio::text::read_text_file("/nonexistent/mfprio/file");
     REQUIRE_FALSE(missing);
     CHECK(missing.error().kind == error_kind::cannot_open);
-    const auto dir = mfprio::config::read_text_file("/");
+    const auto dir = mfprio::text::read_text_file("/");
     REQUIRE_FALSE(dir);
     CHECK(dir.error().kind == error_kind::io);
 }

@@ -1,9 +1,9 @@
-// Tests for mfprio/config/jobs_table.hpp: the jobs table resolved against slurm.conf, the
+// Tests for mfprio/read/jobs_table.hpp: the jobs table resolved against slurm.conf, the
 // QOS table and the association table. Nice/SiteFactor range |v| <= 2147483645 is from
 // reference 1.1 (Nice, Site); TimeLimit and time strings follow Slurm's time_str2mins.
 #include <doctest/doctest.h>
 
-#include <mfprio/config/jobs_table.hpp>
+#include <mfprio/read/jobs_table.hpp>
 
 #include <cstdio>
 #include <cstdlib>

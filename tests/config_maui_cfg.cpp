@@ -1,11 +1,11 @@
-// Tests for mfprio/config/maui_cfg.hpp. Expected values come from the seed (002, Maui's "Job
+// Tests for mfprio/read/maui_cfg.hpp. Expected values come from the seed (002, Maui's "Job
 // Prioritization" page: the CREDWEIGHT/USERCFG example, the FSWEIGHT example, the
 // 'QOSCFG[special] QTWEIGHT=5000' and 'XFWEIGHT=5000' lines, the FSTARGET suffixes of the
 // fair-share example) and from the reference (flux_maui.md part B: B1 parameter names and
 // negative weights, B3 FSPOLICY/FSDEPTH, B4.6 the code defaults, B5 accrual policies).
 #include <doctest/doctest.h>
 
-#include <mfprio/config/maui_cfg.hpp>
+#include <mfprio/read/maui_cfg.hpp>
 
 #include <cstdint>
 #include <filesystem>

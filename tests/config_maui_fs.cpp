@@ -1,10 +1,10 @@
-// Tests for mfprio/config/maui_fs.hpp: Maui's `stats/FS.<epoch>` fair-share window files
+// Tests for mfprio/read/maui_fs.hpp: Maui's `stats/FS.<epoch>` fair-share window files
 // (reference flux_maui.md B3; layout from Maui 3.3's MFS.c as described in the header:
 // a '#' header line, then `<type> <name> <usage>` lines written "%-10s %15s %12.3f" with the
 // types user, group, acct, qos, class and the total; the loader takes `TOTAL` as the total
 // and cuts lines at '#'), and the choice of files for a time `now`:
 //   window i has start s0 - i * FSINTERVAL, s0 = now - now mod FSINTERVAL, i < FSDEPTH.
-#include <mfprio/config/maui_fs.hpp>
+#include <mfprio/read/maui_fs.hpp>
 
 #include <cmath>
 #include <cstdint>

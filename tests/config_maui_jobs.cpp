@@ -1,8 +1,8 @@
-// Tests for mfprio/config/maui_jobs.hpp (the Maui jobs and nodes tables) and
-// mfprio/config/maui_model.hpp (credentials, DEFAULTs, UPROC/UJOB, fair-share windows).
+// Tests for mfprio/read/maui_jobs.hpp (the Maui jobs and nodes tables) and
+// mfprio/model/maui_model.hpp (credentials, DEFAULTs, UPROC/UJOB, fair-share windows).
 #include <doctest/doctest.h>
 
-#include <mfprio/config/maui_model.hpp>
+#include <mfprio/model/maui_model.hpp>
 
 #include <string>
 

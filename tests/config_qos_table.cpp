@@ -1,8 +1,8 @@
-// Tests for mfprio/config/qos_table.hpp (`sacctmgr show qos format=Name,Priority,UsageFactor -P`;
+// Tests for mfprio/read/qos_table.hpp (`sacctmgr show qos format=Name,Priority,UsageFactor -P`;
 // defaults Priority 0 and UsageFactor 1.0 per reference 1.4).
 #include <doctest/doctest.h>
 
-#include <mfprio/config/qos_table.hpp>
+#include <mfprio/read/qos_table.hpp>
 
 #include <cstdio>
 #include <string>

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include <mfprio/config/site_snapshot.hpp>
+#include <mfprio/replay/site_snapshot.hpp>
 
 namespace {
 using mfprio::config::parse_site_snapshot;

@@ -1,4 +1,4 @@
-// Tests for mfprio/config/slurm_cluster.hpp: a cluster's parsed inputs to a model, the
+// Tests for mfprio/model/slurm_cluster.hpp: a cluster's parsed inputs to a model, the
 // fair-share factors taken (Fair Tree's rank / N restored from sshare's six decimals, as
 // Slurm's fair_tree.c computes them) or computed, and the release number.
 #include <doctest/doctest.h>
@@ -6,7 +6,7 @@
 #include <memory>
 #include <string>
 
-#include <mfprio/config/slurm_cluster.hpp>
+#include <mfprio/model/slurm_cluster.hpp>
 
 namespace {
 using namespace mfprio;

@@ -1,10 +1,10 @@
-// Tests for mfprio/config/slurm_conf.hpp. Expected values come from the seeds (000:
+// Tests for mfprio/read/slurm_conf.hpp. Expected values come from the seeds (000:
 // "Configuration Example" and the TRESBillingWeights example) and from the reference
 // (§1.3 PriorityFlags, §1.4 parameters and defaults), and from Slurm's parse_config.c /
 // parse_value.c / read_config.c behaviour as described in the header.
 #include <doctest/doctest.h>
 
-#include <mfprio/config/slurm_conf.hpp>
+#include <mfprio/read/slurm_conf.hpp>
 
 #include <cstdio>
 #include <filesystem>

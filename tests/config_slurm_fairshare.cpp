@@ -5,8 +5,8 @@
 #include <cstdio>
 #include <string>
 
-#include <mfprio/config/slurm_fairshare.hpp>
-#include <mfprio/config/jobs_table.hpp>
+#include <mfprio/model/slurm_fairshare.hpp>
+#include <mfprio/read/jobs_table.hpp>
 
 namespace {
 // Seed 000's tree with usages 0.2, 0.25, 0, 0.25, 0 of a 1000-unit machine (a 0-share user

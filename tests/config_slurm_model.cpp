@@ -5,8 +5,9 @@
 #include <string>
 #include <vector>
 
-#include <mfprio/config/config.hpp>
-#include <mfprio/config/slurm_model.hpp>
+#include <mfprio/model.hpp>
+#include <mfprio/read.hpp>
+#include <mfprio/model/slurm_model.hpp>
 
 namespace {
 

@@ -8,8 +8,8 @@
 #include <string_view>
 #include <vector>
 
-#include <mfprio/config/jobs_table.hpp>
-#include <mfprio/config/slurm_native.hpp>
+#include <mfprio/read/jobs_table.hpp>
+#include <mfprio/read/slurm_native.hpp>
 
 using namespace mfprio;
 using namespace mfprio::config;

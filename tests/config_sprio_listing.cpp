@@ -1,10 +1,10 @@
-// Tests for mfprio/config/sprio_listing.hpp: sprio's own output read back. The rows are what
+// Tests for mfprio/read/sprio_listing.hpp: sprio's own output read back. The rows are what
 // Slurm 22.05.8's sprio printed on the test cluster (tests/data/live/busy_fair_tree/
 // expected/sprio_l.txt; the '|' form from `sprio -o "%i|%r|%Y|%S|%A|%B|%F|%J|%P|%Q|%N|%T"` on
 // the same cluster, tests/live/run.sh).
 #include <doctest/doctest.h>
 
-#include <mfprio/config/sprio_listing.hpp>
+#include <mfprio/read/sprio_listing.hpp>
 
 #include <string>
 

@@ -1,13 +1,13 @@
-// Tests for mfprio/config/table.hpp (pipe-separated tables such as `sshare -P`,
+// Tests for mfprio/text/table.hpp (pipe-separated tables such as `sshare -P`,
 // `sshare -p` with a trailing '|', `sacctmgr -P`).
 #include <doctest/doctest.h>
 
-#include <mfprio/config/table.hpp>
+#include <mfprio/text/table.hpp>
 
 #include <cstdio>
 #include <string>
 
-using namespace mfprio::config;
+using namespace mfprio::text;
 
 TEST_CASE("config: table header, rows, case-insensitive columns, verbatim cells") {
     const auto t = parse_table("# comment\n"

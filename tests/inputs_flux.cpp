@@ -1,6 +1,6 @@
 // Flux as it runs: what flux-core 0.88.0 and flux-accounting 0.60.0 printed, read as printed
 // (mfprio/inputs/flux.hpp), and flux-accounting's plugin replayed over it
-// (mfprio/config/flux_plugin.hpp). The bundles under tests/data/flux were captured from a real
+// (mfprio/replay/flux_plugin.hpp). The bundles under tests/data/flux were captured from a real
 // instance by tests/live/flux.sh; every expected priority and order below is what that
 // instance printed (flux_jobs.json, flux_jobs.txt).
 #include <doctest/doctest.h>

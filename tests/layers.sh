@@ -17,9 +17,12 @@ uses() {
         maui) echo "core fairshare" ;;
         flux) echo "core fairshare slurm" ;;
         queue) echo "core text fairshare slurm maui flux" ;;
-        config) echo "core text fairshare slurm maui flux queue" ;;
-        report) echo "core text fairshare slurm maui flux queue config" ;;
-        inputs) echo "core text fairshare slurm maui flux queue config" ;;
+        read) echo "core text fairshare slurm maui flux queue" ;;
+        model) echo "core text fairshare slurm maui flux queue read" ;;
+        replay) echo "core text fairshare slurm maui flux queue read model" ;;
+        report) echo "core text fairshare slurm maui flux queue read model replay" ;;
+        inputs) echo "core text fairshare slurm maui flux queue read model replay" ;;
+        config) echo "core text read model replay" ;; # forwarding headers only
         *) echo "?" ;;
     esac
 }

@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include <mfprio/config/maui_model.hpp>
+#include <mfprio/model/maui_model.hpp>
 #include <mfprio/maui/factors.hpp>
 #include <mfprio/maui/priority.hpp>
 

@@ -17,7 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <mfprio/config/maui_outputs.hpp>
+#include <mfprio/read/maui_outputs.hpp>
 
 #include "cli.hpp"
 

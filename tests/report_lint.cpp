@@ -9,8 +9,8 @@
 #include <string>
 #include <string_view>
 
-#include <mfprio/config/assoc_table.hpp>
-#include <mfprio/config/slurm_conf.hpp>
+#include <mfprio/read/assoc_table.hpp>
+#include <mfprio/read/slurm_conf.hpp>
 #include <mfprio/report/lint.hpp>
 
 namespace {

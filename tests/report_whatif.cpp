@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include <mfprio/config/slurm_model.hpp>
+#include <mfprio/model/slurm_model.hpp>
 #include <mfprio/report/whatif.hpp>
 
 namespace {

@@ -10,11 +10,11 @@
 #include <string_view>
 #include <vector>
 
-#include <mfprio/config/fairshare_tree.hpp>
-#include <mfprio/config/slurm_conf.hpp>
-#include <mfprio/config/slurm_fairshare.hpp>
-#include <mfprio/config/jobs_table.hpp>
-#include <mfprio/config/qos_table.hpp>
+#include <mfprio/model/fairshare_tree.hpp>
+#include <mfprio/read/slurm_conf.hpp>
+#include <mfprio/model/slurm_fairshare.hpp>
+#include <mfprio/read/jobs_table.hpp>
+#include <mfprio/read/qos_table.hpp>
 #include <mfprio/text/slurm_time.hpp>
 #include <mfprio/fairshare/billing.hpp>
 #include <mfprio/fairshare/compute.hpp>

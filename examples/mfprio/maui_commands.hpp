@@ -11,12 +11,12 @@
 #include <string_view>
 #include <vector>
 
-#include <mfprio/config/maui_cfg.hpp>
-#include <mfprio/config/maui_fs.hpp>
-#include <mfprio/config/maui_jobs.hpp>
-#include <mfprio/config/maui_model.hpp>
-#include <mfprio/config/maui_outputs.hpp>
-#include <mfprio/config/slurm_conf.hpp>
+#include <mfprio/read/maui_cfg.hpp>
+#include <mfprio/read/maui_fs.hpp>
+#include <mfprio/read/maui_jobs.hpp>
+#include <mfprio/model/maui_model.hpp>
+#include <mfprio/read/maui_outputs.hpp>
+#include <mfprio/read/slurm_conf.hpp>
 #include <mfprio/report/diagnose.hpp>
 
 #include "commands.hpp"

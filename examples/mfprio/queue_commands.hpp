@@ -16,15 +16,15 @@
 #include <unordered_map>
 #include <vector>
 
-#include <mfprio/config/assoc_table.hpp>
-#include <mfprio/config/flux_model.hpp>
-#include <mfprio/config/flux_plugin.hpp>
-#include <mfprio/config/flux_tables.hpp>
+#include <mfprio/read/assoc_table.hpp>
+#include <mfprio/model/flux_model.hpp>
+#include <mfprio/replay/flux_plugin.hpp>
+#include <mfprio/read/flux_tables.hpp>
 #include <mfprio/inputs/flux.hpp>
 #include <mfprio/report/flux.hpp>
-#include <mfprio/config/qos_table.hpp>
-#include <mfprio/config/slurm_conf.hpp>
-#include <mfprio/config/table.hpp>
+#include <mfprio/read/qos_table.hpp>
+#include <mfprio/read/slurm_conf.hpp>
+#include <mfprio/text/table.hpp>
 #include <mfprio/fairshare/compute.hpp>
 #include <mfprio/flux/order.hpp>
 #include <mfprio/queue/builtin.hpp>

@@ -20,7 +20,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include <mfprio/config/slurm_conf.hpp>
+#include <mfprio/read/slurm_conf.hpp>
 #include <mfprio/report/sprio.hpp>
 #include <mfprio/report/whatif.hpp>
 #include <mfprio/slurm/order.hpp>
@@ -42,7 +42,7 @@ inline constexpr auto whatif_set_help = [] {
         if (!k.settable) continue;
         if (first) t.add("\n");
         t.add_wrapped(first ? "" : ", ", k.name, 72);
-        if (k.name == "PriorityFlags") t.add(" (the whole value, or +FLAG / -FLAG)");
+        if (k.setting == config::slurm_conf_setting::flags) t.add(" (the whole value, or +FLAG / -FLAG)");
         first = false;
     }
     for (const std::string_view key : {"partition.NAME.PriorityJobFactor", "partition.NAME.PriorityTier", "qos.NAME.Priority",

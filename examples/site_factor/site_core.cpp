@@ -26,7 +26,7 @@
 #include <utility>
 #include <vector>
 
-#include <mfprio/config/site_snapshot.hpp>
+#include <mfprio/replay/site_snapshot.hpp>
 #include <mfprio/queue/site.hpp>
 
 #include "site_factors.hpp"

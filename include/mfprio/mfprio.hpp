@@ -2,7 +2,7 @@
 /// \file
 /// mfprio: multifactor job priority, header-only. This umbrella includes every layer but the
 /// opt-in mfprio/inputs.hpp (which needs simdjson); include
-/// the narrower headers (`mfprio/core.hpp`, `mfprio/slurm.hpp`, `mfprio/config/...`) to
+/// the narrower headers (`mfprio/core.hpp`, `mfprio/slurm.hpp`, `mfprio/read/...`) to
 /// compile less.
 
 #include <mfprio/version.hpp>
@@ -12,6 +12,10 @@
 #include <mfprio/maui.hpp>
 #include <mfprio/flux.hpp>
 #include <mfprio/queue.hpp>
+#include <mfprio/text.hpp>
+#include <mfprio/read.hpp>
+#include <mfprio/model.hpp>
+#include <mfprio/replay.hpp>
 #include <mfprio/config/config.hpp>
 #include <mfprio/report/lint.hpp>
 #include <mfprio/report/sprio.hpp>

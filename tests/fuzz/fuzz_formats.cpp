@@ -1,6 +1,6 @@
 // The -o format strings of sprio (report/sprio.hpp) and sshare (report/sshare.hpp): refused
 // with a reason, or parsed into fields whose line stays within config::max_format_line.
-#include <mfprio/config/fairshare_tree.hpp>
+#include <mfprio/model/fairshare_tree.hpp>
 #include <mfprio/fairshare/compute.hpp>
 #include <mfprio/report/sprio.hpp>
 #include <mfprio/report/sshare.hpp>

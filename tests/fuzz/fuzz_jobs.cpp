@@ -1,8 +1,8 @@
 // The '|' jobs tables against a fixed cluster: Slurm's (config/jobs_table.hpp, with the headers
 // squeue and sacct print) and Flux's (config/flux_model.hpp, with its queue and bank tables).
 // What is accepted holds the readers' ranges.
-#include <mfprio/config/flux_model.hpp>
-#include <mfprio/config/jobs_table.hpp>
+#include <mfprio/model/flux_model.hpp>
+#include <mfprio/read/jobs_table.hpp>
 
 #include "fuzz.hpp"
 

@@ -1,6 +1,6 @@
 // maui.cfg (config/maui_cfg.hpp): errors and warnings keep the contract; what is accepted is
 // within Maui's ranges.
-#include <mfprio/config/maui_cfg.hpp>
+#include <mfprio/read/maui_cfg.hpp>
 
 #include "fuzz.hpp"
 

@@ -1,6 +1,6 @@
 // Maui's fair-share window files, FS.<epoch> (config/maui_fs.hpp): errors keep the contract,
 // and what is read prints (format_fs_window) into a file that reads back the same.
-#include <mfprio/config/maui_fs.hpp>
+#include <mfprio/read/maui_fs.hpp>
 
 #include "fuzz.hpp"
 

@@ -1,5 +1,5 @@
 // Maui's jobs table (config/maui_jobs.hpp), Req cells included.
-#include <mfprio/config/maui_jobs.hpp>
+#include <mfprio/read/maui_jobs.hpp>
 
 #include "fuzz.hpp"
 

@@ -1,6 +1,6 @@
-// Maui's own outputs (mfprio/config/maui_outputs.hpp): checkjob, showq, showstats -v and the
+// Maui's own outputs (mfprio/read/maui_outputs.hpp): checkjob, showq, showstats -v and the
 // simulator's resource and workload traces. Each is refused with the contract's error or read.
-#include <mfprio/config/maui_outputs.hpp>
+#include <mfprio/read/maui_outputs.hpp>
 
 #include "fuzz.hpp"
 

@@ -1,7 +1,7 @@
 // site_factor/mfprio's inputs: its snapshot (config/site_snapshot.hpp), read and, when valid,
 // written again and read back to the same values; and site policies over the site's registry
 // (the built-in site factors and the compiled gpu_fair_use), built when valid and run on a job.
-#include <mfprio/config/site_snapshot.hpp>
+#include <mfprio/replay/site_snapshot.hpp>
 #include <mfprio/queue/site.hpp>
 
 #include "../../examples/site_factor/site_factors.hpp"

@@ -3,7 +3,7 @@
 // one named by %c for ClusterName=fuzz). Inputs that could name a file outside that
 // directory (a '/' anywhere, so no absolute path, no "..", no ClusterName with a slash) are
 // left out: "Include /dev/stdin" would wait for input.
-#include <mfprio/config/slurm_conf.hpp>
+#include <mfprio/read/slurm_conf.hpp>
 
 #include <filesystem>
 #include <fstream>

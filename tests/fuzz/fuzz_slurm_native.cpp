@@ -1,6 +1,6 @@
 // What Slurm's commands print (config/slurm_native.hpp): the kind told from the content, and
 // scontrol's records, `scontrol show config`, `scontrol show job` and squeue's text read.
-#include <mfprio/config/slurm_native.hpp>
+#include <mfprio/read/slurm_native.hpp>
 
 #include "fuzz.hpp"
 

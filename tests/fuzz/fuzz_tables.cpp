@@ -1,10 +1,10 @@
 // Pipe tables (config/table.hpp) and the tables built on them: QOS (sacctmgr show qos -P),
 // associations (sshare -a -l -P), queue and bank priorities, Maui's nodes.
-#include <mfprio/config/assoc_table.hpp>
-#include <mfprio/config/flux_tables.hpp>
-#include <mfprio/config/maui_jobs.hpp>
-#include <mfprio/config/qos_table.hpp>
-#include <mfprio/config/table.hpp>
+#include <mfprio/read/assoc_table.hpp>
+#include <mfprio/read/flux_tables.hpp>
+#include <mfprio/read/maui_jobs.hpp>
+#include <mfprio/read/qos_table.hpp>
+#include <mfprio/text/table.hpp>
 
 #include "fuzz.hpp"
 

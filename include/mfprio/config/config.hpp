@@ -1,12 +1,9 @@
 #pragma once
 /// \file
-/// Umbrella header for the readers of scheduler input files (`mfprio::config`) and the model
-/// builders over them: slurm.conf, hostlists, pipe tables, the QOS, association and jobs
-/// tables, Slurm's own command outputs (scontrol, sacctmgr, sshare, squeue) and stored state,
-/// Maui's maui.cfg, jobs and fair-share window files, its checkjob, showq and showstats
-/// outputs and simulator traces, flux-accounting's tables, and the
-/// Slurm, Maui and Flux models and fair-share trees built from them.
-
+/// Compatibility umbrella: each `mfprio/config/X.hpp` forwards to the header of that name in
+/// `mfprio/text/` ('|' tables, hostlists), `mfprio/read/` (the readers), `mfprio/model/` (the
+/// model builders) or `mfprio/replay/` (the replays of a scheduler's caches). Their names are
+/// in `mfprio::config`, as they are when included from their own folders.
 #include <mfprio/config/assoc_table.hpp>
 #include <mfprio/config/common.hpp>
 #include <mfprio/config/fairshare_tree.hpp>
@@ -25,7 +22,9 @@
 #include <mfprio/config/slurm_cluster.hpp>
 #include <mfprio/config/slurm_conf.hpp>
 #include <mfprio/config/slurm_fairshare.hpp>
+#include <mfprio/config/slurm_keys.hpp>
 #include <mfprio/config/slurm_model.hpp>
 #include <mfprio/config/slurm_native.hpp>
 #include <mfprio/config/slurm_stored.hpp>
+#include <mfprio/config/sprio_listing.hpp>
 #include <mfprio/config/table.hpp>

@@ -21,9 +21,9 @@
 
 #include <simdjson.h>
 
-#include <mfprio/config/slurm_cluster.hpp>
-#include <mfprio/config/slurm_native.hpp>
-#include <mfprio/config/sprio_listing.hpp>
+#include <mfprio/model/slurm_cluster.hpp>
+#include <mfprio/read/slurm_native.hpp>
+#include <mfprio/read/sprio_listing.hpp>
 #include <mfprio/core/expected.hpp>
 #include <mfprio/inputs/jobs_input.hpp>
 #include <mfprio/text/text.hpp>

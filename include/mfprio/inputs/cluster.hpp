@@ -11,10 +11,10 @@
 #include <utility>
 #include <vector>
 
-#include <mfprio/config/jobs_table.hpp>
-#include <mfprio/config/slurm_cluster.hpp>
-#include <mfprio/config/slurm_model.hpp>
-#include <mfprio/config/slurm_native.hpp>
+#include <mfprio/read/jobs_table.hpp>
+#include <mfprio/model/slurm_cluster.hpp>
+#include <mfprio/model/slurm_model.hpp>
+#include <mfprio/read/slurm_native.hpp>
 #include <mfprio/core/expected.hpp>
 #include <mfprio/inputs/bundle.hpp>
 #include <mfprio/inputs/jobs_input.hpp>

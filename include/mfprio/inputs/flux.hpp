@@ -25,7 +25,7 @@
 
 #include <simdjson.h>
 
-#include <mfprio/config/flux_plugin.hpp>
+#include <mfprio/replay/flux_plugin.hpp>
 #include <mfprio/core/expected.hpp>
 #include <mfprio/inputs/bundle.hpp>
 #include <mfprio/inputs/squeue_json.hpp>

@@ -12,8 +12,8 @@
 
 #include <simdjson.h>
 
-#include <mfprio/config/jobs_table.hpp>
-#include <mfprio/config/slurm_native.hpp>
+#include <mfprio/read/jobs_table.hpp>
+#include <mfprio/read/slurm_native.hpp>
 #include <mfprio/core/expected.hpp>
 #include <mfprio/text/text.hpp>
 

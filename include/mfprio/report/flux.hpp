@@ -10,7 +10,7 @@
 #include <string>
 #include <string_view>
 
-#include <mfprio/config/flux_plugin.hpp>
+#include <mfprio/replay/flux_plugin.hpp>
 #include <mfprio/flux/job.hpp>
 #include <mfprio/flux/presets.hpp>
 

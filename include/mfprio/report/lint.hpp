@@ -14,6 +14,7 @@
 /// - under Fair Tree, a fair-share weight smaller than the number of user associations (the
 ///   factor moves in steps of 1/N, so ranks collapse).
 
+#include <cstdarg>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -21,8 +22,8 @@
 #include <string_view>
 #include <vector>
 
-#include <mfprio/config/assoc_table.hpp>
-#include <mfprio/config/slurm_conf.hpp>
+#include <mfprio/read/assoc_table.hpp>
+#include <mfprio/read/slurm_conf.hpp>
 #include <mfprio/slurm/flags.hpp>
 #include <mfprio/slurm/multifactor.hpp>
 
@@ -36,11 +37,14 @@ struct lint_report {
 
 namespace detail {
 
-/// printf into a string (the lines carry numbers formatted as %.3g).
-template <class... A>
-[[nodiscard]] std::string format_line(const char* fmt, A... a) {
+/// printf into a string (the lines carry numbers formatted as %.3g); the compiler checks
+/// the arguments against the format.
+[[nodiscard, gnu::format(printf, 1, 2)]] inline std::string format_line(const char* fmt, ...) {
     char buf[512];
-    std::snprintf(buf, sizeof buf, fmt, a...);
+    std::va_list args;
+    va_start(args, fmt);
+    std::vsnprintf(buf, sizeof buf, fmt, args);
+    va_end(args);
     return buf;
 }
 
@@ -74,7 +78,7 @@ template <class... A>
             const std::string_view key = token.substr(0, token.find('='));
             if (key.size() == token.size()) continue;
             if (!text::istarts_with(key, "Priority") && !text::istarts_with(key, "FairShare")) continue;
-            if (text::iequals(key, "PriorityFlags")) {
+            if (config::is_key(key, config::slurm_conf_setting::flags)) {
                 const std::string_view value = token.substr(key.size() + 1);
                 for (const auto& u : config::unknown_priority_flags(value)) {
                     const auto at = begin + key.size() + 1 + static_cast<std::size_t>(u.word.data() - value.data());
@@ -99,19 +103,24 @@ template <class... A>
                                  sum));
     else
         r.lines.push_back(detail::format_line("ok: the six weights add up to %llu (at most 4294967295)", sum));
+    using config::slurm_conf_setting;
     const struct {
-        const char* key;
+        std::string_view key;
         std::uint32_t value;
-    } keys[] = {{"PriorityWeightAge", w.age},           {"PriorityWeightAssoc", w.assoc},
-                {"PriorityWeightFairshare", w.fairshare}, {"PriorityWeightJobSize", w.job_size},
-                {"PriorityWeightPartition", w.partition}, {"PriorityWeightQOS", w.qos}};
+    } keys[] = {{config::key_name(slurm_conf_setting::weight_age), w.age},
+                {config::key_name(slurm_conf_setting::weight_assoc), w.assoc},
+                {config::key_name(slurm_conf_setting::weight_fairshare), w.fairshare},
+                {config::key_name(slurm_conf_setting::weight_job_size), w.job_size},
+                {config::key_name(slurm_conf_setting::weight_partition), w.partition},
+                {config::key_name(slurm_conf_setting::weight_qos), w.qos}};
     for (const auto& k : keys) {
         if (k.value == 0) continue;
         const double step = 1.0 / static_cast<double>(k.value);
         const auto a = static_cast<long long>(0.59534 * k.value);
         const auto b = static_cast<long long>(0.50002 * k.value);
         r.lines.push_back(detail::format_line(
-            "%s=%u: resolves factor differences of %.3g and more; factors .59534 and .50002 give %lld and %lld%s", k.key,
+            "%.*s=%u: resolves factor differences of %.3g and more; factors .59534 and .50002 give %lld and %lld%s",
+            static_cast<int>(k.key.size()), k.key.data(),
             k.value, step, a, b, a == b ? " (indistinguishable: raise the weight, Slurm suggests 1000 or more)" : ""));
         if (a == b) ++r.warnings;
     }

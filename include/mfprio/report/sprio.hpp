@@ -26,6 +26,7 @@
 #include <mfprio/slurm/multifactor.hpp>
 #include <mfprio/slurm/release.hpp>
 #include <mfprio/slurm/sprio_fields.hpp>
+#include <mfprio/read/slurm_keys.hpp>
 
 namespace mfprio::report {
 
@@ -560,23 +561,27 @@ struct sprio_output {
         return out + buf;
     }
     out += "  factor          raw value x     weight = contribution   share  set by\n";
-    const auto line = [&](const char* name, double weighted, double weight, const char* param) {
+    const auto line = [&](const char* name, double weighted, double weight, const std::string& param) {
         const double raw = weight != 0 ? weighted / weight : 0.0;
         const double share = total != 0 ? 100.0 * weighted / total : 0.0;
         std::snprintf(buf, sizeof buf, "  %-13s %11.7g x %10.6g = %12.2f  %5.1f%%  %s\n", name, raw, weight, weighted,
-                      share + 0.0, param);
+                      share + 0.0, param.c_str());
         out += buf;
     };
+    using config::slurm_conf_setting;
+    const auto key = [](slurm_conf_setting s) { return std::string(config::key_name(s)); };
     const auto& f = r.factors;
-    line("age", f.age, w.w.age, "PriorityWeightAge, PriorityMaxAge");
-    line("assoc", f.assoc, w.w.assoc, "PriorityWeightAssoc, association Priority");
-    line("fairshare", f.fairshare, w.w.fairshare, "PriorityWeightFairshare (sshare FairShare)");
-    line("jobsize", f.job_size, w.w.job_size, "PriorityWeightJobSize, PriorityFavorSmall");
-    line("partition", f.part, w.w.partition, "PriorityWeightPartition, partition PriorityJobFactor");
-    line("qos", f.qos_term, w.w.qos, "PriorityWeightQOS, QOS Priority");
+    line("age", f.age, w.w.age, key(slurm_conf_setting::weight_age) + ", " + key(slurm_conf_setting::max_age));
+    line("assoc", f.assoc, w.w.assoc, key(slurm_conf_setting::weight_assoc) + ", association Priority");
+    line("fairshare", f.fairshare, w.w.fairshare, key(slurm_conf_setting::weight_fairshare) + " (sshare FairShare)");
+    line("jobsize", f.job_size, w.w.job_size,
+         key(slurm_conf_setting::weight_job_size) + ", " + key(slurm_conf_setting::favor_small));
+    line("partition", f.part, w.w.partition,
+         key(slurm_conf_setting::weight_partition) + ", partition " + key(slurm_conf_setting::job_factor));
+    line("qos", f.qos_term, w.w.qos, key(slurm_conf_setting::weight_qos) + ", QOS Priority");
     for (const auto& t : r.tres) {
         const std::string label = "tres " + t.name;
-        line(label.c_str(), t.weighted, t.weight, "PriorityWeightTRES, partition TRES totals");
+        line(label.c_str(), t.weighted, t.weight, key(slurm_conf_setting::weight_tres) + ", partition TRES totals");
     }
     // Negate the integer, not the double: a nice of 0 must print as 0.00, not -0.00.
     const double site = static_cast<double>(r.site), minus_nice = static_cast<double>(-r.nice);

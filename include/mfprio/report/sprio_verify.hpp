@@ -15,7 +15,7 @@
 #include <utility>
 #include <vector>
 
-#include <mfprio/config/sprio_listing.hpp>
+#include <mfprio/read/sprio_listing.hpp>
 #include <mfprio/report/sprio.hpp>
 
 namespace mfprio::report {
@@ -114,7 +114,7 @@ void each_sprio_pair(std::span<const sprio_row> rows, const config::sprio_listin
 /// that column, from the factor mfprio computes, and the configured weight does not.
 struct shown_weight {
     config::sprio_column column{};
-    std::string_view key;        ///< "PriorityWeightAge"...
+    std::string_view key;        ///< the weight's slurm.conf key
     std::uint32_t configured = 0;
     std::uint64_t low = 0, high = 0;
     std::size_t rows = 0;
@@ -143,12 +143,15 @@ struct shown_weight {
         double slurm::weighted_factors::*factor;
     };
     const column_of columns[] = {
-        {config::sprio_column::age, "PriorityWeightAge", w.w.age, &slurm::weighted_factors::age},
-        {config::sprio_column::assoc, "PriorityWeightAssoc", w.w.assoc, &slurm::weighted_factors::assoc},
-        {config::sprio_column::fairshare, "PriorityWeightFairshare", w.w.fairshare, &slurm::weighted_factors::fairshare},
-        {config::sprio_column::job_size, "PriorityWeightJobSize", w.w.job_size, &slurm::weighted_factors::job_size},
-        {config::sprio_column::partition, "PriorityWeightPartition", w.w.partition, &slurm::weighted_factors::part},
-        {config::sprio_column::qos, "PriorityWeightQOS", w.w.qos, &slurm::weighted_factors::qos_term},
+        {config::sprio_column::age, config::key_name(config::slurm_conf_setting::weight_age), w.w.age, &slurm::weighted_factors::age},
+        {config::sprio_column::assoc, config::key_name(config::slurm_conf_setting::weight_assoc), w.w.assoc, &slurm::weighted_factors::assoc},
+        {config::sprio_column::fairshare, config::key_name(config::slurm_conf_setting::weight_fairshare), w.w.fairshare,
+         &slurm::weighted_factors::fairshare},
+        {config::sprio_column::job_size, config::key_name(config::slurm_conf_setting::weight_job_size), w.w.job_size,
+         &slurm::weighted_factors::job_size},
+        {config::sprio_column::partition, config::key_name(config::slurm_conf_setting::weight_partition), w.w.partition,
+         &slurm::weighted_factors::part},
+        {config::sprio_column::qos, config::key_name(config::slurm_conf_setting::weight_qos), w.w.qos, &slurm::weighted_factors::qos_term},
     };
     std::vector<std::uint32_t> several; // jobs listed in more than one partition
     for (std::size_t k = 0; k < rows.size(); ++k)

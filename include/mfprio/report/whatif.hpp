@@ -20,9 +20,9 @@
 #include <utility>
 #include <vector>
 
-#include <mfprio/config/slurm_conf.hpp>
-#include <mfprio/config/slurm_model.hpp>
-#include <mfprio/config/slurm_native.hpp>
+#include <mfprio/read/slurm_conf.hpp>
+#include <mfprio/model/slurm_model.hpp>
+#include <mfprio/read/slurm_native.hpp>
 #include <mfprio/slurm/order.hpp>
 
 namespace mfprio::report {
@@ -70,7 +70,7 @@ struct whatif_applied {
         const config::slurm_conf_key* conf_key = config::find_slurm_conf_key(key);
         if (conf_key != nullptr && conf_key->settable) {
             std::string v = value;
-            if (config::iequals(key, "PriorityFlags") && !v.empty() && (v.front() == '+' || v.front() == '-')) {
+            if (config::is_key(key, config::slurm_conf_setting::flags) && !v.empty() && (v.front() == '+' || v.front() == '-')) {
                 // +FLAG / -FLAG on the current list; FAIR_TREE is the default, so removing it
                 // means NO_FAIR_TREE and adding it means dropping NO_FAIR_TREE.
                 std::vector<std::string> words;
@@ -93,13 +93,13 @@ struct whatif_applied {
                 v.clear();
                 for (const auto& w : words) v += (v.empty() ? "" : ",") + w;
             }
-            if (config::iequals(key, "PriorityFlags")) {
+            if (config::is_key(key, config::slurm_conf_setting::flags)) {
                 flags_text = v;
                 r.fairshare = true;
                 for (const auto& u : config::unknown_priority_flags(v))
                     r.warnings.push_back("PriorityFlags: " + u.describe() + text::did_you_mean(u.word, config::priority_flag_words));
             }
-            if (config::iequals(key, "FairShareDampeningFactor")) r.fairshare = true;
+            if (config::is_key(key, config::slurm_conf_setting::dampening)) r.fairshare = true;
             conf_text += std::string(conf_key->name) + "=" + v + "\n";
             conf_changed = true;
             continue;
@@ -136,7 +136,8 @@ struct whatif_applied {
         const auto bad_key = [&] { r.error = "unknown key '" + key + "'" + text::did_you_mean(key, known, whatif_suggestions); };
         if (kind == "partition") {
             const auto p = pc.conf.find_partition(name);
-            const bool factor = config::iequals(field, "PriorityJobFactor"), tier = config::iequals(field, "PriorityTier");
+            const bool factor = config::is_key(field, config::slurm_conf_setting::job_factor),
+                       tier = config::is_key(field, config::slurm_conf_setting::tier);
             if (!p || (!factor && !tier)) {
                 bad_key();
                 return r;

@@ -1,0 +1,448 @@
+#pragma once
+/// \file
+/// The inputs of `mfprio diagnose` besides maui.cfg: the Maui jobs table and the nodes table.
+///
+/// Jobs table: pipe-separated with a header row (see `table.hpp`), one job per row; columns
+/// are case-insensitive, in any order; unknown columns are ignored; an empty cell means
+/// "not set".
+/// | column | meaning |
+/// |---|---|
+/// | JobID (required) | u32 job id, > 0, unique |
+/// | User (required) | user name |
+/// | Group, Account, QOS, Class | credential names; empty: the job has none |
+/// | SubmitTime (required) | epoch seconds or `YYYY-MM-DDTHH:MM:SS` (as in the Slurm jobs table) |
+/// | EligibleTime | when the job became eligible or was released from a hold (Maui's SystemQueueTime); empty: SubmitTime |
+/// | PolicyBlockedTime | last time an idle, active or system queue policy blocked it (QUEUEPOLICY); empty: never |
+/// | BlockedTime | last time any other check failed (hold, dependency, FS cap...; FULLPOLICY); empty: never |
+/// | State | Maui's own names (see `parse_maui_job_state`), or PENDING (default), HELD, RUNNING... as in the Slurm jobs table |
+/// | StartTime | when a running job started; required for RUNNING jobs, refused for others |
+/// | WCLimit | wallclock limit, a Maui time `[[[DD:]HH:]MM:]SS`, INFINITY or UNLIMITED (Maui's MAX_MTIME); empty: 0 |
+/// | Procs, Nodes | u32, default 1 |
+/// | Mem, Swap, Disk | MB requested in total, u32, default 0; units as Maui reads them (`parse_maui_mb`: 64G, 512K) |
+/// | Req | the job's requirements, for a job with several (see `parse_maui_requirements`): `2x(procs=4,mem=1024);1x(procs=1)` |
+/// | Bypass | u32 backfill bypass count, default 0 |
+/// | SPViolation | violates a soft policy: TRUE/FALSE, YES/NO, ON/OFF, 1/0; default false |
+/// | SystemPriority | `N` (0..1000) as `setspri N`; `+N` or `-N` (|N| <= 1e9) as `setspri -r` |
+///
+/// Without a Req cell a job is one requirement of one task with the Procs, Mem, Swap and Disk
+/// columns as its amounts (for PE, MJobGetPE). With one, Procs, Nodes, Mem, Swap and Disk
+/// are the requirements' sums (a cell that is also given must equal its sum).
+///
+/// Nodes table: `Name|Procs|Mem|Swap|Disk` with a header row; Name is required and unique;
+/// the other columns are optional (a missing column or an empty cell counts 0); Mem, Swap and
+/// Disk are MB with Maui's units (`parse_maui_mb`), as checknode prints them. The cluster's
+/// resources are the column sums. From a slurm.conf, the NodeName lines give Procs (CPUs)
+/// and Mem (RealMemory); swap and disk are not configured.
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_set>
+#include <vector>
+
+#include <mfprio/core/expected.hpp>
+#include <mfprio/core/job.hpp>
+#include <mfprio/read/jobs_table.hpp>
+#include <mfprio/read/maui_cfg.hpp>
+#include <mfprio/read/slurm_conf.hpp>
+#include <mfprio/text/table.hpp>
+#include <mfprio/read/common.hpp>
+#include <mfprio/maui/job.hpp>
+#include <mfprio/maui/model.hpp>
+
+namespace mfprio::config {
+
+/// A job state of the Maui jobs table: Maui 3.3's own names (MJobState in MConst.c, any
+/// case) mapped to what they mean for priority, or the Slurm names of the Slurm jobs table.
+/// - Idle: pending, listed by `diagnose -p`. Suspended too: MQueueSelectAllJobs takes Idle
+///   and Suspended jobs into the idle queue (MPolicy.c), and a suspended job is not active
+///   (MJOBISACTIVE: Starting, Running), so it counts in no UPROC or UJOB.
+/// - Starting, Running: running (MJOBISACTIVE): UPROC and UJOB count them.
+/// - Hold, UserHold, SystemHold, BatchHold, Deferred, and the states a job has before it is
+///   queued or after a failed submission (NotQueued, Staging, Staged, SubmitErr, NotRun,
+///   Unknown): not idle, not active: held (not listed, not counted).
+/// - Completed, Removed, Vacated (MJOBISCOMPLETE), Lost: finished.
+[[nodiscard]] inline std::optional<job_state> parse_maui_job_state(std::string_view s) {
+    struct entry {
+        std::string_view name;
+        job_state state;
+    };
+    static constexpr entry maui[] = {
+        {"Idle", job_state::pending},      {"Suspended", job_state::pending},  {"Starting", job_state::running},
+        {"Running", job_state::running},   {"Hold", job_state::held},          {"UserHold", job_state::held},
+        {"SystemHold", job_state::held},   {"BatchHold", job_state::held},     {"Deferred", job_state::held},
+        {"NotQueued", job_state::held},    {"Staging", job_state::held},       {"Staged", job_state::held},
+        {"SubmitErr", job_state::held},    {"NotRun", job_state::held},        {"Unknown", job_state::held},
+        {"Completed", job_state::finished}, {"Removed", job_state::finished}, {"Vacated", job_state::finished},
+        {"Lost", job_state::finished},
+    };
+    const std::string_view t = trim(s);
+    for (const auto& e : maui)
+        if (iequals(e.name, t)) return e.state;
+    return detail::parse_job_state(t);
+}
+
+/// A memory amount in MB as Maui reads one (MURSpecToL with MB the default unit): an integer
+/// with an optional unit B, K, M, G or T (any case, a trailing B allowed: `64G`, `512kb`),
+/// shifted to MB by powers of 1024 and rounded down as Maui's shifts round. nullopt for
+/// anything else or more than `max`.
+[[nodiscard]] inline std::optional<std::uint64_t> parse_maui_mb(std::string_view s, std::uint64_t max) {
+    std::size_t digits = 0;
+    while (digits < s.size() && is_digit(s[digits])) ++digits;
+    const auto n = parse_unsigned<std::uint64_t>(s.substr(0, digits));
+    if (!n) return std::nullopt;
+    std::string_view unit = s.substr(digits);
+    int shift = 0; // towards MB
+    if (!unit.empty()) {
+        static constexpr std::string_view units = "bkmgt";
+        const std::size_t u = units.find(to_lower(unit.front()));
+        if (u == std::string_view::npos) return std::nullopt;
+        shift = 10 * (static_cast<int>(u) - 2);
+        unit.remove_prefix(1);
+        if (!unit.empty() && (u == 0 || !iequals(unit, "b"))) return std::nullopt;
+    }
+    if (shift <= 0) return *n >> -shift <= max ? std::optional<std::uint64_t>{*n >> -shift} : std::nullopt;
+    if (*n > (max >> shift)) return std::nullopt;
+    return *n << shift;
+}
+
+/// A Req cell: requirements separated by `;`, each `[Nx](key=value,...)` with N the task
+/// count (default 1) and keys `procs` (per task, default 1), `mem`, `swap`, `disk` (MB per
+/// task, default 0) and `nodes` (the requirement's node count, default 0), any case, each
+/// an integer from 0 to 4294967295 (N at least 1). Spaces around the pieces are allowed.
+/// On an error, `error` says what is wrong and `offset` where (0-based, in `text`).
+struct requirement_parse {
+    std::vector<maui::requirement> reqs;
+    std::string error;
+    std::size_t offset = 0;
+};
+[[nodiscard]] inline requirement_parse parse_maui_requirements(std::string_view text) {
+    requirement_parse out;
+    std::size_t pos = 0;
+    const auto fail = [&](std::size_t at, std::string message) {
+        out.error = std::move(message);
+        out.offset = at;
+        out.reqs.clear();
+        return out;
+    };
+    const auto skip = [&] {
+        while (pos < text.size() && (text[pos] == ' ' || text[pos] == '\t')) ++pos;
+    };
+    while (true) {
+        skip();
+        const std::size_t begin = pos;
+        maui::requirement r;
+        r.nodes = 0;
+        std::size_t open = text.find('(', pos);
+        if (open == std::string_view::npos)
+            return fail(pos, "expected a requirement [Nx](key=value,...), got " + text::quote(text.substr(pos)));
+        std::string_view count = trim(text.substr(pos, open - pos));
+        if (!count.empty()) {
+            if (count.back() != 'x' && count.back() != 'X')
+                return fail(begin, "expected a task count Nx before '(', got " + text::quote(count));
+            const auto n = parse_unsigned<std::uint32_t>(count.substr(0, count.size() - 1));
+            if (!n || *n == 0)
+                return fail(begin, "the task count " + text::quote(count) + " is not an integer from 1 to 4294967295");
+            r.tasks = *n;
+        }
+        const std::size_t close = text.find(')', open);
+        if (close == std::string_view::npos) return fail(open, "missing ')'");
+        std::size_t item = open + 1;
+        while (item <= close) {
+            std::size_t end = text.find(',', item);
+            if (end == std::string_view::npos || end > close) end = close;
+            const std::string_view piece = trim(text.substr(item, end - item));
+            if (!piece.empty() || end != close || item != open + 1) {
+                const std::size_t eq = piece.find('=');
+                if (eq == std::string_view::npos)
+                    return fail(item, "expected key=value, got " + text::quote(piece));
+                const std::string_view key = trim(piece.substr(0, eq));
+                const std::string_view value = trim(piece.substr(eq + 1));
+                const bool amount = iequals(key, "mem") || iequals(key, "swap") || iequals(key, "disk");
+                const auto n = amount ? parse_maui_mb(value, 0xffffffffu) : parse_unsigned<std::uint64_t>(value);
+                if (!n || *n > 0xffffffffu)
+                    return fail(item, std::string(key) + " " + text::quote(value) +
+                                          (amount ? " is not an amount of MB from 0 to 4294967295 (units K, M, G, T)"
+                                                  : " is not an integer from 0 to 4294967295"));
+                const auto v = static_cast<std::uint32_t>(*n);
+                if (iequals(key, "procs")) r.procs = v;
+                else if (iequals(key, "mem")) r.mem_mb = v;
+                else if (iequals(key, "swap")) r.swap_mb = v;
+                else if (iequals(key, "disk")) r.disk_mb = v;
+                else if (iequals(key, "nodes")) r.nodes = v;
+                else return fail(item, "unknown key " + text::quote(key) + " (procs, mem, swap, disk or nodes)");
+            }
+            item = end + 1;
+        }
+        r.last = false;
+        out.reqs.push_back(r);
+        pos = close + 1;
+        skip();
+        if (pos == text.size()) break;
+        if (text[pos] != ';') return fail(pos, "expected ';' between requirements, got " + text::quote(text.substr(pos, 1)));
+        ++pos;
+    }
+    out.reqs.back().last = true;
+    return out;
+}
+
+/// The totals MJobGetStartPriority's RES loop adds up over a job's requirements: procs (tasks
+/// x procs), nodes, mem, swap and disk (tasks x the amount), in that order, in 64 bits (a
+/// reader refuses a total past 2^32 - 1).
+[[nodiscard]] inline std::array<std::uint64_t, 5> requirement_totals(std::span<const maui::requirement> reqs) noexcept {
+    std::array<std::uint64_t, 5> sum{};
+    for (const auto& q : reqs) {
+        sum[0] += std::uint64_t{q.tasks} * q.procs;
+        sum[1] += q.nodes;
+        sum[2] += std::uint64_t{q.tasks} * q.mem_mb;
+        sum[3] += std::uint64_t{q.tasks} * q.swap_mb;
+        sum[4] += std::uint64_t{q.tasks} * q.disk_mb;
+    }
+    return sum;
+}
+
+/// One job of the Maui jobs table: its credential names and the job record (credential
+/// indices left unset, `no_cred`, until a model resolves the names).
+struct maui_job_row {
+    std::array<std::string, maui::cred_kind_count> creds; ///< names by `cred_kind` (empty: none)
+    maui::job job{};       ///< everything else, as read
+    std::vector<maui::requirement> reqs; ///< the Req cell's requirements (empty: none)
+    std::size_t line = 0;  ///< 1-based line in the file
+};
+
+/// All jobs of a Maui jobs table, in file order.
+struct maui_jobs_table {
+    std::string file;
+    std::vector<maui_job_row> jobs;
+};
+
+/// Builds the Maui jobs table from a parsed pipe table (see the file comment).
+[[nodiscard]] inline expected<maui_jobs_table> maui_jobs_from(const table& t) {
+    for (const std::string_view required : {"JobID", "User", "SubmitTime"})
+        if (!t.column(required))
+            return make_error(t.file, t.header_line, 0, required,
+                              "the jobs table has no " + std::string(required) + " column");
+    const std::size_t c_id = *t.column("JobID"), c_submit = *t.column("SubmitTime");
+    const std::array<std::optional<std::size_t>, maui::cred_kind_count> c_cred{
+        t.column("User"), t.column("Group"), t.column("Account"), t.column("QOS"), t.column("Class")};
+    const auto c_eligible = t.column("EligibleTime"), c_policy = t.column("PolicyBlockedTime"),
+               c_blocked = t.column("BlockedTime"), c_state = t.column("State"),
+               c_start = t.column("StartTime"), c_wclimit = t.column("WCLimit"), c_procs = t.column("Procs"),
+               c_nodes = t.column("Nodes"), c_mem = t.column("Mem"), c_swap = t.column("Swap"),
+               c_disk = t.column("Disk"), c_bypass = t.column("Bypass"), c_spv = t.column("SPViolation"),
+               c_sprio = t.column("SystemPriority"), c_req = t.column("Req");
+
+    maui_jobs_table out;
+    out.file = t.file;
+    std::unordered_set<std::uint32_t> seen;
+    for (const table_row& row : t.rows) {
+        maui_job_row r;
+        r.line = row.line;
+        std::string who = "job";
+        auto cell = [&](const std::optional<std::size_t>& col) -> std::string_view {
+            return col ? trim(row.cells[*col]) : std::string_view{};
+        };
+        auto fail = [&](std::size_t col, const std::string& message) {
+            return make_error(t.file, row.line, row.columns[col], t.header[col], who + ": " + message);
+        };
+
+        const auto id = parse_unsigned<std::uint32_t>(cell(c_id));
+        if (!id || *id == 0)
+            return fail(c_id, "JobID " + text::quote(cell(c_id)) + " is not an integer from 1 to 4294967295");
+        r.job.id = *id;
+        who = "job " + std::to_string(*id);
+        if (!seen.insert(*id).second) return fail(c_id, "JobID is listed twice");
+
+        for (std::size_t k = 0; k < maui::cred_kind_count; ++k) r.creds[k] = std::string(cell(c_cred[k]));
+        if (r.creds[maui::index(maui::cred_kind::user)].empty()) return fail(*c_cred[0], "empty User");
+
+        // Times.
+        auto time = [&](const std::optional<std::size_t>& col, std::int64_t& out,
+                        const char* what) -> std::optional<input_error> {
+            const std::string_view v = cell(col);
+            if (v.empty()) return std::nullopt;
+            const auto parsed = parse_job_time(v);
+            if (!parsed)
+                return fail(*col, std::string(what) + " " + text::quote(v) +
+                                      " is not epoch seconds or YYYY-MM-DDTHH:MM:SS from 1970 to 9999");
+            out = *parsed;
+            return std::nullopt;
+        };
+        if (cell(c_submit).empty()) return fail(c_submit, "empty SubmitTime");
+        if (auto e = time(c_submit, r.job.submit_time, "SubmitTime")) return *e;
+        if (auto e = time(c_eligible, r.job.eligible_time, "EligibleTime")) return *e;
+        if (auto e = time(c_policy, r.job.policy_blocked_time, "PolicyBlockedTime")) return *e;
+        if (auto e = time(c_blocked, r.job.blocked_time, "BlockedTime")) return *e;
+        if (auto e = time(c_start, r.job.start_time, "StartTime")) return *e;
+
+        if (!cell(c_state).empty()) {
+            const auto s = parse_maui_job_state(cell(c_state));
+            if (!s) return fail(*c_state, "unknown State " + text::quote(cell(c_state)));
+            r.job.state = *s;
+        }
+        if (r.job.state == job_state::running && r.job.start_time == 0)
+            return fail(c_start ? *c_start : c_id, "a RUNNING job needs a StartTime");
+        if (r.job.state != job_state::running && r.job.start_time != 0)
+            return fail(*c_start, "StartTime is set but the job is not RUNNING");
+        if (r.job.start_time != 0 && r.job.start_time < r.job.submit_time)
+            return fail(*c_start, "StartTime is before SubmitTime");
+
+        if (!cell(c_wclimit).empty()) {
+            // INFINITY (as Maui prints limits of 100 days or more) and UNLIMITED (as PBS and
+            // Slurm print none) are Maui's MAX_MTIME.
+            const std::string_view wc = cell(c_wclimit);
+            const auto w = iequals(wc, "INFINITY") || iequals(wc, "UNLIMITED") ? std::optional<std::int64_t>{maui_infinity}
+                                                                             : parse_maui_time(wc);
+            if (!w || *w < 0 || *w > 0xffffffffLL)
+                return fail(*c_wclimit, "WCLimit " + text::quote(wc) +
+                                            " is not a Maui time [[[DD:]HH:]MM:]SS up to 4294967295 seconds, "
+                                            "INFINITY or UNLIMITED");
+            r.job.wclimit = static_cast<std::uint32_t>(*w);
+        }
+        auto count = [&](const std::optional<std::size_t>& col, std::uint32_t& out,
+                         const char* what) -> std::optional<input_error> {
+            const std::string_view v = cell(col);
+            if (v.empty()) return std::nullopt;
+            const auto n = parse_unsigned<std::uint32_t>(v);
+            if (!n) return fail(*col, std::string(what) + " " + text::quote(v) + " is not an integer from 0 to 4294967295");
+            out = *n;
+            return std::nullopt;
+        };
+        if (auto e = count(c_procs, r.job.procs, "Procs")) return *e;
+        if (auto e = count(c_nodes, r.job.nodes, "Nodes")) return *e;
+        auto megabytes = [&](const std::optional<std::size_t>& col, std::uint32_t& out,
+                             const char* what) -> std::optional<input_error> {
+            const std::string_view v = cell(col);
+            if (v.empty()) return std::nullopt;
+            const auto n = parse_maui_mb(v, 0xffffffffu);
+            if (!n)
+                return fail(*col, std::string(what) + " " + text::quote(v) +
+                                      " is not an amount of MB from 0 to 4294967295 (units K, M, G, T)");
+            out = static_cast<std::uint32_t>(*n);
+            return std::nullopt;
+        };
+        if (auto e = megabytes(c_mem, r.job.mem_mb, "Mem")) return *e;
+        if (auto e = megabytes(c_swap, r.job.swap_mb, "Swap")) return *e;
+        if (auto e = megabytes(c_disk, r.job.disk_mb, "Disk")) return *e;
+        if (auto e = count(c_bypass, r.job.bypass, "Bypass")) return *e;
+        if (const std::string_view v = cell(c_req); !v.empty()) {
+            auto parsed = parse_maui_requirements(v);
+            const std::size_t at = row.columns[*c_req] + static_cast<std::size_t>(v.data() - row.cells[*c_req].data());
+            if (!parsed.error.empty())
+                return make_error(t.file, row.line, at + parsed.offset, t.header[*c_req], who + ": Req: " + parsed.error);
+            const auto sum = requirement_totals(parsed.reqs);
+            const std::array<std::optional<std::size_t>, 5> cols{c_procs, c_nodes, c_mem, c_swap, c_disk};
+            const std::array<const char*, 5> names{"Procs", "Nodes", "Mem", "Swap", "Disk"};
+            const std::array<std::uint32_t*, 5> fields{&r.job.procs, &r.job.nodes, &r.job.mem_mb, &r.job.swap_mb,
+                                                       &r.job.disk_mb};
+            for (std::size_t k = 0; k < 5; ++k) {
+                if (sum[k] > 0xffffffffu)
+                    return fail(*c_req, std::string("Req: the requirements' ") + names[k] + " add up to " +
+                                            std::to_string(sum[k]) + ", more than 4294967295");
+                if (!cell(cols[k]).empty() && *fields[k] != sum[k])
+                    return fail(*cols[k], std::string(names[k]) + " " + std::to_string(*fields[k]) +
+                                              " is not the Req total " + std::to_string(sum[k]));
+                *fields[k] = static_cast<std::uint32_t>(sum[k]);
+            }
+            r.reqs = std::move(parsed.reqs);
+        }
+
+        if (!cell(c_spv).empty()) {
+            const auto b = detail::maui_bool(cell(c_spv));
+            if (!b) return fail(*c_spv, "SPViolation " + text::quote(cell(c_spv)) + " is not TRUE or FALSE");
+            r.job.spviolation = *b;
+        }
+        if (const std::string_view v = cell(c_sprio); !v.empty()) {
+            const bool relative = v.front() == '+' || v.front() == '-';
+            const auto n = parse_signed<std::int64_t>(v.front() == '+' ? v.substr(1) : v);
+            if (!n || (v.front() == '+' && (v.size() < 2 || v[1] == '-' || v[1] == '+')))
+                return fail(*c_sprio, "SystemPriority " + text::quote(v) + " is not N, +N or -N");
+            if (relative) {
+                if (*n < -1'000'000'000 || *n > 1'000'000'000)
+                    return fail(*c_sprio, "a relative SystemPriority must be within -1000000000..+1000000000");
+                r.job.system_priority_mode = maui::system_priority_kind::relative;
+            } else {
+                if (*n < 0 || *n > 1000)
+                    return fail(*c_sprio, "an absolute SystemPriority (setspri) must be within 0..1000");
+                r.job.system_priority_mode = maui::system_priority_kind::absolute;
+            }
+            r.job.system_priority = static_cast<std::int32_t>(*n);
+        }
+        out.jobs.push_back(std::move(r));
+    }
+    return out;
+}
+
+/// Parses a Maui jobs table from text.
+[[nodiscard]] inline expected<maui_jobs_table> parse_maui_jobs(std::string_view text,
+                                                               std::string_view file_name = "<string>") {
+    auto t = parse_table(text, file_name);
+    if (!t) return t.error();
+    return maui_jobs_from(*t);
+}
+
+/// Reads a Maui jobs table file.
+[[nodiscard]] inline expected<maui_jobs_table> read_maui_jobs(const std::string& path) {
+    auto t = read_table(path);
+    if (!t) return t.error();
+    return maui_jobs_from(*t);
+}
+
+/// The cluster's resources from a nodes table (see the file comment).
+[[nodiscard]] inline expected<maui::resources> maui_nodes_from(const table& t) {
+    if (!t.column("Name")) return make_error(t.file, t.header_line, 0, "Name", "the nodes table has no Name column");
+    const std::size_t c_name = *t.column("Name");
+    const std::array<std::optional<std::size_t>, 4> cols{t.column("Procs"), t.column("Mem"), t.column("Swap"),
+                                                         t.column("Disk")};
+    const std::array<const char*, 4> names{"Procs", "Mem", "Swap", "Disk"};
+    std::array<double, 4> sum{};
+    std::unordered_set<std::string> seen;
+    for (const table_row& row : t.rows) {
+        const std::string name(trim(row.cells[c_name]));
+        if (name.empty())
+            return make_error(t.file, row.line, row.columns[c_name], "Name", "empty node name");
+        if (!seen.insert(name).second)
+            return make_error(t.file, row.line, row.columns[c_name], "Name",
+                              "node " + text::quote(name) + " is listed twice");
+        for (std::size_t k = 0; k < cols.size(); ++k) {
+            if (!cols[k]) continue;
+            const std::string_view v = trim(row.cells[*cols[k]]);
+            if (v.empty()) continue;
+            // Mem, Swap and Disk in MB with Maui's units; a node's amount below 2^53 MB
+            // (exact as the double the sum is).
+            constexpr std::uint64_t max = std::uint64_t{1} << 53;
+            const auto n = k == 0 ? parse_unsigned<std::uint64_t>(v) : parse_maui_mb(v, max);
+            if (!n || *n > max)
+                return make_error(t.file, row.line, row.columns[*cols[k]], names[k],
+                                  "node " + text::quote(name) + ": " + names[k] + " " + text::quote(v) +
+                                      (k == 0 ? " is not an integer from 0 to 2^53"
+                                              : " is not an amount of MB from 0 to 2^53 (units K, M, G, T)"));
+            sum[k] += static_cast<double>(*n);
+        }
+    }
+    return maui::resources{sum[0], sum[1], sum[2], sum[3]};
+}
+
+/// Parses a nodes table from text.
+[[nodiscard]] inline expected<maui::resources> parse_maui_nodes(std::string_view text,
+                                                                std::string_view file_name = "<string>") {
+    auto t = parse_table(text, file_name);
+    if (!t) return t.error();
+    return maui_nodes_from(*t);
+}
+
+/// The cluster's resources from slurm.conf's NodeName lines: CPUs and RealMemory.
+[[nodiscard]] inline maui::resources maui_nodes_from(const slurm_conf& conf) {
+    maui::resources r;
+    for (const auto& n : conf.nodes) {
+        r.procs += static_cast<double>(n.cpus);
+        r.mem += static_cast<double>(n.real_memory);
+    }
+    return r;
+}
+
+} // namespace mfprio::config
