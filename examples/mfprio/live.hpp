@@ -216,6 +216,37 @@ inline child_process start_child(const std::vector<std::string_view>& argv, comm
 
 } // namespace detail
 
+namespace detail {
+
+/// Makes room in `to` for `size` characters (at most `room`): capacities double from 64 KiB and
+/// never pass `room`. Returns how much the capacity grew.
+inline std::size_t grow_output(std::string& to, std::size_t size, std::size_t room) {
+    if (size <= to.capacity()) return 0;
+    std::size_t cap = std::max<std::size_t>(to.capacity(), std::size_t{1} << 16);
+    while (cap < size) cap *= 2;
+    const std::size_t before = to.capacity();
+    // (A new string, reserved from empty, gets what it asks for: growing one in place may take
+    // twice its old buffer.)
+    std::string grown;
+    grown.reserve(std::min(cap, room));
+    grown.append(to);
+    to.swap(grown);
+    return to.capacity() - before;
+}
+
+/// Closes what is left open of `c` and, when it printed past its bound, says so in `r`.
+inline void finish_child(child_process& c, command_output& r) {
+    for (int& fd : c.fd) close_fd(fd);
+    close_fd(c.pidfd);
+    if (!c.over) return;
+    r.status = -1;
+    r.out.clear();
+    r.err = "printed more than mfprio reads (" + std::to_string(max_command_output) +
+            " bytes on the commands' outputs together, or " + std::to_string(max_command_errors) + " on its errors)";
+}
+
+} // namespace detail
+
 /// Runs the commands `argvs` (each found by find_executable) at once, each with no input and in
 /// a process group of its own, collecting their outputs until every one has exited and its
 /// outputs are read, or until `timeout_s` seconds have passed for all of them together: then
@@ -261,19 +292,8 @@ inline child_process start_child(const std::vector<std::string_view>& argv, comm
                 kill_group(c);
                 return false;
             }
-            if (to.size() + n > to.capacity()) {
-                // Capacities double from 64 KiB and never pass the room left.
-                std::size_t cap = std::max<std::size_t>(to.capacity(), std::size_t{1} << 16);
-                while (cap < to.size() + n) cap *= 2;
-                const std::size_t before = to.capacity();
-                // (A new string, reserved from empty, gets what it asks for: growing one in
-                // place may take twice its old buffer.)
-                std::string grown;
-                grown.reserve(std::min(cap, room));
-                grown.append(to);
-                to.swap(grown);
-                if (k == 0) kept += to.capacity() - before;
-            }
+            const std::size_t grown = detail::grow_output(to, to.size() + n, room);
+            if (k == 0) kept += grown;
             to.append(buf.data(), n);
         }
     };
@@ -339,18 +359,7 @@ inline child_process start_child(const std::vector<std::string_view>& argv, comm
             else if (c.fd[k] >= 0 && !read_some(i, k)) detail::close_fd(c.fd[k]);
         }
     }
-    for (std::size_t i = 0; i < n; ++i) {
-        detail::child_process& c = cs[i];
-        for (int& fd : c.fd) detail::close_fd(fd);
-        detail::close_fd(c.pidfd);
-        if (c.over) {
-            r[i].status = -1;
-            r[i].out.clear();
-            r[i].err = "printed more than mfprio reads (" + std::to_string(max_command_output) +
-                       " bytes on the commands' outputs together, or " + std::to_string(max_command_errors) +
-                       " on its errors)";
-        }
-    }
+    for (std::size_t i = 0; i < n; ++i) detail::finish_child(cs[i], r[i]);
     return r;
 }
 

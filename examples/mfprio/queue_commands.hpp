@@ -260,6 +260,25 @@ inline const std::vector<flux_capture_file>& flux_capture_files() {
     return files;
 }
 
+/// The command line that runs mfprio's capture program (`flux python -c`) over `scratch`:
+/// each process's commands, their bundle file first, `--` between commands, `---` between
+/// processes.
+[[nodiscard]] inline std::vector<std::string_view> flux_capture_command(const std::string& scratch) {
+    std::vector<std::string_view> program = {"flux", "python", "-c", flux_capture_program, scratch};
+    for (int process = 0; process < 4; ++process) {
+        if (process > 0) program.push_back("---");
+        bool first = true;
+        for (const auto& f : flux_capture_files()) {
+            if (f.process != process) continue;
+            if (!first) program.push_back("--");
+            first = false;
+            program.push_back(f.file);
+            program.insert(program.end(), f.command.begin(), f.command.end());
+        }
+    }
+    return program;
+}
+
 /// Runs the commands of a Flux bundle on the instance of FLUX_URI within 60 s: the Python
 /// ones in one `flux python` process (flux_capture_program), `flux dmesg` beside it. Writes
 /// their outputs into `dir` with `meta` (the time of capture and each command line with the
@@ -296,20 +315,8 @@ inline bool capture_flux_live(const std::string& dir, std::string& err,
             fs::remove_all(dir, ec);
         }
     } cleanup{scratch};
-    std::vector<std::string_view> program = {"flux", "python", "-c", flux_capture_program, scratch};
-    for (int process = 0; process < 4; ++process) {
-        if (process > 0) program.push_back("---");
-        bool first = true;
-        for (const auto& f : files) {
-            if (f.process != process) continue;
-            if (!first) program.push_back("--");
-            first = false;
-            program.push_back(f.file);
-            program.insert(program.end(), f.command.begin(), f.command.end());
-        }
-    }
     const std::vector<std::string_view> dmesg = {"flux", "dmesg"};
-    auto outputs = run_commands({program, dmesg}, 60);
+    auto outputs = run_commands({flux_capture_command(scratch), dmesg}, 60);
     const auto captured = static_cast<std::int64_t>(std::time(nullptr));
     if (outputs[0].status != 0) return failed("flux python -c PROGRAM (mfprio's capture program)", outputs[0].status, outputs[0].err);
     // Each command's status, as the program printed it.

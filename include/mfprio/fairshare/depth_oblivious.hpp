@@ -314,6 +314,62 @@ depth_oblivious_list(const tree& t, std::uint32_t p, std::span<const std::uint32
 
 } // namespace detail
 
+namespace detail {
+
+/// `depth_oblivious` on one thread, after `classic_columns` (see it).
+inline void depth_oblivious_serial(const tree& t, columns& c, std::uint16_t damping) {
+    const std::size_t n = t.size();
+    long double* const ue = c.usage_efctv.data();
+    double* const s = c.shares_norm.data();
+    double* const f = c.fs_factor.data();
+    s[0] = 1.0;
+    ue[0] = 1.0L;
+    f[0] = detail::classic_factor(ue[0], s[0], damping);
+    detail::pow2_writer w;
+    // Top-down, one fs parent at a time (every fs parent precedes its children in lineage
+    // order, so its UE, S and F are final when its turn comes). First its children's
+    // shares and UN (kept in their UE entries) and the UN's sum, once per parent,
+    // accumulated in long double in children-list order as Slurm does; then the
+    // children's UE and F.
+    double chain[64]; // the terms of the classic product from p up, while p is shallow
+    for (std::uint32_t p = 0; p < n; ++p) {
+        const auto children = t.children_of(p);
+        if (children.empty()) continue;
+        std::size_t terms = 0;
+        bool cached = true;
+        for (std::uint32_t x = p; x != 0 && cached; x = t.parent[x]) {
+            if (terms == std::size(chain)) cached = false;
+            else chain[terms++] = detail::share_ratio(t, x);
+        }
+        // The children's classic shares (`classic_shares`: the child's term, then its
+        // ancestors' upward, the same multiplications in the same order; a child whose
+        // direct parent is not p, below FairShare=parent accounts, or a p too deep, walks
+        // up the links) and UN, summed as they are computed (the additions of
+        // `children_un_sum`).
+        long double sum = 0.0L;
+        for (const std::uint32_t ch : children) {
+            if (t.is_use_parent(ch)) {
+                s[ch] = s[p]; // p is its fs parent, final already
+            } else if (cached && t.parent[ch] == p) {
+                double v = detail::share_ratio(t, ch);
+                for (std::size_t k = 0; k < terms; ++k) v *= chain[k];
+                s[ch] = v;
+            } else {
+                double v = detail::share_ratio(t, ch);
+                for (std::uint32_t x = t.parent[ch]; x != 0; x = t.parent[x]) v *= detail::share_ratio(t, x);
+                s[ch] = v;
+            }
+            const long double un = usage_norm(t, ch);
+            ue[ch] = un;
+            sum += t.is_use_parent(ch) ? 0.0L : un;
+        }
+        const detail::depth_oblivious_parent parent(ue[p], s[p], sum);
+        detail::depth_oblivious_list(t, p, children, parent, ue, s, f, damping, w);
+    }
+}
+
+} // namespace detail
+
 /// Slurm's DEPTH_OBLIVIOUS fair-share over the whole tree, steady state: fills
 /// `shares_norm` (classic product), `usage_efctv` (root 1.0) and `fs_factor` (classic
 /// F = 2^(-UE/S/d), incl. the FairShare=parent rule) for every association, and sets
@@ -341,50 +397,7 @@ inline void depth_oblivious(const tree& t, columns& c, std::uint16_t damping = 1
     double* const s = c.shares_norm.data();
     double* const f = c.fs_factor.data();
     if (parts <= 1) {
-        s[0] = 1.0;
-        ue[0] = 1.0L;
-        f[0] = detail::classic_factor(ue[0], s[0], damping);
-        detail::pow2_writer w;
-        // Top-down, one fs parent at a time (every fs parent precedes its children in lineage
-        // order, so its UE, S and F are final when its turn comes). First its children's
-        // shares and UN (kept in their UE entries) and the UN's sum, once per parent,
-        // accumulated in long double in children-list order as Slurm does; then the
-        // children's UE and F.
-        double chain[64]; // the terms of the classic product from p up, while p is shallow
-        for (std::uint32_t p = 0; p < n; ++p) {
-            const auto children = t.children_of(p);
-            if (children.empty()) continue;
-            std::size_t terms = 0;
-            bool cached = true;
-            for (std::uint32_t x = p; x != 0 && cached; x = t.parent[x]) {
-                if (terms == std::size(chain)) cached = false;
-                else chain[terms++] = detail::share_ratio(t, x);
-            }
-            // The children's classic shares (`classic_shares`: the child's term, then its
-            // ancestors' upward, the same multiplications in the same order; a child whose
-            // direct parent is not p, below FairShare=parent accounts, or a p too deep, walks
-            // up the links) and UN, summed as they are computed (the additions of
-            // `children_un_sum`).
-            long double sum = 0.0L;
-            for (const std::uint32_t ch : children) {
-                if (t.is_use_parent(ch)) {
-                    s[ch] = s[p]; // p is its fs parent, final already
-                } else if (cached && t.parent[ch] == p) {
-                    double v = detail::share_ratio(t, ch);
-                    for (std::size_t k = 0; k < terms; ++k) v *= chain[k];
-                    s[ch] = v;
-                } else {
-                    double v = detail::share_ratio(t, ch);
-                    for (std::uint32_t x = t.parent[ch]; x != 0; x = t.parent[x]) v *= detail::share_ratio(t, x);
-                    s[ch] = v;
-                }
-                const long double un = usage_norm(t, ch);
-                ue[ch] = un;
-                sum += t.is_use_parent(ch) ? 0.0L : un;
-            }
-            const detail::depth_oblivious_parent parent(ue[p], s[p], sum);
-            detail::depth_oblivious_list(t, p, children, parent, ue, s, f, damping, w);
-        }
+        detail::depth_oblivious_serial(t, c, damping);
         return;
     }
 

@@ -731,51 +731,32 @@ struct flux_eventlog {
     std::size_t line = 0;
 };
 
-/// A bundle's eventlogs.json: one line per pending job, `{"id": ID, "submitted": {"bank": B,
-/// "queue": Q}, "eventlog": [EVENT, ...]}` ("submitted", optional: the bank and queue of the
-/// jobspec as submitted), each event as `flux job eventlog --format=json` prints it
-/// (`timestamp`, `name`, `context`). Read: "submit" (its urgency), "urgency", "jobspec-update" (a queue or bank) and
-/// "memo" (the plugin's fair-share memo, posted at each computation); other events are
-/// skipped. Blank lines are skipped; an id twice, a timestamp outside 1970-9999 or an event of
-/// the wrong shape is refused at its line and column.
-[[nodiscard]] inline expected<std::vector<flux_eventlog>> read_flux_eventlogs(std::string_view text, const std::string& file) {
-    std::vector<flux_eventlog> out;
-    simdjson::ondemand::parser parser;
-    for (const auto& l : text::split_lines(config::detail::without_bom(text))) {
-        const std::string_view line = l.text;
-        if (text::trim(line).empty()) continue;
-        const std::size_t bom = l.number == 1 ? text.size() - config::detail::without_bom(text).size() : 0;
-        const simdjson::padded_string copy(line);
-        simdjson::ondemand::document doc;
-        bool iterating = false;
-        const auto at_offset = [&](std::size_t off, std::string why) {
-            return text::make_error(file, l.number, off + 1 + bom, {}, std::move(why));
-        };
-        const auto fail = [&](std::string why, const char* at = nullptr) -> input_error {
-            const char* loc = at;
-            if (iterating && (loc != nullptr || !doc.current_location().get(loc)) && loc >= copy.data() &&
-                loc <= copy.data() + line.size())
-                return at_offset(static_cast<std::size_t>(loc - copy.data()), std::move(why));
-            return at_offset(line.size(), std::move(why));
-        };
-        const auto invalid = [&](simdjson::error_code e) {
-            if (const auto off = detail::json_failure_offset(line, e)) {
-                iterating = false;
-                return at_offset(*off, std::string("not valid JSON: ") + simdjson::error_message(e));
-            }
-            return fail(std::string("not valid JSON: ") + simdjson::error_message(e));
-        };
-        const auto here = [&]() -> const char* {
-            const char* at = nullptr;
-            return doc.current_location().get(at) ? nullptr : at;
-        };
-        if (auto e = parser.iterate(copy).get(doc)) return invalid(e);
-        iterating = true;
+namespace detail {
+
+/// What an eventlog's event says, as read from its object.
+struct flux_event_fields {
+    std::optional<double> time;
+    std::string name;
+    std::optional<std::uint64_t> urgency;
+    std::optional<std::string> queue, bank;
+    bool memo = false; ///< a memo with the plugin's fair-share
+    double memo_fs = 0;
+};
+
+/// Reads one line of eventlogs.json (see read_flux_eventlogs); errors at the line's byte.
+class flux_eventlog_line {
+public:
+    flux_eventlog_line(std::string_view line, std::size_t number, std::size_t bom, const std::string& file)
+        : line_(line), number_(number), bom_(bom), file_(file), copy_(line) {}
+
+    [[nodiscard]] expected<flux_eventlog> read(simdjson::ondemand::parser& parser) {
+        if (auto e = parser.iterate(copy_).get(doc_)) return invalid(e);
+        iterating_ = true;
         simdjson::ondemand::object root;
-        if (auto e = doc.get_object().get(root))
-            return e == simdjson::INCORRECT_TYPE ? fail("not an eventlog line: {\"id\": ID, \"eventlog\": [...]}", copy.data()) : invalid(e);
+        if (auto e = doc_.get_object().get(root))
+            return e == simdjson::INCORRECT_TYPE ? fail("not an eventlog line: {\"id\": ID, \"eventlog\": [...]}", copy_.data()) : invalid(e);
         flux_eventlog log;
-        log.line = l.number;
+        log.line = number_;
         bool have_id = false, have_log = false;
         for (auto f : root) {
             std::string_view key;
@@ -788,104 +769,168 @@ struct flux_eventlog {
                     return fail("\"id\": not a Flux job id (a positive integer below 2^64)", vat);
                 have_id = true;
             } else if (key == "submitted") {
-                simdjson::ondemand::object so;
-                if (auto e = v.get_object().get(so)) return e == simdjson::INCORRECT_TYPE ? fail("\"submitted\" is not an object", vat) : invalid(e);
-                for (auto sf : so) {
-                    std::string_view sk;
-                    if (auto e = sf.unescaped_key().get(sk)) return invalid(e);
-                    simdjson::ondemand::value sv;
-                    if (auto e = sf.value().get(sv)) return invalid(e);
-                    const char* sat = here();
-                    if (sk != "bank" && sk != "queue") continue;
-                    std::string_view text;
-                    if (sv.get_string().get(text)) return fail("\"" + std::string(sk) + "\": not a string", sat);
-                    (sk == "bank" ? log.submit_bank : log.submit_queue) = std::string(text);
-                }
+                if (auto e = read_submitted(v, log, vat)) return *e;
             } else if (key == "eventlog") {
                 simdjson::ondemand::array events;
                 if (auto e = v.get_array().get(events)) return e == simdjson::INCORRECT_TYPE ? fail("\"eventlog\" is not a list", vat) : invalid(e);
                 have_log = true;
-                for (auto ev : events) {
-                    simdjson::ondemand::object eo;
-                    const char* eat = here();
-                    if (auto e = ev.get_object().get(eo)) return e == simdjson::INCORRECT_TYPE ? fail("an event is not an object", eat) : invalid(e);
-                    std::optional<double> time;
-                    std::string name;
-                    std::optional<std::uint64_t> urgency;
-                    std::optional<std::string> queue, bank;
-                    bool memo = false;
-                    double memo_fs = 0;
-                    for (auto ef : eo) {
-                        std::string_view ek;
-                        if (auto e = ef.unescaped_key().get(ek)) return invalid(e);
-                        simdjson::ondemand::value ev2;
-                        if (auto e = ef.value().get(ev2)) return invalid(e);
-                        const char* fat = here();
-                        if (ek == "timestamp") {
-                            double t = 0;
-                            if (ev2.get_double().get(t) || !(t >= 0) || t > static_cast<double>(text::max_epoch))
-                                return fail("\"timestamp\": not a time in epoch seconds from 1970 to 9999", fat);
-                            time = t;
-                        } else if (ek == "name") {
-                            std::string_view n;
-                            if (ev2.get_string().get(n)) return fail("\"name\": not a string", fat);
-                            name = std::string(n);
-                        } else if (ek == "context") {
-                            simdjson::ondemand::object co;
-                            if (auto e = ev2.get_object().get(co))
-                                return e == simdjson::INCORRECT_TYPE ? fail("\"context\" is not an object", fat) : invalid(e);
-                            for (auto cf : co) {
-                                std::string_view ck;
-                                if (auto e = cf.unescaped_key().get(ck)) return invalid(e);
-                                simdjson::ondemand::value cv;
-                                if (auto e = cf.value().get(cv)) return invalid(e);
-                                const char* cat = here();
-                                if (ck == "urgency") {
-                                    std::uint64_t u = 0;
-                                    if (cv.get_uint64().get(u) || u > flux::urgency_expedite)
-                                        return fail("\"urgency\": not an urgency from 0 to 31", cat);
-                                    urgency = u;
-                                } else if (ck == "attributes.system.queue" || ck == "attributes.system.bank") {
-                                    std::string_view sv;
-                                    if (cv.get_string().get(sv)) return fail("\"" + std::string(ck) + "\": not a string", cat);
-                                    (ck == "attributes.system.queue" ? queue : bank) = std::string(sv);
-                                } else if (ck == "fairshare") {
-                                    if (cv.get_double().get(memo_fs) || !(memo_fs >= 0) || memo_fs > 1)
-                                        return fail("\"fairshare\": not a fair-share from 0 to 1", cat);
-                                    memo = true;
-                                }
-                            }
-                        }
-                    }
-                    if (!time) return fail("an event without \"timestamp\"", eat);
-                    if (name == "submit") {
-                        if (!urgency) return fail("a submit event without its urgency", eat);
-                        log.submit_urgency = static_cast<std::uint8_t>(*urgency);
-                    } else if (name == "urgency") {
-                        if (!urgency) return fail("an urgency event without its urgency", eat);
-                        config::flux_job_event e;
-                        e.time = *time;
-                        e.what = config::flux_job_event::kind::urgency;
-                        e.urgency = static_cast<std::uint8_t>(*urgency);
-                        log.events.push_back(std::move(e));
-                    } else if (name == "jobspec-update") {
-                        // flux-core hands the plugin one update; job_updated takes the bank first.
-                        if (bank) log.events.push_back({*time, config::flux_job_event::kind::bank, 0, *bank});
-                        if (queue) log.events.push_back({*time, config::flux_job_event::kind::queue, 0, *queue});
-                    } else if (name == "memo" && memo) {
-                        log.computed.push_back(*time);
-                        log.computed_fairshare.push_back(memo_fs);
-                    }
-                }
+                for (auto ev : events)
+                    if (auto e = read_event(ev, log)) return *e;
             }
         }
-        if (const char* after = nullptr; !doc.current_location().get(after)) return fail("more after the JSON object on this line");
+        if (const char* after = nullptr; !doc_.current_location().get(after)) return fail("more after the JSON object on this line");
         if (!have_id || !have_log) return at_offset(0, "an eventlog line needs \"id\" and \"eventlog\"");
-        for (const auto& o : out)
-            if (o.id == log.id)
-                return at_offset(0, "job " + std::to_string(log.id) + " twice (first on line " + std::to_string(o.line) + ")");
         std::stable_sort(log.events.begin(), log.events.end(), [](const auto& a, const auto& b) { return a.time < b.time; });
-        out.push_back(std::move(log));
+        return log;
+    }
+
+    [[nodiscard]] input_error at_offset(std::size_t off, std::string why) const {
+        return text::make_error(file_, number_, off + 1 + bom_, {}, std::move(why));
+    }
+
+private:
+    std::string_view line_;
+    std::size_t number_, bom_;
+    const std::string& file_;
+    simdjson::padded_string copy_;
+    simdjson::ondemand::document doc_;
+    bool iterating_ = false;
+
+    [[nodiscard]] input_error fail(std::string why, const char* at = nullptr) {
+        const char* loc = at;
+        if (iterating_ && (loc != nullptr || !doc_.current_location().get(loc)) && loc >= copy_.data() &&
+            loc <= copy_.data() + line_.size())
+            return at_offset(static_cast<std::size_t>(loc - copy_.data()), std::move(why));
+        return at_offset(line_.size(), std::move(why));
+    }
+    [[nodiscard]] input_error invalid(simdjson::error_code e) {
+        if (const auto off = json_failure_offset(line_, e)) {
+            iterating_ = false;
+            return at_offset(*off, std::string("not valid JSON: ") + simdjson::error_message(e));
+        }
+        return fail(std::string("not valid JSON: ") + simdjson::error_message(e));
+    }
+    [[nodiscard]] const char* here() {
+        const char* at = nullptr;
+        return doc_.current_location().get(at) ? nullptr : at;
+    }
+
+    /// "submitted": the bank and queue of the jobspec as submitted.
+    [[nodiscard]] std::optional<input_error> read_submitted(simdjson::ondemand::value& v, flux_eventlog& log, const char* vat) {
+        simdjson::ondemand::object so;
+        if (auto e = v.get_object().get(so)) return e == simdjson::INCORRECT_TYPE ? fail("\"submitted\" is not an object", vat) : invalid(e);
+        for (auto sf : so) {
+            std::string_view sk;
+            if (auto e = sf.unescaped_key().get(sk)) return invalid(e);
+            simdjson::ondemand::value sv;
+            if (auto e = sf.value().get(sv)) return invalid(e);
+            const char* sat = here();
+            if (sk != "bank" && sk != "queue") continue;
+            std::string_view text;
+            if (sv.get_string().get(text)) return fail("\"" + std::string(sk) + "\": not a string", sat);
+            (sk == "bank" ? log.submit_bank : log.submit_queue) = std::string(text);
+        }
+        return std::nullopt;
+    }
+
+    /// An event's "context": what the plugin acts on in it.
+    [[nodiscard]] std::optional<input_error> read_context(simdjson::ondemand::value& v, flux_event_fields& ev, const char* fat) {
+        simdjson::ondemand::object co;
+        if (auto e = v.get_object().get(co)) return e == simdjson::INCORRECT_TYPE ? fail("\"context\" is not an object", fat) : invalid(e);
+        for (auto cf : co) {
+            std::string_view ck;
+            if (auto e = cf.unescaped_key().get(ck)) return invalid(e);
+            simdjson::ondemand::value cv;
+            if (auto e = cf.value().get(cv)) return invalid(e);
+            const char* cat = here();
+            if (ck == "urgency") {
+                std::uint64_t u = 0;
+                if (cv.get_uint64().get(u) || u > flux::urgency_expedite) return fail("\"urgency\": not an urgency from 0 to 31", cat);
+                ev.urgency = u;
+            } else if (ck == "attributes.system.queue" || ck == "attributes.system.bank") {
+                std::string_view sv;
+                if (cv.get_string().get(sv)) return fail("\"" + std::string(ck) + "\": not a string", cat);
+                (ck == "attributes.system.queue" ? ev.queue : ev.bank) = std::string(sv);
+            } else if (ck == "fairshare") {
+                if (cv.get_double().get(ev.memo_fs) || !(ev.memo_fs >= 0) || ev.memo_fs > 1)
+                    return fail("\"fairshare\": not a fair-share from 0 to 1", cat);
+                ev.memo = true;
+            }
+        }
+        return std::nullopt;
+    }
+
+    /// One event of the eventlog, added to `log` when the plugin acts on it.
+    template <class Event>
+    [[nodiscard]] std::optional<input_error> read_event(Event& event, flux_eventlog& log) {
+        simdjson::ondemand::object eo;
+        const char* eat = here();
+        if (auto e = event.get_object().get(eo)) return e == simdjson::INCORRECT_TYPE ? fail("an event is not an object", eat) : invalid(e);
+        flux_event_fields ev;
+        for (auto ef : eo) {
+            std::string_view ek;
+            if (auto e = ef.unescaped_key().get(ek)) return invalid(e);
+            simdjson::ondemand::value v;
+            if (auto e = ef.value().get(v)) return invalid(e);
+            const char* fat = here();
+            if (ek == "timestamp") {
+                double t = 0;
+                if (v.get_double().get(t) || !(t >= 0) || t > static_cast<double>(text::max_epoch))
+                    return fail("\"timestamp\": not a time in epoch seconds from 1970 to 9999", fat);
+                ev.time = t;
+            } else if (ek == "name") {
+                std::string_view n;
+                if (v.get_string().get(n)) return fail("\"name\": not a string", fat);
+                ev.name = std::string(n);
+            } else if (ek == "context") {
+                if (auto e = read_context(v, ev, fat)) return e;
+            }
+        }
+        if (!ev.time) return fail("an event without \"timestamp\"", eat);
+        if (ev.name == "submit") {
+            if (!ev.urgency) return fail("a submit event without its urgency", eat);
+            log.submit_urgency = static_cast<std::uint8_t>(*ev.urgency);
+        } else if (ev.name == "urgency") {
+            if (!ev.urgency) return fail("an urgency event without its urgency", eat);
+            config::flux_job_event e;
+            e.time = *ev.time;
+            e.what = config::flux_job_event::kind::urgency;
+            e.urgency = static_cast<std::uint8_t>(*ev.urgency);
+            log.events.push_back(std::move(e));
+        } else if (ev.name == "jobspec-update") {
+            // flux-core hands the plugin one update; job_updated takes the bank first.
+            if (ev.bank) log.events.push_back({*ev.time, config::flux_job_event::kind::bank, 0, *ev.bank});
+            if (ev.queue) log.events.push_back({*ev.time, config::flux_job_event::kind::queue, 0, *ev.queue});
+        } else if (ev.name == "memo" && ev.memo) {
+            log.computed.push_back(*ev.time);
+            log.computed_fairshare.push_back(ev.memo_fs);
+        }
+        return std::nullopt;
+    }
+};
+
+} // namespace detail
+
+/// A bundle's eventlogs.json: one line per pending job, `{"id": ID, "submitted": {"bank": B,
+/// "queue": Q}, "eventlog": [EVENT, ...]}` ("submitted", optional: the bank and queue of the
+/// jobspec as submitted), each event as `flux job eventlog --format=json` prints it
+/// (`timestamp`, `name`, `context`). Read: "submit" (its urgency), "urgency", "jobspec-update" (a queue or bank) and
+/// "memo" (the plugin's fair-share memo, posted at each computation); other events are
+/// skipped. Blank lines are skipped; an id twice, a timestamp outside 1970-9999 or an event of
+/// the wrong shape is refused at its line and column.
+[[nodiscard]] inline expected<std::vector<flux_eventlog>> read_flux_eventlogs(std::string_view text, const std::string& file) {
+    std::vector<flux_eventlog> out;
+    simdjson::ondemand::parser parser;
+    for (const auto& l : text::split_lines(config::detail::without_bom(text))) {
+        if (text::trim(l.text).empty()) continue;
+        const std::size_t bom = l.number == 1 ? text.size() - config::detail::without_bom(text).size() : 0;
+        detail::flux_eventlog_line reader(l.text, l.number, bom, file);
+        auto log = reader.read(parser);
+        if (!log) return log.error();
+        for (const auto& o : out)
+            if (o.id == log->id)
+                return reader.at_offset(0, "job " + std::to_string(log->id) + " twice (first on line " + std::to_string(o.line) + ")");
+        out.push_back(std::move(*log));
     }
     return out;
 }
@@ -992,6 +1037,43 @@ struct flux_bundle {
     std::optional<std::vector<double>> passes;
 };
 
+namespace detail {
+
+/// Reads a Flux bundle's meta file (`file` in errors) into `b` (captured=, previous=) and
+/// `update_time` (priority_update=); the error of its first bad line, or none.
+[[nodiscard]] inline std::optional<input_error> read_flux_meta(const std::string& text, const std::string& file,
+                                                               flux_bundle& b, std::optional<double>& update_time) {
+    meta_key_lines meta_keys;
+    for (const auto& l : text::split_lines(text)) {
+        const std::size_t eq = l.text.find('=');
+        if (text::trim(l.text).empty()) continue;
+        if (eq == std::string_view::npos) return text::make_error(file, l.number, 1, {}, "not a key=value line");
+        const std::string_view k = text::trim(l.text.substr(0, eq)), v = text::trim(l.text.substr(eq + 1));
+        if (auto twice = meta_keys.repeated(k, l.number, file)) return *twice;
+        if (k == "captured") {
+            const auto t = text::parse_double(v);
+            if (!t || *t < 0 || *t > static_cast<double>(text::max_epoch))
+                return text::make_error(file, l.number, eq + 2, "captured",
+                                        "'" + std::string(v) + "' is not a time in epoch seconds from 1970 to 9999");
+            b.captured = *t;
+        } else if (k == "priority_update") {
+            update_time = text::parse_double(v);
+            if (!update_time || *update_time < 0 || *update_time > static_cast<double>(text::max_epoch))
+                return text::make_error(file, l.number, eq + 2, "priority_update",
+                                        "'" + std::string(v) + "' is not a time in epoch seconds from 1970 to 9999");
+        } else if (k == "previous") {
+            if (v.empty() || v.find('/') != std::string_view::npos || v == "." || v == "..")
+                return text::make_error(file, l.number, eq + 2, "previous", "'" + std::string(v) + "' is not a sibling bundle's name");
+            b.previous = std::string(v);
+            b.previous_line = l.number;
+            b.previous_column = eq + 2;
+        }
+    }
+    return std::nullopt;
+}
+
+} // namespace detail
+
 /// Reads the Flux bundle in `dir` (its manifest checked as read_bundle does).
 [[nodiscard]] inline expected<flux_bundle> read_flux_bundle(const std::string& dir) {
     namespace fs = std::filesystem;
@@ -1008,32 +1090,7 @@ struct flux_bundle {
     const std::string* meta = text_of("meta");
     if (meta == nullptr) return input_error{path("meta"), 0, 0, {}, "not listed in the manifest", error_kind::shape};
     std::optional<double> update_time;
-    meta_key_lines meta_keys;
-    for (const auto& l : text::split_lines(*meta)) {
-        const std::size_t eq = l.text.find('=');
-        if (text::trim(l.text).empty()) continue;
-        if (eq == std::string_view::npos) return text::make_error(path("meta"), l.number, 1, {}, "not a key=value line");
-        const std::string_view k = text::trim(l.text.substr(0, eq)), v = text::trim(l.text.substr(eq + 1));
-        if (auto twice = meta_keys.repeated(k, l.number, path("meta"))) return *twice;
-        if (k == "captured") {
-            const auto t = text::parse_double(v);
-            if (!t || *t < 0 || *t > static_cast<double>(text::max_epoch))
-                return text::make_error(path("meta"), l.number, eq + 2, "captured",
-                                        "'" + std::string(v) + "' is not a time in epoch seconds from 1970 to 9999");
-            b.captured = *t;
-        } else if (k == "priority_update") {
-            update_time = text::parse_double(v);
-            if (!update_time || *update_time < 0 || *update_time > static_cast<double>(text::max_epoch))
-                return text::make_error(path("meta"), l.number, eq + 2, "priority_update",
-                                        "'" + std::string(v) + "' is not a time in epoch seconds from 1970 to 9999");
-        } else if (k == "previous") {
-            if (v.empty() || v.find('/') != std::string_view::npos || v == "." || v == "..")
-                return text::make_error(path("meta"), l.number, eq + 2, "previous", "'" + std::string(v) + "' is not a sibling bundle's name");
-            b.previous = std::string(v);
-            b.previous_line = l.number;
-            b.previous_column = eq + 2;
-        }
-    }
+    if (auto e = detail::read_flux_meta(*meta, path("meta"), b, update_time)) return *e;
     std::vector<config::flux_user_row> users;
     if (const std::string* t = text_of(flux_files::users)) {
         b.plugin = true;

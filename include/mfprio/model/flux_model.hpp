@@ -104,6 +104,98 @@ inline std::optional<input_error> flux_fairshare(slurm::cluster& cl, const assoc
 }
 } // namespace detail
 
+namespace detail {
+
+/// The jobs of a Flux model without slurm.conf: read from the jobs table's own columns (JobID,
+/// User, SubmitTime; EligibleTime, State, NumNodes, NumCPUs when there), each user's
+/// association in the association table when one is given (its fair-share computed with
+/// `in.algorithm`). `cols` holds each row's bank. The error of the first bad row, or none.
+[[nodiscard]] inline std::optional<input_error> flux_own_jobs(flux_model& m, const flux_inputs& in,
+                                                              const std::vector<flux_columns>& cols) {
+    const table& t = *in.jobs;
+    for (const std::string_view required : {"JobID", "User", "SubmitTime"})
+        if (!t.column(required))
+            return make_error(t.file, t.header_line, 0, required,
+                              "the jobs table has no " + std::string(required) + " column");
+    if (in.assoc != nullptr) {
+        for (const auto& r : in.assoc->rows)
+            (void)m.own_cluster.add_association(r.account, r.user, r.fairshare.value_or(0.0));
+        if (auto e = detail::flux_fairshare(m.own_cluster, *in.assoc, in.algorithm, in.assoc_file)) return *e;
+    } else if (in.algorithm) {
+        return make_error(t.file, 0, 0, {}, "computing fair-share needs an association table");
+    }
+    const std::size_t c_id = *t.column("JobID"), c_user = *t.column("User"), c_submit = *t.column("SubmitTime");
+    const auto c_eligible = t.column("EligibleTime"), c_state = t.column("State"),
+               c_nodes = t.column("NumNodes"), c_cpus = t.column("NumCPUs");
+    std::unordered_map<std::string, std::uint32_t> users;
+    std::unordered_map<std::uint32_t, bool> seen;
+    for (std::size_t r = 0; r < t.rows.size(); ++r) {
+        const auto& row = t.rows[r];
+        auto cell = [&](std::size_t c) { return trim(row.cells[c]); };
+        const auto id = parse_unsigned<std::uint32_t>(cell(c_id));
+        if (!id || *id == 0)
+            return make_error(t.file, row.line, row.columns[c_id], "JobID",
+                              "job: JobID " + text::quote(cell(c_id)) + " is not an integer from 1 to 4294967295");
+        const std::string who = "job " + std::to_string(*id) + ": ";
+        if (!seen.emplace(*id, true).second)
+            return make_error(t.file, row.line, row.columns[c_id], "JobID", who + "JobID is listed twice");
+        flux::job j;
+        j.id = *id;
+        const std::string user(cell(c_user));
+        if (user.empty()) return make_error(t.file, row.line, row.columns[c_user], "User", who + "empty User");
+        auto [it, fresh] = users.try_emplace(user, static_cast<std::uint32_t>(m.user_names.size()));
+        if (fresh) m.user_names.push_back(user);
+        j.user = it->second;
+        const auto submit = parse_job_time(cell(c_submit));
+        if (!submit)
+            return make_error(t.file, row.line, row.columns[c_submit], "SubmitTime",
+                              who + "SubmitTime " + text::quote(cell(c_submit)) +
+                                  " is not epoch seconds or YYYY-MM-DDTHH:MM:SS from 1970 to 9999");
+        j.submit_time = *submit;
+        j.accrue_time = *submit;
+        if (c_eligible && !cell(*c_eligible).empty()) {
+            const auto e = parse_job_time(cell(*c_eligible));
+            if (!e)
+                return make_error(t.file, row.line, row.columns[*c_eligible], "EligibleTime",
+                                  who + "EligibleTime " + text::quote(cell(*c_eligible)) +
+                                      " is not epoch seconds or YYYY-MM-DDTHH:MM:SS from 1970 to 9999");
+            j.accrue_time = *e;
+        }
+        if (c_state && !cell(*c_state).empty()) {
+            const auto s = detail::parse_job_state(cell(*c_state));
+            if (!s)
+                return make_error(t.file, row.line, row.columns[*c_state], "State",
+                                  who + "unknown State " + text::quote(cell(*c_state)));
+            j.state = *s;
+        }
+        for (const auto& [col, field, name] :
+             {std::tuple{c_nodes, &j.min_nodes, "NumNodes"}, std::tuple{c_cpus, &j.cpus, "NumCPUs"}}) {
+            if (!col || cell(*col).empty()) continue;
+            const auto n = parse_unsigned<std::uint32_t>(cell(*col));
+            if (!n)
+                return make_error(t.file, row.line, row.columns[*col], name,
+                                  who + name + " " + text::quote(cell(*col)) +
+                                      " is not an integer from 0 to 4294967295");
+            *field = *n;
+        }
+        j.association = no_val32;
+        if (in.assoc != nullptr) {
+            const std::string& bank = cols[r].bank;
+            const auto a = in.assoc->find_user(bank, user);
+            if (!a)
+                return make_error(t.file, row.line, 0, "Bank",
+                                  who + "no association for user " + text::quote(user) + " in bank " +
+                                      text::quote(bank) + " in the association table");
+            j.association = static_cast<std::uint32_t>(*a);
+        }
+        m.jobs.push_back(j);
+        m.job_lines.push_back(row.line);
+    }
+    return std::nullopt;
+}
+
+} // namespace detail
+
 /// Builds the model (see the file comment).
 [[nodiscard]] inline expected<flux_model> build_flux_model(const flux_inputs& in) {
     MFPRIO_ASSERT(in.jobs != nullptr);
@@ -137,85 +229,8 @@ inline std::optional<input_error> flux_fairshare(slurm::cluster& cl, const assoc
             static_cast<job&>(f) = j;
             m.jobs.push_back(f);
         }
-    } else {
-        for (const std::string_view required : {"JobID", "User", "SubmitTime"})
-            if (!t.column(required))
-                return make_error(t.file, t.header_line, 0, required,
-                                  "the jobs table has no " + std::string(required) + " column");
-        if (in.assoc != nullptr) {
-            for (const auto& r : in.assoc->rows)
-                (void)m.own_cluster.add_association(r.account, r.user, r.fairshare.value_or(0.0));
-            if (auto e = detail::flux_fairshare(m.own_cluster, *in.assoc, in.algorithm, in.assoc_file)) return *e;
-        } else if (in.algorithm) {
-            return make_error(t.file, 0, 0, {}, "computing fair-share needs an association table");
-        }
-        const std::size_t c_id = *t.column("JobID"), c_user = *t.column("User"), c_submit = *t.column("SubmitTime");
-        const auto c_eligible = t.column("EligibleTime"), c_state = t.column("State"),
-                   c_nodes = t.column("NumNodes"), c_cpus = t.column("NumCPUs");
-        std::unordered_map<std::string, std::uint32_t> users;
-        std::unordered_map<std::uint32_t, bool> seen;
-        for (std::size_t r = 0; r < t.rows.size(); ++r) {
-            const auto& row = t.rows[r];
-            auto cell = [&](std::size_t c) { return trim(row.cells[c]); };
-            const auto id = parse_unsigned<std::uint32_t>(cell(c_id));
-            if (!id || *id == 0)
-                return make_error(t.file, row.line, row.columns[c_id], "JobID",
-                                  "job: JobID " + text::quote(cell(c_id)) + " is not an integer from 1 to 4294967295");
-            const std::string who = "job " + std::to_string(*id) + ": ";
-            if (!seen.emplace(*id, true).second)
-                return make_error(t.file, row.line, row.columns[c_id], "JobID", who + "JobID is listed twice");
-            flux::job j;
-            j.id = *id;
-            const std::string user(cell(c_user));
-            if (user.empty()) return make_error(t.file, row.line, row.columns[c_user], "User", who + "empty User");
-            auto [it, fresh] = users.try_emplace(user, static_cast<std::uint32_t>(m.user_names.size()));
-            if (fresh) m.user_names.push_back(user);
-            j.user = it->second;
-            const auto submit = parse_job_time(cell(c_submit));
-            if (!submit)
-                return make_error(t.file, row.line, row.columns[c_submit], "SubmitTime",
-                                  who + "SubmitTime " + text::quote(cell(c_submit)) +
-                                      " is not epoch seconds or YYYY-MM-DDTHH:MM:SS from 1970 to 9999");
-            j.submit_time = *submit;
-            j.accrue_time = *submit;
-            if (c_eligible && !cell(*c_eligible).empty()) {
-                const auto e = parse_job_time(cell(*c_eligible));
-                if (!e)
-                    return make_error(t.file, row.line, row.columns[*c_eligible], "EligibleTime",
-                                      who + "EligibleTime " + text::quote(cell(*c_eligible)) +
-                                          " is not epoch seconds or YYYY-MM-DDTHH:MM:SS from 1970 to 9999");
-                j.accrue_time = *e;
-            }
-            if (c_state && !cell(*c_state).empty()) {
-                const auto s = detail::parse_job_state(cell(*c_state));
-                if (!s)
-                    return make_error(t.file, row.line, row.columns[*c_state], "State",
-                                      who + "unknown State " + text::quote(cell(*c_state)));
-                j.state = *s;
-            }
-            for (const auto& [col, field, name] :
-                 {std::tuple{c_nodes, &j.min_nodes, "NumNodes"}, std::tuple{c_cpus, &j.cpus, "NumCPUs"}}) {
-                if (!col || cell(*col).empty()) continue;
-                const auto n = parse_unsigned<std::uint32_t>(cell(*col));
-                if (!n)
-                    return make_error(t.file, row.line, row.columns[*col], name,
-                                      who + name + " " + text::quote(cell(*col)) +
-                                          " is not an integer from 0 to 4294967295");
-                *field = *n;
-            }
-            j.association = no_val32;
-            if (in.assoc != nullptr) {
-                const std::string& bank = (*cols)[r].bank;
-                const auto a = in.assoc->find_user(bank, user);
-                if (!a)
-                    return make_error(t.file, row.line, 0, "Bank",
-                                      who + "no association for user " + text::quote(user) + " in bank " +
-                                          text::quote(bank) + " in the association table");
-                j.association = static_cast<std::uint32_t>(*a);
-            }
-            m.jobs.push_back(j);
-            m.job_lines.push_back(row.line);
-        }
+    } else if (auto e = detail::flux_own_jobs(m, in, *cols)) {
+        return *e;
     }
 
     if (!m.slurm) m.own_cluster.finalize();

@@ -91,22 +91,20 @@ inline std::string tres_key(std::string_view name) {
 }
 } // namespace detail
 
-/// Builds the model. `conf_file` names slurm.conf in error messages. Errors: more weighted
-/// TRES than a tres_factor holds.
-[[nodiscard]] inline expected<slurm_model> build_slurm_model(const slurm_conf& conf, const qos_table& qos,
-                                                             const assoc_table& assoc, const jobs_table& jobs,
-                                                             std::string_view conf_file = "slurm.conf") {
-    slurm_model m;
-    auto& cl = m.cluster;
+namespace detail {
 
-    // TRES ids: Slurm's fixed eight, then GRES found on nodes, then weighted or requested ones.
+/// The cluster of a model, before `finalize`: TRES ids (Slurm's fixed eight, then GRES found on
+/// nodes, then weighted or requested ones), totals, partitions (TRES totals summed over their
+/// nodes), QOS and associations; counts the user associations into `m`.
+inline void add_cluster(slurm_model& m, const slurm_conf& conf, const qos_table& qos, const assoc_table& assoc,
+                        const jobs_table& jobs) {
+    auto& cl = m.cluster;
     for (const auto& n : conf.nodes)
         for (const auto& g : n.gres) cl.tres("gres/" + g.first);
     for (const auto& tw : conf.weight_tres) cl.tres(detail::tres_key(tw.name));
     for (const auto& j : jobs.jobs)
         for (const auto& t : j.tres) cl.tres(detail::tres_key(t.first));
 
-    // Cluster totals and partitions (TRES totals summed over the partition's nodes).
     std::uint32_t total_cpus = 0;
     for (const auto& n : conf.nodes) total_cpus += n.cpus;
     cl.set_totals(static_cast<std::uint32_t>(conf.nodes.size()), total_cpus);
@@ -127,6 +125,20 @@ inline std::string tres_key(std::string_view name) {
         m.user_associations += a.user.empty() ? 0 : 1;
         cl.add_association(a.account, a.user, a.user.empty() ? 0.0 : a.fairshare.value_or(0.0), a.priority.value_or(0));
     }
+}
+
+} // namespace detail
+
+/// Builds the model. `conf_file` names slurm.conf in error messages. Errors: more weighted
+/// TRES than a tres_factor holds.
+[[nodiscard]] inline expected<slurm_model> build_slurm_model(const slurm_conf& conf, const qos_table& qos,
+                                                             const assoc_table& assoc, const jobs_table& jobs,
+                                                             std::string_view conf_file = "slurm.conf") {
+    slurm_model m;
+    auto& cl = m.cluster;
+
+    detail::add_cluster(m, conf, qos, assoc, jobs);
+    const std::size_t ntres = cl.tres_names().size();
     cl.finalize();
     const auto ctx = cl.view(0);
 

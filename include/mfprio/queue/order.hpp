@@ -537,6 +537,55 @@ struct key_counts {
     }
 };
 
+namespace detail {
+
+/// Writes each entry's word (`packed(entry)` above the position's `pos_bits`) into `wp`, on
+/// `parts` threads; true when the words came out in increasing order.
+template <class Packed>
+bool pack_words(std::span<const queue_entry> in, std::uint64_t* wp, unsigned pos_bits, unsigned parts,
+                const Packed& packed) noexcept {
+    const std::size_t n = in.size();
+    std::array<bool, 64> part_sorted{};
+    parallel_for(parts, [&](unsigned t) noexcept {
+        bool sorted = true;
+        const std::size_t b = part_begin(n, parts, t), e = part_begin(n, parts, t + 1);
+        for (std::size_t i = b; i < e; ++i) {
+            wp[i] = (packed(in[i]) << pos_bits) | static_cast<std::uint64_t>(i);
+            if (i > b && wp[i] < wp[i - 1]) sorted = false;
+        }
+        part_sorted[t] = sorted;
+    });
+    bool sorted = true;
+    for (unsigned t = 0; t < parts; ++t) {
+        const std::size_t b = part_begin(n, parts, t);
+        sorted = sorted && part_sorted[t] && (t == 0 || wp[b - 1] < wp[b]);
+    }
+    return sorted;
+}
+
+/// The entries from `first` (n of them, in the order of the words `wp`) whose words tie on the
+/// key bits kept above `pos_bits`, sorted with `cmp` run by run (usually in order already);
+/// returns how many runs needed it.
+template <class It, class Cmp>
+std::size_t sort_tied_runs(It first_entry, const std::uint64_t* wp, std::size_t n, unsigned pos_bits, const Cmp& cmp) {
+    std::size_t runs = 0;
+    std::size_t i = 0;
+    while (i < n) {
+        std::size_t j = i + 1;
+        const std::uint64_t top = wp[i] >> pos_bits;
+        while (j < n && (wp[j] >> pos_bits) == top) ++j;
+        const auto first = first_entry + static_cast<std::ptrdiff_t>(i), last = first_entry + static_cast<std::ptrdiff_t>(j);
+        if (j - i > 1 && !std::is_sorted(first, last, cmp)) {
+            std::sort(first, last, cmp);
+            ++runs;
+        }
+        i = j;
+    }
+    return runs;
+}
+
+} // namespace detail
+
 /// Sorts `in` in order `O` into `out` (overwriting it; `out` must not alias `in`). The result
 /// is exactly `std::sort(..., O::before)`; `ws` keeps the buffers between calls. Entries must
 /// be in the order of the caller's table (their `index` increasing), as a pass builds them:
@@ -636,21 +685,7 @@ sort_report sort_entries(std::span<const queue_entry> in, const key_summary<O>& 
     auto& words = ws.words;
     words.resize(n);
     std::uint64_t* const wp = words.data();
-    std::array<bool, 64> part_sorted{};
-    detail::parallel_for(parts, [&](unsigned t) noexcept {
-        bool sorted = true;
-        const std::size_t b = detail::part_begin(n, parts, t), e = detail::part_begin(n, parts, t + 1);
-        for (std::size_t i = b; i < e; ++i) {
-            wp[i] = (packed(in[i]) << pos_bits) | static_cast<std::uint64_t>(i);
-            if (i > b && wp[i] < wp[i - 1]) sorted = false;
-        }
-        part_sorted[t] = sorted;
-    });
-    bool sorted = true;
-    for (unsigned t = 0; t < parts; ++t) {
-        const std::size_t b = detail::part_begin(n, parts, t);
-        sorted = sorted && part_sorted[t] && (t == 0 || wp[b - 1] < wp[b]);
-    }
+    const bool sorted = detail::pack_words(in, wp, pos_bits, parts, packed);
 
     // 2. Radix sort on the key bits only: the words start in position order and every pass
     //    is stable, so equal keys stay in position order.
@@ -670,20 +705,7 @@ sort_report sort_entries(std::span<const queue_entry> in, const key_summary<O>& 
 
     // 4. When the keys did not fit, runs whose words tie on the kept bits are finished with
     //    the comparator (usually already in order).
-    if (truncated) {
-        std::size_t i = 0;
-        while (i < n) {
-            std::size_t j = i + 1;
-            const std::uint64_t top = wp[i] >> pos_bits;
-            while (j < n && (wp[j] >> pos_bits) == top) ++j;
-            const auto first = out.begin() + static_cast<std::ptrdiff_t>(i), last = out.begin() + static_cast<std::ptrdiff_t>(j);
-            if (j - i > 1 && !std::is_sorted(first, last, cmp)) {
-                std::sort(first, last, cmp);
-                ++report.runs_sorted;
-            }
-            i = j;
-        }
-    }
+    if (truncated) report.runs_sorted = detail::sort_tied_runs(out.begin(), wp, n, pos_bits, cmp);
     MFPRIO_ASSERT(std::is_sorted(out.begin(), out.end(), cmp));
     return report;
 }

@@ -39,6 +39,7 @@
 #include <cmath>
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <system_error>
@@ -119,6 +120,61 @@ struct parsed_weight {
     return {st::ok, negative ? -v : v};
 }
 
+/// A factor whose weight a policy text sets, and where.
+struct policy_weight_line {
+    std::string factor;  ///< registered factor name
+    std::string spelled; ///< as written
+    std::size_t line = 0;
+};
+
+/// An option a policy text sets, and its factor.
+struct policy_option_line {
+    std::string factor; ///< registered factor name
+    policy_option option;
+};
+
+/// Gives each option of `options` to its factor's term in `p` (replacing an option of the
+/// same key the preset set); the error of an option whose factor the policy does not use.
+[[nodiscard]] inline std::optional<input_error> attach_policy_options(policy& p, const std::vector<policy_option_line>& options,
+                                                                      std::string_view file) {
+    using text::quote;
+    for (const auto& o : options) {
+        policy_term* term = nullptr;
+        for (auto& t : p.terms)
+            if (t.factor == o.factor) term = &t;
+        if (term == nullptr)
+            return text::make_error(file, o.option.line, o.option.key_column - (o.option.written_key.size() - o.option.key.size()), o.option.written_key,
+                                      "option of factor " + quote(o.factor) +
+                                          ", which this policy does not use (add a line '" + o.factor +
+                                          " = weight')");
+        bool replaced = false;
+        for (auto& existing : term->options)
+            if (text::iequals(existing.key, o.option.key)) {
+                existing = o.option;
+                replaced = true;
+            }
+        if (!replaced) term->options.push_back(o.option);
+    }
+    return std::nullopt;
+}
+
+/// Sets the weight of `factor`'s term in `p` (adding the term, named `name`, when the policy
+/// has none), written in `file` at `line` and `column`.
+inline void set_policy_weight(policy& p, std::string_view name, const std::string& factor, double weight,
+                              std::string_view file, std::size_t line, std::size_t column) {
+    policy_term* existing = nullptr;
+    for (auto& t : p.terms)
+        if (t.factor == factor) existing = &t;
+    if (existing == nullptr) {
+        p.terms.push_back({std::string(name), factor, 0.0, {}, {}, 0, 0});
+        existing = &p.terms.back();
+    }
+    existing->weight = weight;
+    existing->file = std::string(file);
+    existing->line = line;
+    existing->column = column;
+}
+
 template <class J, class Ctx>
 [[nodiscard]] expected<policy> parse_policy_text(std::string_view text, const registry<J, Ctx>& reg,
                                                  std::string_view file, bool allow_preset) {
@@ -126,17 +182,8 @@ template <class J, class Ctx>
     policy p;
     p.file = std::string(file);
 
-    struct weight_line {
-        std::string factor;  ///< registered factor name
-        std::string spelled; ///< as written
-        std::size_t line = 0;
-    };
-    struct option_line {
-        std::string factor; ///< registered factor name
-        policy_option option;
-    };
-    std::vector<weight_line> weights_set; // factors whose weight this text sets
-    std::vector<option_line> options_set;
+    std::vector<policy_weight_line> weights_set; // factors whose weight this text sets
+    std::vector<policy_option_line> options_set;
     std::size_t first_setting = 0; // line of the first setting, 0 before it
 
     for (const auto& [raw, number] : text::split_lines(text)) {
@@ -230,36 +277,10 @@ template <class J, class Ctx>
             return fail(column_of(value), key,
                         "the weight " + quote(value) + " is out of range (at most 2^53 = 9007199254740992 either way)");
         weights_set.push_back({r.factor->name, std::string(key), number});
-        policy_term* existing = nullptr;
-        for (auto& t : p.terms)
-            if (t.factor == r.factor->name) existing = &t;
-        if (existing == nullptr) {
-            p.terms.push_back({std::string(r.name), r.factor->name, 0.0, {}, {}, 0, 0});
-            existing = &p.terms.back();
-        }
-        existing->weight = w.value;
-        existing->file = std::string(file);
-        existing->line = number;
-        existing->column = column_of(key);
+        set_policy_weight(p, r.name, r.factor->name, w.value, file, number, column_of(key));
     }
 
-    for (auto& o : options_set) {
-        policy_term* term = nullptr;
-        for (auto& t : p.terms)
-            if (t.factor == o.factor) term = &t;
-        if (term == nullptr)
-            return text::make_error(file, o.option.line, o.option.key_column - (o.option.written_key.size() - o.option.key.size()), o.option.written_key,
-                                      "option of factor " + quote(o.factor) +
-                                          ", which this policy does not use (add a line '" + o.factor +
-                                          " = weight')");
-        bool replaced = false;
-        for (auto& existing : term->options)
-            if (text::iequals(existing.key, o.option.key)) {
-                existing = o.option;
-                replaced = true;
-            }
-        if (!replaced) term->options.push_back(o.option);
-    }
+    if (auto e = attach_policy_options(p, options_set, file)) return *e;
     if (p.terms.empty())
         return text::make_error(file, 0, 0, {},
                                   "the policy names no factor (write 'name = weight' lines, or 'preset = name')");

@@ -24,6 +24,7 @@
 /// (reference §0: the accounting database does this), so a blank Priority cell under an
 /// account with Priority=10 reads 10.
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -156,39 +157,89 @@ namespace detail {
 
 } // namespace detail
 
-/// Builds an `assoc_table` from an already parsed pipe table (see the file comment).
-[[nodiscard]] inline expected<assoc_table> assoc_table_from(const table& t) {
-    const auto acct_col = t.column("Account");
-    const auto user_col = t.column("User");
-    if (!acct_col)
-        return make_error(t.file, t.header_line, 0, "Account",
-                          "the association table has no Account column");
-    if (!user_col)
-        return make_error(t.file, t.header_line, 0, "User",
-                          "the association table has no User column");
-    const auto part_col = t.column("Partition");
-    const auto shares_col = t.column("RawShares");
-    const auto prio_col = t.column("Priority");
-    const auto grp_tres_col = t.column("GrpTRESMins"), run_mins_col = t.column("TRESRunMins");
+namespace detail {
+
+/// The value columns of an association table (Account and User apart).
+struct assoc_columns {
+    std::optional<std::size_t> shares, prio, grp_tres, run_mins;
     struct number_column {
         std::optional<std::size_t> col;
         std::optional<double> assoc_row::*field;
         double hi;
         bool allow_inf;
     };
-    // The ranges Slurm's values have: shares, normalised usage (set_assoc_usage_norm caps it
-    // at 1) and the fair-share factor are fractions; sshare prints RawUsage as an unsigned
-    // 64-bit integer; effective usage (above 1 under depth-oblivious) and LevelFS are
-    // unbounded.
-    constexpr double unbounded = std::numeric_limits<double>::max();
-    const number_column numbers[] = {
-        {t.column("NormShares"), &assoc_row::norm_shares, 1.0, false},
-        {t.column("RawUsage"), &assoc_row::raw_usage, two_pow_64, false},
-        {t.column("NormUsage"), &assoc_row::norm_usage, 1.0, false},
-        {t.column("EffectvUsage"), &assoc_row::effective_usage, unbounded, false},
-        {t.column("FairShare"), &assoc_row::fairshare, 1.0, false},
-        {t.column("LevelFS"), &assoc_row::level_fs, unbounded, true},
-    };
+    std::array<number_column, 6> numbers;
+
+    explicit assoc_columns(const table& t)
+        : shares(t.column("RawShares")), prio(t.column("Priority")), grp_tres(t.column("GrpTRESMins")),
+          run_mins(t.column("TRESRunMins")),
+          // The ranges Slurm's values have: shares, normalised usage (set_assoc_usage_norm
+          // caps it at 1) and the fair-share factor are fractions; sshare prints RawUsage as an
+          // unsigned 64-bit integer; effective usage (above 1 under depth-oblivious) and LevelFS
+          // are unbounded.
+          numbers{{{t.column("NormShares"), &assoc_row::norm_shares, 1.0, false},
+                   {t.column("RawUsage"), &assoc_row::raw_usage, two_pow_64, false},
+                   {t.column("NormUsage"), &assoc_row::norm_usage, 1.0, false},
+                   {t.column("EffectvUsage"), &assoc_row::effective_usage, std::numeric_limits<double>::max(), false},
+                   {t.column("FairShare"), &assoc_row::fairshare, 1.0, false},
+                   {t.column("LevelFS"), &assoc_row::level_fs, std::numeric_limits<double>::max(), true}}} {}
+};
+
+/// An association row's values: shares, the printed numbers, its priority, its TRES minutes.
+[[nodiscard]] inline std::optional<input_error> read_assoc_values(const row_reader& r, const table& t, const table_row& row,
+                                                                  const assoc_columns& c, assoc_row& a) {
+    if (c.shares) {
+        const std::string_view cell = r.cell(*c.shares);
+        if (cell.empty()) {
+            a.raw_shares = no_val32;
+        } else if (cell.front() == '-') {
+            return r.fail(*c.shares, "negative share " + text::quote(cell));
+        } else {
+            const auto v = parse_raw_shares(cell);
+            if (!v) return r.fail(*c.shares, "share " + text::quote(cell) + " is not an integer, 'parent' or blank");
+            a.raw_shares = *v;
+        }
+    }
+    for (const auto& n : c.numbers) {
+        if (!n.col) continue;
+        auto v = assoc_number(t, row, *n.col, n.hi, n.allow_inf);
+        if (!v) return v.error();
+        a.*(n.field) = *v;
+    }
+    if (const std::string_view cell = r.cell(c.prio); !cell.empty()) {
+        const auto v = parse_unsigned<std::uint32_t>(cell);
+        if (!v) return r.fail(*c.prio, "priority " + text::quote(cell) + " is not an integer from 0 to 4294967295");
+        a.priority = *v;
+    }
+    if (c.grp_tres) a.grp_tres_mins = std::string(r.cell(*c.grp_tres));
+    if (c.run_mins) a.tres_run_mins = std::string(r.cell(*c.run_mins));
+    return std::nullopt;
+}
+
+/// How an association is named in errors: the account, or account/user[/partition].
+[[nodiscard]] inline std::string assoc_label(const assoc_row& a) {
+    if (!a.is_user()) return a.account;
+    return a.account + "/" + a.user + (a.partition.empty() ? std::string() : "/" + a.partition);
+}
+
+/// Adds a root account row at index 0, for a table whose first row is not the root account
+/// (or that has no row).
+inline void add_root(assoc_table& out) {
+    assoc_row root;
+    root.account = "root";
+    out.rows.push_back(std::move(root));
+    out.root_synthesized = true;
+    out.index.emplace(assoc_table::key("root", {}, {}), 0);
+}
+
+} // namespace detail
+
+/// Builds an `assoc_table` from an already parsed pipe table (see the file comment).
+[[nodiscard]] inline expected<assoc_table> assoc_table_from(const table& t) {
+    if (auto e = missing_column(t, {"Account", "User"}, "the association table")) return *e;
+    const std::size_t acct_col = *t.column("Account"), user_col = *t.column("User");
+    const auto part_col = t.column("Partition");
+    const detail::assoc_columns values(t);
 
     assoc_table out;
     out.columns = t.header;
@@ -197,109 +248,55 @@ namespace detail {
 
     for (std::size_t r = 0; r < t.rows.size(); ++r) {
         const table_row& row = t.rows[r];
-        const std::string& acct_cell = row.cells[*acct_col];
+        const row_reader cells(t, row);
+        const std::string& acct_cell = row.cells[acct_col];
         std::size_t spaces = 0;
         while (spaces < acct_cell.size() && acct_cell[spaces] == ' ') ++spaces;
 
         assoc_row a;
         a.line = row.line;
         a.account = std::string(trim(acct_cell));
-        a.user = std::string(trim(row.cells[*user_col]));
-        if (part_col) a.partition = std::string(trim(row.cells[*part_col]));
-        auto fail = [&](std::size_t col, std::string message) {
-            return make_error(t.file, row.line, row.columns[col], t.header[col],
-                              std::move(message));
-        };
-        if (a.account.empty()) return fail(*acct_col, "empty account name");
+        a.user = std::string(cells.cell(user_col));
+        if (part_col) a.partition = std::string(cells.cell(*part_col));
+        if (a.account.empty()) return cells.fail(acct_col, "empty account name");
         if (!a.partition.empty() && !a.is_user())
-            return fail(*part_col, "account " + text::quote(a.account) +
-                                       " has a partition; only user associations may");
+            return cells.fail(*part_col, "account " + text::quote(a.account) + " has a partition; only user associations may");
 
-        if (r == 0) {
-            const bool is_root = a.account == "root" && !a.is_user() && spaces == 0;
-            if (!is_root) {
-                assoc_row root;
-                root.account = "root";
-                out.rows.push_back(std::move(root));
-                out.root_synthesized = true;
-                out.index.emplace(assoc_table::key("root", {}, {}), 0);
-                open.push_back(0);
-                offset = (spaces == 0) ? 1 : 0;
-            }
+        if (r == 0 && !(a.account == "root" && !a.is_user() && spaces == 0)) {
+            detail::add_root(out);
+            open.push_back(0);
+            offset = (spaces == 0) ? 1 : 0;
         }
-        if (spaces > 100000) return fail(*acct_col, "account indented too deeply");
+        if (spaces > 100000) return cells.fail(acct_col, "account indented too deeply");
         const auto depth = static_cast<std::uint32_t>(spaces) + offset;
         a.depth = depth;
 
         // Place the row in the tree.
         if (depth == 0) {
             if (!out.rows.empty())
-                return fail(*acct_col, "only the root account may be at depth 0 (not indented); " +
-                                           text::quote(a.account) + " is");
+                return cells.fail(acct_col, "only the root account may be at depth 0 (not indented); " +
+                                                text::quote(a.account) + " is");
             a.parent = -1;
         } else if (!a.is_user()) {
             if (depth > open.size())
-                return fail(*acct_col, "account " + text::quote(a.account) + " is at depth " +
-                                           std::to_string(depth) +
-                                           ", more than one level below the previous account");
+                return cells.fail(acct_col, "account " + text::quote(a.account) + " is at depth " + std::to_string(depth) +
+                                                ", more than one level below the previous account");
             a.parent = static_cast<std::int32_t>(open[depth - 1]);
         } else {
             if (depth > open.size() || out.rows[open[depth - 1]].account != a.account)
-                return fail(*acct_col,
-                            "user " + text::quote(a.user) + " of account " +
-                                text::quote(a.account) + " at depth " + std::to_string(depth) +
-                                " has no account row " + text::quote(a.account) +
-                                " at depth " + std::to_string(depth - 1) +
-                                " above it (user rows are indented one more than their account)");
+                return cells.fail(acct_col, "user " + text::quote(a.user) + " of account " + text::quote(a.account) +
+                                                " at depth " + std::to_string(depth) + " has no account row " +
+                                                text::quote(a.account) + " at depth " + std::to_string(depth - 1) +
+                                                " above it (user rows are indented one more than their account)");
             a.parent = static_cast<std::int32_t>(open[depth - 1]);
         }
-
-        // Values.
-        if (shares_col) {
-            const std::string_view cell = trim(row.cells[*shares_col]);
-            if (cell.empty()) {
-                a.raw_shares = no_val32;
-            } else if (cell.front() == '-') {
-                return fail(*shares_col, "negative share " + text::quote(cell));
-            } else {
-                const auto v = parse_raw_shares(cell);
-                if (!v)
-                    return fail(*shares_col, "share " + text::quote(cell) +
-                                                 " is not an integer, 'parent' or blank");
-                a.raw_shares = *v;
-            }
-        }
-        for (const auto& n : numbers) {
-            if (!n.col) continue;
-            auto v = detail::assoc_number(t, row, *n.col, n.hi, n.allow_inf);
-            if (!v) return v.error();
-            a.*(n.field) = *v;
-        }
-        if (prio_col) {
-            const std::string_view cell = trim(row.cells[*prio_col]);
-            if (!cell.empty()) {
-                const auto v = parse_unsigned<std::uint32_t>(cell);
-                if (!v)
-                    return fail(*prio_col, "priority " + text::quote(cell) +
-                                               " is not an integer from 0 to 4294967295");
-                a.priority = *v;
-            }
-        }
-        if (grp_tres_col) a.grp_tres_mins = std::string(trim(row.cells[*grp_tres_col]));
-        if (run_mins_col) a.tres_run_mins = std::string(trim(row.cells[*run_mins_col]));
+        if (auto e = detail::read_assoc_values(cells, t, row, values, a)) return *e;
 
         const std::string k = assoc_table::key(a.account, a.user, a.partition);
-        if (const auto it = out.index.find(k); it != out.index.end()) {
-            const auto& first = out.rows[it->second];
-            return fail(*acct_col,
-                        std::string(a.is_user() ? "user association " : "account ") +
-                            text::quote(a.is_user() ? a.account + "/" + a.user +
-                                                            (a.partition.empty()
-                                                                 ? std::string()
-                                                                 : "/" + a.partition)
-                                                      : a.account) +
-                            " is listed twice (first on line " + std::to_string(first.line) + ")");
-        }
+        if (const auto it = out.index.find(k); it != out.index.end())
+            return cells.fail(acct_col, std::string(a.is_user() ? "user association " : "account ") +
+                                            text::quote(detail::assoc_label(a)) + " is listed twice (first on line " +
+                                            std::to_string(out.rows[it->second].line) + ")");
         const std::size_t index = out.rows.size();
         out.index.emplace(k, index);
         if (!a.is_user()) {
@@ -308,13 +305,7 @@ namespace detail {
         }
         out.rows.push_back(std::move(a));
     }
-    if (out.rows.empty()) { // header only: just a root
-        assoc_row root;
-        root.account = "root";
-        out.rows.push_back(std::move(root));
-        out.root_synthesized = true;
-        out.index.emplace(assoc_table::key("root", {}, {}), 0);
-    }
+    if (out.rows.empty()) detail::add_root(out); // header only: just a root
 
     // Association priority: inherited from the nearest ancestor that has one.
     for (auto& a : out.rows)

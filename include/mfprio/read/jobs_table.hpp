@@ -244,257 +244,277 @@ inline constexpr printed_column printed_job_columns[] = {
 
 } // namespace detail
 
+namespace detail {
+
+/// The columns of a jobs table, squeue's or sacct's own headers (`printed`) mapped to
+/// mfprio's names (see the file comment).
+struct job_columns {
+    bool printed = false;
+    std::size_t id = 0, user = 0, account = 0, part = 0, submit = 0;
+    std::optional<std::size_t> qos, eligible, nodes, cpus, limit, nice, site, tres, state, prio, accrue, current, array;
+
+    [[nodiscard]] static expected<job_columns> of(const table& t) {
+        job_columns c;
+        c.printed = !t.column("SubmitTime") && (t.column("SUBMIT_TIME") || t.column("Submit"));
+        const auto column = [&](std::string_view name) -> std::optional<std::size_t> {
+            if (auto col = t.column(name)) return col;
+            if (!c.printed) return std::nullopt;
+            if (name == "CurrentPriority") return t.column("Priority");
+            for (const auto& p : printed_job_columns)
+                if (p.name == name)
+                    for (const std::string_view alt : p.printed)
+                        if (!alt.empty())
+                            if (auto col = t.column(alt)) return col;
+            return std::nullopt;
+        };
+        for (const std::string_view required : {"JobID", "User", "Account", "Partition", "SubmitTime"})
+            if (!column(required))
+                return make_error(t.file, t.header_line, 0, required,
+                                  "the jobs table has no " + std::string(required) + " column");
+        c.id = *column("JobID"), c.user = *column("User"), c.account = *column("Account");
+        c.part = *column("Partition"), c.submit = *column("SubmitTime");
+        c.qos = column("QOS"), c.eligible = column("EligibleTime"), c.nodes = column("NumNodes");
+        c.cpus = column("NumCPUs"), c.limit = column("TimeLimit"), c.nice = column("Nice");
+        c.site = column("SiteFactor"), c.tres = column("TRES"), c.state = column("State");
+        c.prio = c.printed ? std::nullopt : column("Priority");
+        c.accrue = column("AccrueTime"), c.current = column("CurrentPriority"), c.array = column("ArrayJobID");
+        return c;
+    }
+};
+
+/// What a jobs table's names resolve against: slurm.conf's partitions by name (the first of
+/// a name, as find_partition), the QOS by lower-case name, and a job's own lists as marks by
+/// index, reset after each job.
+struct job_names {
+    const slurm_conf& conf;
+    const qos_table& qos;
+    std::unordered_map<std::string_view, std::size_t> partition_index;
+    std::unordered_map<std::string, std::size_t> qos_index;
+    std::vector<std::uint8_t> partition_listed, qos_listed;
+
+    job_names(const slurm_conf& c, const qos_table& q)
+        : conf(c), qos(q), partition_listed(c.partitions.size()), qos_listed(q.qos.size()) {
+        for (std::size_t i = 0; i < conf.partitions.size(); ++i) partition_index.try_emplace(conf.partitions[i].name, i);
+        for (std::size_t i = 0; i < qos.qos.size(); ++i) qos_index.try_emplace(to_lower(qos.qos[i].name), i);
+    }
+
+    /// The job's partitions from cell `col` (empty: slurm.conf's default partition).
+    [[nodiscard]] std::optional<input_error> partitions(const row_reader& r, std::size_t col, job_row& j) {
+        const std::string_view list = r.cell(col);
+        if (list.empty()) {
+            const auto d = conf.default_partition();
+            if (!d) return r.fail(col, "no partition given and slurm.conf has no Default=YES partition");
+            j.partitions.push_back(static_cast<std::uint32_t>(*d));
+            return std::nullopt;
+        }
+        return listed(r, col, list, "partition", " (not in slurm.conf)", partition_listed, j.partitions,
+                      [&](std::string_view name) {
+                          const auto p = partition_index.find(name);
+                          return p == partition_index.end() ? std::nullopt : std::optional<std::size_t>(p->second);
+                      });
+    }
+
+    /// The job's QOS from cell `col` (none or empty: the QOS named normal).
+    [[nodiscard]] std::optional<input_error> qos_list(const row_reader& r, const std::optional<std::size_t>& col,
+                                                      std::size_t id_col, job_row& j) {
+        const std::string_view list = r.cell(col);
+        if (list.empty()) {
+            const auto q = qos.find("normal");
+            if (!q) return r.fail(col ? *col : id_col, "no QOS given and the QOS table has no 'normal' QOS");
+            j.qos.push_back(static_cast<std::uint32_t>(*q));
+            return std::nullopt;
+        }
+        return listed(r, *col, list, "QOS", " (not in the QOS table)", qos_listed, j.qos, [&](std::string_view name) {
+            const auto q = qos_index.find(to_lower(name));
+            return q == qos_index.end() ? std::nullopt : std::optional<std::size_t>(q->second);
+        });
+    }
+
+private:
+    /// A comma-separated list of names into `out`, each found by `find`; unknown names and
+    /// names listed twice are errors ("unknown partition 'x' (not in slurm.conf)").
+    template <class Find>
+    [[nodiscard]] static std::optional<input_error> listed(const row_reader& r, std::size_t col, std::string_view list,
+                                                           std::string_view what, std::string_view where,
+                                                           std::vector<std::uint8_t>& marks,
+                                                           std::vector<std::uint32_t>& out, Find find) {
+        std::optional<input_error> error;
+        for (const std::string_view raw : split(list, ',')) {
+            const std::string_view name = trim(raw);
+            const auto idx = find(name);
+            if (!idx) {
+                error = r.fail(col, "unknown " + std::string(what) + " " + text::quote(name) + std::string(where));
+                break;
+            }
+            if (marks[*idx]) {
+                error = r.fail(col, std::string(what) + " " + text::quote(name) + " is listed twice");
+                break;
+            }
+            marks[*idx] = 1;
+            out.push_back(static_cast<std::uint32_t>(*idx));
+        }
+        for (const auto k : out) marks[k] = 0;
+        return error;
+    }
+};
+
+/// A time cell that may say "no such time": empty gives `if_empty`; 0, None, Unknown and N/A
+/// give 0.
+[[nodiscard]] inline std::optional<input_error> job_time_or_unset(const row_reader& r, std::size_t col, const char* what,
+                                                                  std::int64_t if_empty, std::int64_t& out) {
+    const std::string_view v = r.cell(col);
+    if (v.empty()) {
+        out = if_empty;
+    } else if (iequals(v, "None") || iequals(v, "Unknown") || iequals(v, "N/A")) {
+        out = 0;
+    } else {
+        const auto t = parse_job_time(v);
+        if (!t)
+            return r.fail(col, std::string(what) + " " + text::quote(v) +
+                                   " is not epoch seconds or YYYY-MM-DDTHH:MM:SS from 1970 to 9999, 0, None, Unknown or N/A");
+        out = *t;
+    }
+    return std::nullopt;
+}
+
+/// The job's times: SubmitTime, EligibleTime (empty: the submit time), AccrueTime (empty: none).
+[[nodiscard]] inline std::optional<input_error> read_job_times(const row_reader& r, const job_columns& c, job_row& j) {
+    const auto submit = parse_job_time(r.cell(c.submit));
+    if (!submit)
+        return r.fail(c.submit, "SubmitTime " + text::quote(r.cell(c.submit)) +
+                                    " is not epoch seconds or YYYY-MM-DDTHH:MM:SS from 1970 to 9999");
+    j.submit_time = *submit;
+    j.eligible_time = j.submit_time;
+    if (c.eligible)
+        if (auto e = job_time_or_unset(r, *c.eligible, "EligibleTime", j.submit_time, j.eligible_time)) return e;
+    if (c.accrue) {
+        std::int64_t accrue = 0;
+        if (auto e = job_time_or_unset(r, *c.accrue, "AccrueTime", 0, accrue)) return e;
+        j.accrue_time = accrue;
+    }
+    return std::nullopt;
+}
+
+/// A signed offset (Nice, SiteFactor) from cell `col` into `out`, within Slurm's range.
+[[nodiscard]] inline std::optional<input_error> job_offset(const row_reader& r, const std::optional<std::size_t>& col,
+                                                           std::int32_t& out, const char* what) {
+    const std::string_view v = r.cell(col);
+    if (v.empty()) return std::nullopt;
+    const auto n = parse_signed<std::int64_t>(v);
+    if (!n || *n > 2147483645 || *n < -2147483645)
+        return r.fail(*col, std::string(what) + " " + text::quote(v) + " is not an integer from -2147483645 to 2147483645");
+    out = static_cast<std::int32_t>(*n);
+    return std::nullopt;
+}
+
+/// The job's requested TRES from cell `col` (`name=count,...`); without it, its CPUs and nodes.
+[[nodiscard]] inline std::optional<input_error> read_job_tres(const row_reader& r, const std::optional<std::size_t>& col,
+                                                              job_row& j) {
+    if (r.cell(col).empty()) {
+        j.tres.emplace_back("cpu", static_cast<double>(j.num_cpus));
+        j.tres.emplace_back("node", static_cast<double>(j.num_nodes));
+        return std::nullopt;
+    }
+    for (const std::string_view raw : split(r.cell(col), ',')) {
+        const std::string_view item = trim(raw);
+        if (item.empty()) continue;
+        const std::size_t eq = item.find('=');
+        if (eq == std::string_view::npos) return r.fail(*col, "TRES " + text::quote(item) + " is not of the form name=count");
+        auto name = canonical_tres_name(item.substr(0, eq));
+        if (!name) return r.fail(*col, name.error().message);
+        const auto v = parse_tres_count(*name, trim(item.substr(eq + 1)));
+        if (!v)
+            return r.fail(*col, "TRES " + text::quote(item) +
+                                    ": count is not a number from 0 to below 2^64 (mem: MB) with an optional K, M, G, T or P");
+        for (const auto& existing : j.tres)
+            if (existing.first == *name) return r.fail(*col, "TRES " + text::quote(*name) + " is listed twice");
+        j.tres.emplace_back(std::move(*name), *v);
+    }
+    return std::nullopt;
+}
+
+/// The job's sizes, limits, offsets, TRES, state and priorities.
+[[nodiscard]] inline std::optional<input_error> read_job_numbers(const row_reader& r, const job_columns& c, job_row& j) {
+    if (auto e = r.count(c.nodes, j.num_nodes, "NumNodes")) return e;
+    if (auto e = r.count(c.cpus, j.num_cpus, "NumCPUs")) return e;
+    if (c.limit) {
+        const std::string_view v = r.cell(*c.limit);
+        if (v.empty() || iequals(v, "Partition_Limit")) {
+            j.time_limit = no_val32;
+        } else {
+            const auto d = parse_slurm_time(v);
+            if (!d) return r.fail(*c.limit, d.error().message);
+            j.time_limit = d->minutes();
+        }
+    }
+    if (auto e = job_offset(r, c.nice, j.nice, "Nice")) return e;
+    if (auto e = job_offset(r, c.site, j.site_factor, "SiteFactor")) return e;
+    if (auto e = read_job_tres(r, c.tres, j)) return e;
+    if (!r.cell(c.state).empty()) {
+        const auto s = parse_job_state(r.cell(c.state));
+        if (!s) return r.fail(*c.state, "unknown State " + text::quote(r.cell(c.state)));
+        j.state = *s;
+    }
+    // A pending job's job-size factor reads the node count it asked for (slurmctld's
+    // details->min_nodes: priority_multifactor.c's _get_priority_internal), which its
+    // requested TRES carry (job_set_req_tres: node=min_nodes until the job has nodes),
+    // while NumNodes (squeue, scontrol, squeue --json's node_count) prints the
+    // scheduler's estimate for a pending job (job_mgr.c _pack_default_job_details: the
+    // task count over the most CPUs a node has, at least min_nodes).
+    if (j.state == job_state::pending || j.state == job_state::held)
+        for (const auto& [name, count] : j.tres)
+            if (name == "node" && count >= 1 && count <= 4294967295.0) j.num_nodes = static_cast<std::uint32_t>(count);
+    if (auto e = r.count(c.prio, j.admin_priority, "Priority")) return e;
+    if (!r.cell(c.current).empty()) {
+        std::uint32_t current = 0;
+        if (auto e = r.count(c.current, current, "CurrentPriority")) return e;
+        j.current_priority = current;
+    }
+    return r.count(c.array, j.array_job_id, "ArrayJobID");
+}
+
+} // namespace detail
+
 /// Builds the jobs table from an already parsed pipe table, resolving partitions, QOS and
 /// associations (see the file comment).
 [[nodiscard]] inline expected<jobs_table> jobs_table_from(const table& t, const slurm_conf& conf,
                                                           const qos_table& qos,
                                                           const assoc_table& assoc) {
-    // squeue's or sacct's own header (see the file comment).
-    const bool printed = !t.column("SubmitTime") && (t.column("SUBMIT_TIME") || t.column("Submit"));
-    const auto column = [&](std::string_view name) -> std::optional<std::size_t> {
-        if (auto c = t.column(name)) return c;
-        if (!printed) return std::nullopt;
-        if (name == "CurrentPriority") return t.column("Priority");
-        for (const auto& p : detail::printed_job_columns)
-            if (p.name == name)
-                for (const std::string_view alt : p.printed)
-                    if (!alt.empty())
-                        if (auto c = t.column(alt)) return c;
-        return std::nullopt;
-    };
-    for (const std::string_view required : {"JobID", "User", "Account", "Partition", "SubmitTime"})
-        if (!column(required))
-            return make_error(t.file, t.header_line, 0, required,
-                              "the jobs table has no " + std::string(required) + " column");
-    const std::size_t c_id = *column("JobID"), c_user = *column("User"),
-                      c_account = *column("Account"), c_part = *column("Partition"),
-                      c_submit = *column("SubmitTime");
-    const auto c_qos = column("QOS"), c_eligible = column("EligibleTime"),
-               c_nodes = column("NumNodes"), c_cpus = column("NumCPUs"),
-               c_limit = column("TimeLimit"), c_nice = column("Nice"),
-               c_site = column("SiteFactor"), c_tres = column("TRES"),
-               c_state = column("State"), c_prio = printed ? std::nullopt : column("Priority"),
-               c_accrue = column("AccrueTime"), c_current = column("CurrentPriority"),
-               c_array = column("ArrayJobID");
+    const auto c = detail::job_columns::of(t);
+    if (!c) return c.error();
     const bool assoc_has_partition = assoc.has_column("Partition");
-    // Partitions by name (the first of a name, as find_partition) and QOS by lower-case name,
-    // looked up once per job rather than by scanning the lists.
-    std::unordered_map<std::string_view, std::size_t> partition_index;
-    for (std::size_t i = 0; i < conf.partitions.size(); ++i) partition_index.try_emplace(conf.partitions[i].name, i);
-    std::unordered_map<std::string, std::size_t> qos_index;
-    for (std::size_t i = 0; i < qos.qos.size(); ++i) qos_index.try_emplace(to_lower(qos.qos[i].name), i);
-    // A job's own lists: marks by index, reset after each job.
-    std::vector<std::uint8_t> partition_listed(conf.partitions.size()), qos_listed(qos.qos.size());
-
+    detail::job_names names(conf, qos);
     jobs_table out;
     std::unordered_set<std::string> seen_ids;
     for (const table_row& row : t.rows) {
-        if (printed && row.cells[c_id].find('.') != std::string::npos) continue; // a sacct job step
+        if (c->printed && row.cells[c->id].find('.') != std::string::npos) continue; // a sacct job step
         job_row j;
         j.line = row.line;
-        std::string who = "job";
-        auto cell = [&](std::size_t col) { return trim(row.cells[col]); };
-        auto fail = [&](std::size_t col, const std::string& message) {
-            return make_error(t.file, row.line_of(col), row.columns[col], t.header[col],
-                              who + ": " + message);
-        };
-
+        row_reader r(t, row, "job");
         // JobID first, so later errors can name the job.
-        {
-            const auto id = detail::parse_job_id(cell(c_id));
-            if (!id)
-                return fail(c_id, "JobID " + text::quote(cell(c_id)) +
-                                      " is not a job id (1 to 4294967295, 1234_5, 1234_[6-9] or 1234+0)");
-            j.job_id = *id;
-            j.id_text = std::string(cell(c_id));
-            who = "job " + j.id_text;
-            if (!seen_ids.insert(j.id_text).second) return fail(c_id, "JobID is listed twice");
-        }
-        j.user = std::string(cell(c_user));
-        if (j.user.empty()) return fail(c_user, "empty User");
-        j.account = std::string(cell(c_account));
-        if (j.account.empty()) return fail(c_account, "empty Account");
-
-        // Partitions.
-        {
-            const std::string_view list = cell(c_part);
-            if (list.empty()) {
-                const auto d = conf.default_partition();
-                if (!d)
-                    return fail(c_part, "no partition given and slurm.conf has no Default=YES partition");
-                j.partitions.push_back(static_cast<std::uint32_t>(*d));
-            } else {
-                for (const std::string_view raw : split(list, ',')) {
-                    const std::string_view name = trim(raw);
-                    const auto p = partition_index.find(name);
-                    if (p == partition_index.end())
-                        return fail(c_part, "unknown partition " + text::quote(name) +
-                                                " (not in slurm.conf)");
-                    const auto idx = static_cast<std::uint32_t>(p->second);
-                    if (partition_listed[idx]) {
-                        for (const auto k : j.partitions) partition_listed[k] = 0;
-                        return fail(c_part, "partition " + text::quote(name) + " is listed twice");
-                    }
-                    partition_listed[idx] = 1;
-                    j.partitions.push_back(idx);
-                }
-                for (const auto k : j.partitions) partition_listed[k] = 0;
-            }
-        }
-        // QOS.
-        {
-            const std::string_view list = c_qos ? cell(*c_qos) : std::string_view{};
-            if (list.empty()) {
-                const auto q = qos.find("normal");
-                if (!q) {
-                    const std::size_t col = c_qos ? *c_qos : c_id;
-                    return fail(col, "no QOS given and the QOS table has no 'normal' QOS");
-                }
-                j.qos.push_back(static_cast<std::uint32_t>(*q));
-            } else {
-                for (const std::string_view raw : split(list, ',')) {
-                    const std::string_view name = trim(raw);
-                    const auto q = qos_index.find(to_lower(name));
-                    if (q == qos_index.end())
-                        return fail(*c_qos, "unknown QOS " + text::quote(name) + " (not in the QOS table)");
-                    const auto idx = static_cast<std::uint32_t>(q->second);
-                    if (qos_listed[idx]) {
-                        for (const auto k : j.qos) qos_listed[k] = 0;
-                        return fail(*c_qos, "QOS " + text::quote(name) + " is listed twice");
-                    }
-                    qos_listed[idx] = 1;
-                    j.qos.push_back(idx);
-                }
-                for (const auto k : j.qos) qos_listed[k] = 0;
-            }
-        }
-        // Association.
-        {
-            std::optional<std::size_t> a;
-            if (assoc_has_partition)
-                a = assoc.find_user(j.account, j.user, conf.partitions[j.partitions.front()].name);
-            if (!a) a = assoc.find_user(j.account, j.user);
-            if (!a)
-                return fail(c_account, "no association for user " + text::quote(j.user) +
-                                           " in account " + text::quote(j.account) +
-                                           " in the association table");
-            j.association = static_cast<std::uint32_t>(*a);
-        }
-        // Times.
-        {
-            const auto submit = parse_job_time(cell(c_submit));
-            if (!submit)
-                return fail(c_submit, "SubmitTime " + text::quote(cell(c_submit)) +
-                                          " is not epoch seconds or YYYY-MM-DDTHH:MM:SS from 1970 to 9999");
-            j.submit_time = *submit;
-            // EligibleTime (empty: the submit time) and AccrueTime (empty: none); 0, None,
-            // Unknown and N/A are "no such time".
-            auto time_or_unset = [&](std::size_t col, const char* what, std::int64_t if_empty,
-                                     std::int64_t& out) -> std::optional<input_error> {
-                const std::string_view v = cell(col);
-                if (v.empty()) {
-                    out = if_empty;
-                } else if (iequals(v, "None") || iequals(v, "Unknown") || iequals(v, "N/A")) {
-                    out = 0;
-                } else {
-                    const auto t = parse_job_time(v);
-                    if (!t)
-                        return fail(col, std::string(what) + " " + text::quote(v) +
-                                             " is not epoch seconds or YYYY-MM-DDTHH:MM:SS from 1970 to 9999, 0, None, Unknown or N/A");
-                    out = *t;
-                }
-                return std::nullopt;
-            };
-            j.eligible_time = j.submit_time;
-            if (c_eligible)
-                if (auto e = time_or_unset(*c_eligible, "EligibleTime", j.submit_time, j.eligible_time)) return *e;
-            if (c_accrue) {
-                std::int64_t accrue = 0;
-                if (auto e = time_or_unset(*c_accrue, "AccrueTime", 0, accrue)) return *e;
-                j.accrue_time = accrue;
-            }
-        }
-        // Sizes and limits.
-        auto count = [&](const std::optional<std::size_t>& col, std::uint32_t& out,
-                         const char* what) -> std::optional<input_error> {
-            if (!col || cell(*col).empty()) return std::nullopt;
-            const auto v = parse_unsigned<std::uint32_t>(cell(*col));
-            if (!v)
-                return fail(*col, std::string(what) + " " + text::quote(cell(*col)) +
-                                      " is not an integer from 0 to 4294967295");
-            out = *v;
-            return std::nullopt;
-        };
-        if (auto e = count(c_nodes, j.num_nodes, "NumNodes")) return *e;
-        if (auto e = count(c_cpus, j.num_cpus, "NumCPUs")) return *e;
-        if (c_limit) {
-            const std::string_view v = cell(*c_limit);
-            if (v.empty() || iequals(v, "Partition_Limit")) {
-                j.time_limit = no_val32;
-            } else {
-                const auto d = parse_slurm_time(v);
-                if (!d) return fail(*c_limit, d.error().message);
-                j.time_limit = d->minutes();
-            }
-        }
-        auto offset = [&](const std::optional<std::size_t>& col, std::int32_t& out,
-                          const char* what) -> std::optional<input_error> {
-            if (!col || cell(*col).empty()) return std::nullopt;
-            const auto v = parse_signed<std::int64_t>(cell(*col));
-            if (!v || *v > 2147483645 || *v < -2147483645)
-                return fail(*col, std::string(what) + " " + text::quote(cell(*col)) +
-                                      " is not an integer from -2147483645 to 2147483645");
-            out = static_cast<std::int32_t>(*v);
-            return std::nullopt;
-        };
-        if (auto e = offset(c_nice, j.nice, "Nice")) return *e;
-        if (auto e = offset(c_site, j.site_factor, "SiteFactor")) return *e;
-        // TRES.
-        if (c_tres && !cell(*c_tres).empty()) {
-            for (const std::string_view raw : split(cell(*c_tres), ',')) {
-                const std::string_view item = trim(raw);
-                if (item.empty()) continue;
-                const std::size_t eq = item.find('=');
-                if (eq == std::string_view::npos)
-                    return fail(*c_tres, "TRES " + text::quote(item) + " is not of the form name=count");
-                auto name = canonical_tres_name(item.substr(0, eq));
-                if (!name) return fail(*c_tres, name.error().message);
-                const auto v = detail::parse_tres_count(*name, trim(item.substr(eq + 1)));
-                if (!v)
-                    return fail(*c_tres, "TRES " + text::quote(item) +
-                                             ": count is not a number from 0 to below 2^64 (mem: MB) "
-                                             "with an optional K, M, G, T or P");
-                for (const auto& existing : j.tres)
-                    if (existing.first == *name)
-                        return fail(*c_tres, "TRES " + text::quote(*name) + " is listed twice");
-                j.tres.emplace_back(std::move(*name), *v);
-            }
-        } else {
-            j.tres.emplace_back("cpu", static_cast<double>(j.num_cpus));
-            j.tres.emplace_back("node", static_cast<double>(j.num_nodes));
-        }
-        // State and admin priority.
-        if (c_state && !cell(*c_state).empty()) {
-            const auto s = detail::parse_job_state(cell(*c_state));
-            if (!s) return fail(*c_state, "unknown State " + text::quote(cell(*c_state)));
-            j.state = *s;
-        }
-        // A pending job's job-size factor reads the node count it asked for (slurmctld's
-        // details->min_nodes: priority_multifactor.c's _get_priority_internal), which its
-        // requested TRES carry (job_set_req_tres: node=min_nodes until the job has nodes),
-        // while NumNodes (squeue, scontrol, squeue --json's node_count) prints the
-        // scheduler's estimate for a pending job (job_mgr.c _pack_default_job_details: the
-        // task count over the most CPUs a node has, at least min_nodes).
-        if (j.state == job_state::pending || j.state == job_state::held)
-            for (const auto& [name, count] : j.tres)
-                if (name == "node" && count >= 1 && count <= 4294967295.0) j.num_nodes = static_cast<std::uint32_t>(count);
-        if (auto e = count(c_prio, j.admin_priority, "Priority")) return *e;
-        if (c_current && !cell(*c_current).empty()) {
-            std::uint32_t current = 0;
-            if (auto e = count(c_current, current, "CurrentPriority")) return *e;
-            j.current_priority = current;
-        }
-        if (auto e = count(c_array, j.array_job_id, "ArrayJobID")) return *e;
+        const auto id = detail::parse_job_id(r.cell(c->id));
+        if (!id)
+            return r.fail(c->id, "JobID " + text::quote(r.cell(c->id)) +
+                                     " is not a job id (1 to 4294967295, 1234_5, 1234_[6-9] or 1234+0)");
+        j.job_id = *id;
+        j.id_text = std::string(r.cell(c->id));
+        r.who = "job " + j.id_text;
+        if (!seen_ids.insert(j.id_text).second) return r.fail(c->id, "JobID is listed twice");
+        j.user = std::string(r.cell(c->user));
+        if (j.user.empty()) return r.fail(c->user, "empty User");
+        j.account = std::string(r.cell(c->account));
+        if (j.account.empty()) return r.fail(c->account, "empty Account");
+        if (auto e = names.partitions(r, c->part, j)) return *e;
+        if (auto e = names.qos_list(r, c->qos, c->id, j)) return *e;
+        std::optional<std::size_t> a;
+        if (assoc_has_partition) a = assoc.find_user(j.account, j.user, conf.partitions[j.partitions.front()].name);
+        if (!a) a = assoc.find_user(j.account, j.user);
+        if (!a)
+            return r.fail(c->account, "no association for user " + text::quote(j.user) + " in account " +
+                                          text::quote(j.account) + " in the association table");
+        j.association = static_cast<std::uint32_t>(*a);
+        if (auto e = detail::read_job_times(r, *c, j)) return *e;
+        if (auto e = detail::read_job_numbers(r, *c, j)) return *e;
         out.jobs.push_back(std::move(j));
     }
     return out;

@@ -220,159 +220,178 @@ struct maui_jobs_table {
     std::vector<maui_job_row> jobs;
 };
 
+namespace detail {
+
+/// The columns of a Maui jobs table (see the file comment).
+struct maui_job_columns {
+    std::size_t id = 0, submit = 0;
+    std::array<std::optional<std::size_t>, maui::cred_kind_count> cred;
+    std::optional<std::size_t> eligible, policy, blocked, state, start, wclimit, procs, nodes, mem, swap, disk, bypass,
+        spv, sprio, req;
+
+    [[nodiscard]] static expected<maui_job_columns> of(const table& t) {
+        if (auto e = missing_column(t, {"JobID", "User", "SubmitTime"}, "the jobs table")) return *e;
+        maui_job_columns c;
+        c.id = *t.column("JobID"), c.submit = *t.column("SubmitTime");
+        c.cred = {t.column("User"), t.column("Group"), t.column("Account"), t.column("QOS"), t.column("Class")};
+        c.eligible = t.column("EligibleTime"), c.policy = t.column("PolicyBlockedTime");
+        c.blocked = t.column("BlockedTime"), c.state = t.column("State"), c.start = t.column("StartTime");
+        c.wclimit = t.column("WCLimit"), c.procs = t.column("Procs"), c.nodes = t.column("Nodes");
+        c.mem = t.column("Mem"), c.swap = t.column("Swap"), c.disk = t.column("Disk");
+        c.bypass = t.column("Bypass"), c.spv = t.column("SPViolation"), c.sprio = t.column("SystemPriority");
+        c.req = t.column("Req");
+        return c;
+    }
+};
+
+/// The job's times and state: SubmitTime, EligibleTime, PolicyBlockedTime, BlockedTime,
+/// StartTime (a running job's, and only a running job's), State.
+[[nodiscard]] inline std::optional<input_error> read_maui_times(const row_reader& r, const maui_job_columns& c,
+                                                                maui::job& job) {
+    const auto time = [&](const std::optional<std::size_t>& col, std::int64_t& out,
+                          const char* what) -> std::optional<input_error> {
+        const std::string_view v = r.cell(col);
+        if (v.empty()) return std::nullopt;
+        const auto parsed = parse_job_time(v);
+        if (!parsed)
+            return r.fail(*col, std::string(what) + " " + text::quote(v) +
+                                    " is not epoch seconds or YYYY-MM-DDTHH:MM:SS from 1970 to 9999");
+        out = *parsed;
+        return std::nullopt;
+    };
+    if (r.cell(c.submit).empty()) return r.fail(c.submit, "empty SubmitTime");
+    if (auto e = time(c.submit, job.submit_time, "SubmitTime")) return e;
+    if (auto e = time(c.eligible, job.eligible_time, "EligibleTime")) return e;
+    if (auto e = time(c.policy, job.policy_blocked_time, "PolicyBlockedTime")) return e;
+    if (auto e = time(c.blocked, job.blocked_time, "BlockedTime")) return e;
+    if (auto e = time(c.start, job.start_time, "StartTime")) return e;
+    if (!r.cell(c.state).empty()) {
+        const auto st = parse_maui_job_state(r.cell(c.state));
+        if (!st) return r.fail(*c.state, "unknown State " + text::quote(r.cell(c.state)));
+        job.state = *st;
+    }
+    if (job.state == job_state::running && job.start_time == 0)
+        return r.fail(c.start ? *c.start : c.id, "a RUNNING job needs a StartTime");
+    if (job.state != job_state::running && job.start_time != 0)
+        return r.fail(*c.start, "StartTime is set but the job is not RUNNING");
+    if (job.start_time != 0 && job.start_time < job.submit_time) return r.fail(*c.start, "StartTime is before SubmitTime");
+    return std::nullopt;
+}
+
+/// The job's requirements (the Req cell, `row`'s cell `col`): each size column given must be
+/// their total, and a column not given takes it.
+[[nodiscard]] inline std::optional<input_error> read_maui_reqs(const row_reader& r, const table& t, const table_row& row,
+                                                               const maui_job_columns& c, maui_job_row& out) {
+    const std::string_view v = r.cell(c.req);
+    if (v.empty()) return std::nullopt;
+    auto parsed = parse_maui_requirements(v);
+    const std::size_t at = row.columns[*c.req] + static_cast<std::size_t>(v.data() - row.cells[*c.req].data());
+    if (!parsed.error.empty())
+        return make_error(t.file, row.line, at + parsed.offset, t.header[*c.req], r.who + ": Req: " + parsed.error);
+    const auto sum = requirement_totals(parsed.reqs);
+    maui::job& job = out.job;
+    const std::array<std::optional<std::size_t>, 5> cols{c.procs, c.nodes, c.mem, c.swap, c.disk};
+    const std::array<const char*, 5> names{"Procs", "Nodes", "Mem", "Swap", "Disk"};
+    const std::array<std::uint32_t*, 5> fields{&job.procs, &job.nodes, &job.mem_mb, &job.swap_mb, &job.disk_mb};
+    for (std::size_t k = 0; k < 5; ++k) {
+        if (sum[k] > 0xffffffffu)
+            return r.fail(*c.req, std::string("Req: the requirements' ") + names[k] + " add up to " + std::to_string(sum[k]) +
+                                      ", more than 4294967295");
+        if (!r.cell(cols[k]).empty() && *fields[k] != sum[k])
+            return r.fail(*cols[k], std::string(names[k]) + " " + std::to_string(*fields[k]) + " is not the Req total " +
+                                        std::to_string(sum[k]));
+        *fields[k] = static_cast<std::uint32_t>(sum[k]);
+    }
+    out.reqs = std::move(parsed.reqs);
+    return std::nullopt;
+}
+
+/// The job's sizes: WCLimit, Procs, Nodes, Mem, Swap, Disk, Bypass.
+[[nodiscard]] inline std::optional<input_error> read_maui_sizes(const row_reader& r, const maui_job_columns& c,
+                                                                maui::job& job) {
+    if (!r.cell(c.wclimit).empty()) {
+        // INFINITY (as Maui prints limits of 100 days or more) and UNLIMITED (as PBS and
+        // Slurm print none) are Maui's MAX_MTIME.
+        const std::string_view wc = r.cell(c.wclimit);
+        const auto w = iequals(wc, "INFINITY") || iequals(wc, "UNLIMITED") ? std::optional<std::int64_t>{maui_infinity}
+                                                                         : parse_maui_time(wc);
+        if (!w || *w < 0 || *w > 0xffffffffLL)
+            return r.fail(*c.wclimit, "WCLimit " + text::quote(wc) +
+                                          " is not a Maui time [[[DD:]HH:]MM:]SS up to 4294967295 seconds, "
+                                          "INFINITY or UNLIMITED");
+        job.wclimit = static_cast<std::uint32_t>(*w);
+    }
+    if (auto e = r.count(c.procs, job.procs, "Procs")) return e;
+    if (auto e = r.count(c.nodes, job.nodes, "Nodes")) return e;
+    const auto megabytes = [&](const std::optional<std::size_t>& col, std::uint32_t& out,
+                               const char* what) -> std::optional<input_error> {
+        const std::string_view v = r.cell(col);
+        if (v.empty()) return std::nullopt;
+        const auto n = parse_maui_mb(v, 0xffffffffu);
+        if (!n)
+            return r.fail(*col, std::string(what) + " " + text::quote(v) +
+                                    " is not an amount of MB from 0 to 4294967295 (units K, M, G, T)");
+        out = static_cast<std::uint32_t>(*n);
+        return std::nullopt;
+    };
+    if (auto e = megabytes(c.mem, job.mem_mb, "Mem")) return e;
+    if (auto e = megabytes(c.swap, job.swap_mb, "Swap")) return e;
+    if (auto e = megabytes(c.disk, job.disk_mb, "Disk")) return e;
+    return r.count(c.bypass, job.bypass, "Bypass");
+}
+
+/// SPViolation and SystemPriority (N absolute, +N or -N relative).
+[[nodiscard]] inline std::optional<input_error> read_maui_system_priority(const row_reader& r, const maui_job_columns& c,
+                                                                          maui::job& job) {
+    if (!r.cell(c.spv).empty()) {
+        const auto b = maui_bool(r.cell(c.spv));
+        if (!b) return r.fail(*c.spv, "SPViolation " + text::quote(r.cell(c.spv)) + " is not TRUE or FALSE");
+        job.spviolation = *b;
+    }
+    const std::string_view v = r.cell(c.sprio);
+    if (v.empty()) return std::nullopt;
+    const bool relative = v.front() == '+' || v.front() == '-';
+    const auto n = parse_signed<std::int64_t>(v.front() == '+' ? v.substr(1) : v);
+    if (!n || (v.front() == '+' && (v.size() < 2 || v[1] == '-' || v[1] == '+')))
+        return r.fail(*c.sprio, "SystemPriority " + text::quote(v) + " is not N, +N or -N");
+    if (relative) {
+        if (*n < -1'000'000'000 || *n > 1'000'000'000)
+            return r.fail(*c.sprio, "a relative SystemPriority must be within -1000000000..+1000000000");
+        job.system_priority_mode = maui::system_priority_kind::relative;
+    } else {
+        if (*n < 0 || *n > 1000) return r.fail(*c.sprio, "an absolute SystemPriority (setspri) must be within 0..1000");
+        job.system_priority_mode = maui::system_priority_kind::absolute;
+    }
+    job.system_priority = static_cast<std::int32_t>(*n);
+    return std::nullopt;
+}
+
+} // namespace detail
+
 /// Builds the Maui jobs table from a parsed pipe table (see the file comment).
 [[nodiscard]] inline expected<maui_jobs_table> maui_jobs_from(const table& t) {
-    for (const std::string_view required : {"JobID", "User", "SubmitTime"})
-        if (!t.column(required))
-            return make_error(t.file, t.header_line, 0, required,
-                              "the jobs table has no " + std::string(required) + " column");
-    const std::size_t c_id = *t.column("JobID"), c_submit = *t.column("SubmitTime");
-    const std::array<std::optional<std::size_t>, maui::cred_kind_count> c_cred{
-        t.column("User"), t.column("Group"), t.column("Account"), t.column("QOS"), t.column("Class")};
-    const auto c_eligible = t.column("EligibleTime"), c_policy = t.column("PolicyBlockedTime"),
-               c_blocked = t.column("BlockedTime"), c_state = t.column("State"),
-               c_start = t.column("StartTime"), c_wclimit = t.column("WCLimit"), c_procs = t.column("Procs"),
-               c_nodes = t.column("Nodes"), c_mem = t.column("Mem"), c_swap = t.column("Swap"),
-               c_disk = t.column("Disk"), c_bypass = t.column("Bypass"), c_spv = t.column("SPViolation"),
-               c_sprio = t.column("SystemPriority"), c_req = t.column("Req");
-
+    const auto c = detail::maui_job_columns::of(t);
+    if (!c) return c.error();
     maui_jobs_table out;
     out.file = t.file;
     std::unordered_set<std::uint32_t> seen;
     for (const table_row& row : t.rows) {
-        maui_job_row r;
-        r.line = row.line;
-        std::string who = "job";
-        auto cell = [&](const std::optional<std::size_t>& col) -> std::string_view {
-            return col ? trim(row.cells[*col]) : std::string_view{};
-        };
-        auto fail = [&](std::size_t col, const std::string& message) {
-            return make_error(t.file, row.line, row.columns[col], t.header[col], who + ": " + message);
-        };
-
-        const auto id = parse_unsigned<std::uint32_t>(cell(c_id));
+        maui_job_row j;
+        j.line = row.line;
+        row_reader r(t, row, "job");
+        const auto id = parse_unsigned<std::uint32_t>(r.cell(c->id));
         if (!id || *id == 0)
-            return fail(c_id, "JobID " + text::quote(cell(c_id)) + " is not an integer from 1 to 4294967295");
-        r.job.id = *id;
-        who = "job " + std::to_string(*id);
-        if (!seen.insert(*id).second) return fail(c_id, "JobID is listed twice");
-
-        for (std::size_t k = 0; k < maui::cred_kind_count; ++k) r.creds[k] = std::string(cell(c_cred[k]));
-        if (r.creds[maui::index(maui::cred_kind::user)].empty()) return fail(*c_cred[0], "empty User");
-
-        // Times.
-        auto time = [&](const std::optional<std::size_t>& col, std::int64_t& out,
-                        const char* what) -> std::optional<input_error> {
-            const std::string_view v = cell(col);
-            if (v.empty()) return std::nullopt;
-            const auto parsed = parse_job_time(v);
-            if (!parsed)
-                return fail(*col, std::string(what) + " " + text::quote(v) +
-                                      " is not epoch seconds or YYYY-MM-DDTHH:MM:SS from 1970 to 9999");
-            out = *parsed;
-            return std::nullopt;
-        };
-        if (cell(c_submit).empty()) return fail(c_submit, "empty SubmitTime");
-        if (auto e = time(c_submit, r.job.submit_time, "SubmitTime")) return *e;
-        if (auto e = time(c_eligible, r.job.eligible_time, "EligibleTime")) return *e;
-        if (auto e = time(c_policy, r.job.policy_blocked_time, "PolicyBlockedTime")) return *e;
-        if (auto e = time(c_blocked, r.job.blocked_time, "BlockedTime")) return *e;
-        if (auto e = time(c_start, r.job.start_time, "StartTime")) return *e;
-
-        if (!cell(c_state).empty()) {
-            const auto s = parse_maui_job_state(cell(c_state));
-            if (!s) return fail(*c_state, "unknown State " + text::quote(cell(c_state)));
-            r.job.state = *s;
-        }
-        if (r.job.state == job_state::running && r.job.start_time == 0)
-            return fail(c_start ? *c_start : c_id, "a RUNNING job needs a StartTime");
-        if (r.job.state != job_state::running && r.job.start_time != 0)
-            return fail(*c_start, "StartTime is set but the job is not RUNNING");
-        if (r.job.start_time != 0 && r.job.start_time < r.job.submit_time)
-            return fail(*c_start, "StartTime is before SubmitTime");
-
-        if (!cell(c_wclimit).empty()) {
-            // INFINITY (as Maui prints limits of 100 days or more) and UNLIMITED (as PBS and
-            // Slurm print none) are Maui's MAX_MTIME.
-            const std::string_view wc = cell(c_wclimit);
-            const auto w = iequals(wc, "INFINITY") || iequals(wc, "UNLIMITED") ? std::optional<std::int64_t>{maui_infinity}
-                                                                             : parse_maui_time(wc);
-            if (!w || *w < 0 || *w > 0xffffffffLL)
-                return fail(*c_wclimit, "WCLimit " + text::quote(wc) +
-                                            " is not a Maui time [[[DD:]HH:]MM:]SS up to 4294967295 seconds, "
-                                            "INFINITY or UNLIMITED");
-            r.job.wclimit = static_cast<std::uint32_t>(*w);
-        }
-        auto count = [&](const std::optional<std::size_t>& col, std::uint32_t& out,
-                         const char* what) -> std::optional<input_error> {
-            const std::string_view v = cell(col);
-            if (v.empty()) return std::nullopt;
-            const auto n = parse_unsigned<std::uint32_t>(v);
-            if (!n) return fail(*col, std::string(what) + " " + text::quote(v) + " is not an integer from 0 to 4294967295");
-            out = *n;
-            return std::nullopt;
-        };
-        if (auto e = count(c_procs, r.job.procs, "Procs")) return *e;
-        if (auto e = count(c_nodes, r.job.nodes, "Nodes")) return *e;
-        auto megabytes = [&](const std::optional<std::size_t>& col, std::uint32_t& out,
-                             const char* what) -> std::optional<input_error> {
-            const std::string_view v = cell(col);
-            if (v.empty()) return std::nullopt;
-            const auto n = parse_maui_mb(v, 0xffffffffu);
-            if (!n)
-                return fail(*col, std::string(what) + " " + text::quote(v) +
-                                      " is not an amount of MB from 0 to 4294967295 (units K, M, G, T)");
-            out = static_cast<std::uint32_t>(*n);
-            return std::nullopt;
-        };
-        if (auto e = megabytes(c_mem, r.job.mem_mb, "Mem")) return *e;
-        if (auto e = megabytes(c_swap, r.job.swap_mb, "Swap")) return *e;
-        if (auto e = megabytes(c_disk, r.job.disk_mb, "Disk")) return *e;
-        if (auto e = count(c_bypass, r.job.bypass, "Bypass")) return *e;
-        if (const std::string_view v = cell(c_req); !v.empty()) {
-            auto parsed = parse_maui_requirements(v);
-            const std::size_t at = row.columns[*c_req] + static_cast<std::size_t>(v.data() - row.cells[*c_req].data());
-            if (!parsed.error.empty())
-                return make_error(t.file, row.line, at + parsed.offset, t.header[*c_req], who + ": Req: " + parsed.error);
-            const auto sum = requirement_totals(parsed.reqs);
-            const std::array<std::optional<std::size_t>, 5> cols{c_procs, c_nodes, c_mem, c_swap, c_disk};
-            const std::array<const char*, 5> names{"Procs", "Nodes", "Mem", "Swap", "Disk"};
-            const std::array<std::uint32_t*, 5> fields{&r.job.procs, &r.job.nodes, &r.job.mem_mb, &r.job.swap_mb,
-                                                       &r.job.disk_mb};
-            for (std::size_t k = 0; k < 5; ++k) {
-                if (sum[k] > 0xffffffffu)
-                    return fail(*c_req, std::string("Req: the requirements' ") + names[k] + " add up to " +
-                                            std::to_string(sum[k]) + ", more than 4294967295");
-                if (!cell(cols[k]).empty() && *fields[k] != sum[k])
-                    return fail(*cols[k], std::string(names[k]) + " " + std::to_string(*fields[k]) +
-                                              " is not the Req total " + std::to_string(sum[k]));
-                *fields[k] = static_cast<std::uint32_t>(sum[k]);
-            }
-            r.reqs = std::move(parsed.reqs);
-        }
-
-        if (!cell(c_spv).empty()) {
-            const auto b = detail::maui_bool(cell(c_spv));
-            if (!b) return fail(*c_spv, "SPViolation " + text::quote(cell(c_spv)) + " is not TRUE or FALSE");
-            r.job.spviolation = *b;
-        }
-        if (const std::string_view v = cell(c_sprio); !v.empty()) {
-            const bool relative = v.front() == '+' || v.front() == '-';
-            const auto n = parse_signed<std::int64_t>(v.front() == '+' ? v.substr(1) : v);
-            if (!n || (v.front() == '+' && (v.size() < 2 || v[1] == '-' || v[1] == '+')))
-                return fail(*c_sprio, "SystemPriority " + text::quote(v) + " is not N, +N or -N");
-            if (relative) {
-                if (*n < -1'000'000'000 || *n > 1'000'000'000)
-                    return fail(*c_sprio, "a relative SystemPriority must be within -1000000000..+1000000000");
-                r.job.system_priority_mode = maui::system_priority_kind::relative;
-            } else {
-                if (*n < 0 || *n > 1000)
-                    return fail(*c_sprio, "an absolute SystemPriority (setspri) must be within 0..1000");
-                r.job.system_priority_mode = maui::system_priority_kind::absolute;
-            }
-            r.job.system_priority = static_cast<std::int32_t>(*n);
-        }
-        out.jobs.push_back(std::move(r));
+            return r.fail(c->id, "JobID " + text::quote(r.cell(c->id)) + " is not an integer from 1 to 4294967295");
+        j.job.id = *id;
+        r.who = "job " + std::to_string(*id);
+        if (!seen.insert(*id).second) return r.fail(c->id, "JobID is listed twice");
+        for (std::size_t k = 0; k < maui::cred_kind_count; ++k) j.creds[k] = std::string(r.cell(c->cred[k]));
+        if (j.creds[maui::index(maui::cred_kind::user)].empty()) return r.fail(*c->cred[0], "empty User");
+        if (auto e = detail::read_maui_times(r, *c, j.job)) return *e;
+        if (auto e = detail::read_maui_sizes(r, *c, j.job)) return *e;
+        if (auto e = detail::read_maui_reqs(r, t, row, *c, j)) return *e;
+        if (auto e = detail::read_maui_system_priority(r, *c, j.job)) return *e;
+        out.jobs.push_back(std::move(j));
     }
     return out;
 }

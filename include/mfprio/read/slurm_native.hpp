@@ -624,6 +624,33 @@ namespace detail {
            (t.column("Share") || t.column("Priority") || t.column("Cluster"));
 }
 
+namespace detail {
+
+/// The GPU usage in `scontrol show assoc_mgr`'s GrpTRESMins (`cpu=N(12),...,gres/gpu=N(34)`:
+/// each TRES's limit and, in parentheses, its usage in whole minutes); none when it has no
+/// gres/gpu item (the last one counts).
+[[nodiscard]] inline expected<std::optional<std::uint64_t>> gpu_minutes_used(const scontrol_pair& mins,
+                                                                             const std::string& file) {
+    std::optional<std::uint64_t> out;
+    std::size_t at = 0;
+    for (const std::string_view item : split(mins.value, ',')) {
+        const std::size_t item_at = at;
+        at += item.size() + 1;
+        if (!item.starts_with("gres/gpu=")) continue;
+        const std::size_t open = item.find('(');
+        const auto used = open != std::string_view::npos && item.ends_with(')')
+                              ? parse_unsigned<std::uint64_t>(item.substr(open + 1, item.size() - open - 2))
+                              : std::nullopt;
+        if (!used)
+            return make_error(file, mins.line, mins.value_column + item_at, "GrpTRESMins",
+                              "expected gres/gpu=LIMIT(MINUTES), got " + text::quote(item));
+        out = *used;
+    }
+    return out;
+}
+
+} // namespace detail
+
 /// The association table from several texts, merged by (account, user, partition):
 /// - one `sshare -a -l -P` / `-p` output (or any association table, see assoc_table.hpp):
 ///   the tree, shares and sshare's columns;
@@ -721,23 +748,9 @@ namespace detail {
                 if (!out->has_column("Priority")) out->columns.emplace_back("Priority");
             }
             if (const scontrol_pair* mins = rec.find("GrpTRESMins")) {
-                // "cpu=N(12),...,gres/gpu=N(34)": each TRES's limit and, in parentheses, its
-                // usage in whole minutes.
-                const std::string_view v = mins->value;
-                std::size_t at = 0;
-                for (const std::string_view item : split(v, ',')) {
-                    const std::size_t item_at = at;
-                    at += item.size() + 1;
-                    if (!item.starts_with("gres/gpu=")) continue;
-                    const std::size_t open = item.find('(');
-                    const auto used = open != std::string_view::npos && item.ends_with(')')
-                                          ? parse_unsigned<std::uint64_t>(item.substr(open + 1, item.size() - open - 2))
-                                          : std::nullopt;
-                    if (!used)
-                        return fail(make_error(in->name, mins->line, mins->value_column + item_at, "GrpTRESMins",
-                                               "expected gres/gpu=LIMIT(MINUTES), got " + text::quote(item)));
-                    out->rows[*r].gpu_minutes = *used;
-                }
+                auto used = detail::gpu_minutes_used(*mins, in->name);
+                if (!used) return fail(used.error());
+                if (*used) out->rows[*r].gpu_minutes = **used;
             }
             const scontrol_pair* usage = rec.find("UsageRaw/Norm/Efctv");
             if (usage == nullptr) return true;

@@ -156,6 +156,40 @@ template <class T>
     return out;
 }
 
+namespace detail {
+
+/// The fair-share parents form a tree: following them from any association ends at one
+/// without a parent. A loop (an association its own parent, or an ancestor of itself) is
+/// the error, at the first association of it in the file; each association is walked once
+/// (state 1: on the current path, 2: known to end at a root). `ids` maps each id to its
+/// index; every parent is in it.
+[[nodiscard]] inline std::optional<input_error> snapshot_parent_loop(
+    const site_snapshot& s, const std::unordered_map<std::uint32_t, std::size_t>& ids, std::string_view file) {
+    std::vector<std::uint8_t> state(s.assocs.size(), 0);
+    std::vector<std::size_t> path;
+    for (std::size_t start = 0; start < s.assocs.size(); ++start) {
+        path.clear();
+        std::size_t i = start;
+        while (state[i] == 0) {
+            state[i] = 1;
+            path.push_back(i);
+            if (s.assocs[i].fs_parent == 0) break;
+            i = ids.at(s.assocs[i].fs_parent);
+        }
+        if (state[i] == 1 && s.assocs[i].fs_parent != 0) {
+            const auto& a = s.assocs[*std::min_element(std::find(path.begin(), path.end(), i), path.end())];
+            return text::make_error(file, a.line, 1, "fs_parent",
+                                    a.fs_parent == a.id ? "association " + std::to_string(a.id) + " is its own parent"
+                                                        : "association " + std::to_string(a.id) +
+                                                              " is an ancestor of itself (its fair-share parents form a loop)");
+        }
+        for (const std::size_t k : path) state[k] = 2;
+    }
+    return std::nullopt;
+}
+
+} // namespace detail
+
 /// Reads a snapshot; errors name `file`, the line and column, and what is wrong.
 [[nodiscard]] inline expected<site_snapshot> parse_site_snapshot(std::string_view text, std::string_view file) {
     site_snapshot s;
@@ -253,30 +287,7 @@ template <class T>
         if (a.fs_parent != 0 && !ids.contains(a.fs_parent))
             return text::make_error(file, a.line, 1, "fs_parent",
                                     "association " + std::to_string(a.fs_parent) + " is not in the snapshot");
-    // The fair-share parents form a tree: following them from any association ends at one
-    // without a parent. A loop (an association its own parent, or an ancestor of itself)
-    // is refused at the first association of it in the file; each association is walked
-    // once (state 1: on the current path, 2: known to end at a root).
-    std::vector<std::uint8_t> state(s.assocs.size(), 0);
-    std::vector<std::size_t> path;
-    for (std::size_t start = 0; start < s.assocs.size(); ++start) {
-        path.clear();
-        std::size_t i = start;
-        while (state[i] == 0) {
-            state[i] = 1;
-            path.push_back(i);
-            if (s.assocs[i].fs_parent == 0) break;
-            i = ids.at(s.assocs[i].fs_parent);
-        }
-        if (state[i] == 1 && s.assocs[i].fs_parent != 0) {
-            const auto& a = s.assocs[*std::min_element(std::find(path.begin(), path.end(), i), path.end())];
-            return text::make_error(file, a.line, 1, "fs_parent",
-                                    a.fs_parent == a.id ? "association " + std::to_string(a.id) + " is its own parent"
-                                                        : "association " + std::to_string(a.id) +
-                                                              " is an ancestor of itself (its fair-share parents form a loop)");
-        }
-        for (const std::size_t k : path) state[k] = 2;
-    }
+    if (auto loop = detail::snapshot_parent_loop(s, ids, file)) return *loop;
     return s;
 }
 

@@ -204,12 +204,12 @@ inline bool listed(const std::vector<std::string>& list, std::string_view v) {
 
 } // namespace detail
 
-/// Renders sshare's output for tree `t` and the columns `c` of a fair-share pass.
-[[nodiscard]] inline sshare_output render_sshare(const fairshare::tree& t, const fairshare::columns& c,
-                                                 const sshare_options& o) {
-    using detail::sshare_field;
-    sshare_output res;
-    std::vector<detail::sshare_field_def> fields;
+namespace detail {
+
+/// The fields of sshare's `-o` (or its default list, from `o`) into `fields`; the message of
+/// sshare's error, or none.
+[[nodiscard]] inline std::optional<std::string> parse_sshare_format(const sshare_options& o,
+                                                                    std::vector<sshare_field_def>& fields) {
     std::string list = o.format;
     if (list.empty()) {
         const char* part = o.partitions ? "P," : "";
@@ -232,16 +232,13 @@ inline bool listed(const std::vector<std::string>& list, std::string_view v) {
             // of millions would print gigabytes).
             const std::string_view digits = std::string_view(item).substr(pct + 1);
             const auto n = digits.empty() ? std::optional<std::int64_t>(0) : text::parse_signed<std::int64_t>(digits);
-            if (!n || *n < -4096 || *n > 4096) {
-                res.error = "field width must be an integer from -4096 to 4096 in \"" + item + "\"";
-                return res;
-            }
+            if (!n || *n < -4096 || *n > 4096) return "field width must be an integer from -4096 to 4096 in \"" + item + "\"";
             newlen = static_cast<int>(*n);
             item.resize(pct);
         }
         bool found = false;
-        for (const auto& f : detail::sshare_fields) {
-            if (detail::iprefix(f.name, item)) {
+        for (const auto& f : sshare_fields) {
+            if (iprefix(f.name, item)) {
                 auto g = f;
                 if (newlen) g.len = newlen;
                 fields.push_back(g);
@@ -249,13 +246,119 @@ inline bool listed(const std::vector<std::string>& list, std::string_view v) {
                 break;
             }
         }
-        if (!found) {
-            res.error = "Invalid field requested: \"" + item + "\"";
-            return res;
-        }
+        if (!found) return "Invalid field requested: \"" + item + "\"";
         if (end == list.size()) break;
     }
 
+    return std::nullopt;
+}
+
+/// Prints the fields of one association's row of sshare.
+struct sshare_row_printer {
+    const fairshare::tree& t;
+    const fairshare::columns& c;
+    const sshare_options& o;
+    sshare_line& line;
+    std::string tres_zero; ///< every TRES at 0, as GrpTRESRaw and TRESRunMins print them
+
+    /// Field `f` of association `a`, indented by `spaces` (Account); `last` ends the line.
+    void field(const sshare_field_def& f, std::uint32_t a, int spaces, bool last) const {
+        const sshare_reported* rep = o.reported;
+        const bool user = t.is_user(a);
+        // A reported value of association `a` in column `col`, if any.
+        const auto reported = [&](const std::vector<std::optional<double>>& col, std::uint32_t x) -> const std::optional<double>* {
+            return x < col.size() ? &col[x] : nullptr;
+        };
+        // Prints a reported number, or blank where the cluster printed none.
+        const auto put_reported = [&](const sshare_field_def& g, const std::optional<double>& v, bool end) {
+            if (v) line.dbl(g, *v, end);
+            else line.str(g, nullptr, end);
+        };
+        switch (f.type) {
+        case sshare_field::account: {
+            const std::string name = std::string(static_cast<std::size_t>(spaces), ' ') + t.account[a];
+            line.str(f, &name, last);
+            break;
+        }
+        case sshare_field::cluster: line.str(f, o.cluster.empty() ? nullptr : &o.cluster, last); break;
+        case sshare_field::eused:
+            if (rep && rep->all && reported(rep->effective_usage, a)) put_reported(f, rep->effective_usage[a], last);
+            else line.dbl(f, static_cast<double>(c.usage_efctv[a]), last);
+            break;
+        case sshare_field::fsfactor:
+            if (rep && rep->all && reported(rep->fairshare, a)) {
+                put_reported(f, rep->fairshare[a], last);
+                break;
+            }
+            // Fair Tree, and from 25.11 classic too: users only. Classic before: every row,
+            // 2^(-UE/S/d) from the row's own UE and S, which is what the classic pass
+            // leaves in fs_factor (for a FairShare=parent row, its fs parent's UE and S,
+            // which are its own).
+            if (!user && (o.fair_tree || slurm::has(o.slurm_version, slurm::release_change::sshare_fairshare_users_only)))
+                line.str(f, nullptr, last);
+            else line.dbl(f, c.fs_factor[a], last);
+            break;
+        case sshare_field::tresmins: {
+            const std::string empty;
+            if (rep && a < rep->grp_tres_mins.size() && rep->grp_tres_mins[a]) line.str(f, &*rep->grp_tres_mins[a], last);
+            else line.str(f, &empty, last);
+            break;
+        }
+        case sshare_field::grptresraw: line.str(f, &tres_zero, last); break;
+        case sshare_field::runmins:
+            if (rep && a < rep->tres_run_mins.size() && rep->tres_run_mins[a]) line.str(f, &*rep->tres_run_mins[a], last);
+            else line.str(f, &tres_zero, last);
+            break;
+        case sshare_field::id: line.u64(f, a + 1, last); break;
+        case sshare_field::levelfs:
+            if (rep && rep->all && reported(rep->level_fs, a)) put_reported(f, rep->level_fs[a], last);
+            else if (t.is_use_parent(a) || std::isnan(c.level_fs_of(a))) line.str(f, nullptr, last);
+            else line.dbl(f, static_cast<double>(c.level_fs_of(a)), last);
+            break;
+        case sshare_field::norms:
+            if (rep && rep->all && reported(rep->norm_shares, a)) put_reported(f, rep->norm_shares[a], last);
+            else line.dbl(f, c.shares_norm[a], last);
+            break;
+        case sshare_field::normu:
+            if (rep && rep->all && reported(rep->norm_usage, a)) {
+                if (rep->norm_usage[a]) line.dbl(f, *rep->norm_usage[a], last);
+                else line.blank(f, last);
+            } else if (a == 0) line.blank(f, last); // the root's usage_norm is never set (NO_VAL)
+            else line.dbl(f, static_cast<double>(fairshare::usage_norm(t, a)), last);
+            break;
+        case sshare_field::partition: line.str(f, t.partition[a].empty() ? nullptr : &t.partition[a], last); break;
+        case sshare_field::raws:
+            if (t.is_use_parent(a)) {
+                const std::string parent = "parent";
+                line.str(f, &parent, last);
+            } else if (t.shares_raw[a] == no_val32 || t.shares_raw[a] == infinite32) {
+                line.blank(f, last);
+            } else {
+                line.u64(f, t.shares_raw[a], last);
+            }
+            break;
+        case sshare_field::rawu:
+            if (rep && (rep->all || !t.is_user(a)) && a < rep->raw_usage.size() && rep->raw_usage[a])
+                line.u64(f, raw_usage_u64(*rep->raw_usage[a]), last);
+            else
+                line.u64(f, raw_usage_u64(t.usage_raw[a]), last);
+            break;
+        case sshare_field::user: line.str(f, user ? &t.user_name[a] : nullptr, last); break;
+        }
+    }
+};
+
+} // namespace detail
+
+/// Renders sshare's output for tree `t` and the columns `c` of a fair-share pass.
+[[nodiscard]] inline sshare_output render_sshare(const fairshare::tree& t, const fairshare::columns& c,
+                                                 const sshare_options& o) {
+    sshare_output res;
+    std::vector<detail::sshare_field_def> fields;
+    if (auto e = detail::parse_sshare_format(o, fields)) {
+        res.error = std::move(*e);
+        return res;
+    }
     std::size_t width = 0;
     for (const auto& f : fields) width += static_cast<std::size_t>(std::abs(f.len)) + 1;
     if (width > text::max_format_line) {
@@ -274,19 +377,9 @@ inline bool listed(const std::vector<std::string>& list, std::string_view v) {
         }
     }
 
-    std::string tres_zero;
-    for (const auto& name : o.tres_names) tres_zero += (tres_zero.empty() ? "" : ",") + name + "=0";
+    detail::sshare_row_printer row{t, c, o, line, {}};
+    for (const auto& name : o.tres_names) row.tres_zero += (row.tres_zero.empty() ? "" : ",") + name + "=0";
     const bool show_all_users = o.all || (!o.users.empty() && o.users.front() == "-1");
-    const sshare_reported* rep = o.reported;
-    // A reported value of association `a` in column `col`, if any.
-    const auto reported = [&](const std::vector<std::optional<double>>& col, std::uint32_t a) -> const std::optional<double>* {
-        return a < col.size() ? &col[a] : nullptr;
-    };
-    // Prints a reported number, or blank where the cluster printed none.
-    const auto put_reported = [&](const detail::sshare_field_def& f, const std::optional<double>& v, bool last) {
-        if (v) line.dbl(f, *v, last);
-        else line.str(f, nullptr, last);
-    };
     // Indentation as sshare builds it (slurmdb_tree_name_get): one space more than the
     // parent account's row when that row was printed, none otherwise; so `-A` lists indent
     // relative to the accounts shown.
@@ -308,78 +401,7 @@ inline bool listed(const std::vector<std::string>& list, std::string_view v) {
         }
         for (std::size_t i = 0; i < fields.size(); ++i) {
             const auto& f = fields[i];
-            const bool last = i + 1 == fields.size();
-            switch (f.type) {
-            case sshare_field::account: {
-                const std::string name = std::string(static_cast<std::size_t>(spaces[a]), ' ') + t.account[a];
-                line.str(f, &name, last);
-                break;
-            }
-            case sshare_field::cluster: line.str(f, o.cluster.empty() ? nullptr : &o.cluster, last); break;
-            case sshare_field::eused:
-                if (rep && rep->all && reported(rep->effective_usage, a)) put_reported(f, rep->effective_usage[a], last);
-                else line.dbl(f, static_cast<double>(c.usage_efctv[a]), last);
-                break;
-            case sshare_field::fsfactor:
-                if (rep && rep->all && reported(rep->fairshare, a)) {
-                    put_reported(f, rep->fairshare[a], last);
-                    break;
-                }
-                // Fair Tree, and from 25.11 classic too: users only. Classic before: every row,
-                // 2^(-UE/S/d) from the row's own UE and S, which is what the classic pass
-                // leaves in fs_factor (for a FairShare=parent row, its fs parent's UE and S,
-                // which are its own).
-                if (!user && (o.fair_tree || slurm::has(o.slurm_version, slurm::release_change::sshare_fairshare_users_only)))
-                    line.str(f, nullptr, last);
-                else line.dbl(f, c.fs_factor[a], last);
-                break;
-            case sshare_field::tresmins: {
-                const std::string empty;
-                if (rep && a < rep->grp_tres_mins.size() && rep->grp_tres_mins[a]) line.str(f, &*rep->grp_tres_mins[a], last);
-                else line.str(f, &empty, last);
-                break;
-            }
-            case sshare_field::grptresraw: line.str(f, &tres_zero, last); break;
-            case sshare_field::runmins:
-                if (rep && a < rep->tres_run_mins.size() && rep->tres_run_mins[a]) line.str(f, &*rep->tres_run_mins[a], last);
-                else line.str(f, &tres_zero, last);
-                break;
-            case sshare_field::id: line.u64(f, a + 1, last); break;
-            case sshare_field::levelfs:
-                if (rep && rep->all && reported(rep->level_fs, a)) put_reported(f, rep->level_fs[a], last);
-                else if (t.is_use_parent(a) || std::isnan(c.level_fs_of(a))) line.str(f, nullptr, last);
-                else line.dbl(f, static_cast<double>(c.level_fs_of(a)), last);
-                break;
-            case sshare_field::norms:
-                if (rep && rep->all && reported(rep->norm_shares, a)) put_reported(f, rep->norm_shares[a], last);
-                else line.dbl(f, c.shares_norm[a], last);
-                break;
-            case sshare_field::normu:
-                if (rep && rep->all && reported(rep->norm_usage, a)) {
-                    if (rep->norm_usage[a]) line.dbl(f, *rep->norm_usage[a], last);
-                    else line.blank(f, last);
-                } else if (a == 0) line.blank(f, last); // the root's usage_norm is never set (NO_VAL)
-                else line.dbl(f, static_cast<double>(fairshare::usage_norm(t, a)), last);
-                break;
-            case sshare_field::partition: line.str(f, t.partition[a].empty() ? nullptr : &t.partition[a], last); break;
-            case sshare_field::raws:
-                if (t.is_use_parent(a)) {
-                    const std::string parent = "parent";
-                    line.str(f, &parent, last);
-                } else if (t.shares_raw[a] == no_val32 || t.shares_raw[a] == infinite32) {
-                    line.blank(f, last);
-                } else {
-                    line.u64(f, t.shares_raw[a], last);
-                }
-                break;
-            case sshare_field::rawu:
-                if (rep && (rep->all || !t.is_user(a)) && a < rep->raw_usage.size() && rep->raw_usage[a])
-                    line.u64(f, detail::raw_usage_u64(*rep->raw_usage[a]), last);
-                else
-                    line.u64(f, detail::raw_usage_u64(t.usage_raw[a]), last);
-                break;
-            case sshare_field::user: line.str(f, user ? &t.user_name[a] : nullptr, last); break;
-            }
+            row.field(f, a, spaces[a], i + 1 == fields.size());
         }
         res.text += '\n';
     }

@@ -40,6 +40,57 @@ struct whatif_applied {
     std::vector<std::string> warnings; ///< what is taken but likely not meant (a PriorityFlags word that is no flag)
 };
 
+namespace detail {
+
+/// Every key `whatif --set` takes on `pc`, sorted (equally close keys are suggested in byte
+/// order): the settable slurm.conf keys, then each partition's, QOS's and association's.
+[[nodiscard]] inline std::vector<std::string> whatif_keys(const parsed_cluster& pc) {
+    using config::key_name;
+    using config::slurm_conf_setting;
+    std::vector<std::string> known;
+    for (const auto& k : config::slurm_conf_keys)
+        if (k.settable) known.emplace_back(k.name);
+    for (const auto& p : pc.conf.partitions) {
+        known.push_back("partition." + p.name + "." + std::string(key_name(slurm_conf_setting::job_factor)));
+        known.push_back("partition." + p.name + "." + std::string(key_name(slurm_conf_setting::tier)));
+    }
+    for (const auto& q : pc.qos.qos) {
+        known.push_back("qos." + q.name + ".Priority");
+        known.push_back("qos." + q.name + ".UsageFactor");
+    }
+    for (const auto& a : pc.assoc.rows)
+        if (a.parent >= 0) known.push_back("assoc." + a.account + (a.user.empty() ? "" : "/" + a.user) + ".Shares");
+    std::sort(known.begin(), known.end());
+    return known;
+}
+
+/// PriorityFlags after `edit` (`+FLAG` or `-FLAG`) on the list `flags_text`: FAIR_TREE is the
+/// default, so removing it means NO_FAIR_TREE and adding it means dropping NO_FAIR_TREE.
+[[nodiscard]] inline std::string edited_flags(std::string_view flags_text, std::string_view edit) {
+    std::vector<std::string> words;
+    for (const auto w : config::split(flags_text, ','))
+        if (!config::trim(w).empty()) words.emplace_back(config::trim(w));
+    const bool add = edit.front() == '+';
+    std::string flag(config::trim(edit.substr(1)));
+    for (auto& c : flag) c = static_cast<char>(c >= 'a' && c <= 'z' ? c - 'a' + 'A' : c); // upper case
+    const auto drop = [&](std::string_view f) {
+        words.erase(std::remove_if(words.begin(), words.end(), [&](const std::string& w) { return config::iequals(w, f); }),
+                    words.end());
+    };
+    if (flag == "FAIR_TREE") {
+        drop("NO_FAIR_TREE");
+        if (!add) words.emplace_back("NO_FAIR_TREE");
+    } else {
+        drop(flag);
+        if (add) words.push_back(flag);
+    }
+    std::string v;
+    for (const auto& w : words) v += (v.empty() ? "" : ",") + w;
+    return v;
+}
+
+} // namespace detail
+
 /// Applies the changes to `pc` in order. `conf_inputs` are the configuration texts, read again
 /// with the slurm.conf keys appended (so that each value follows slurm.conf's own rules).
 [[nodiscard]] inline whatif_applied apply_whatif(parsed_cluster& pc, std::span<const config::conf_input> conf_inputs,
@@ -48,20 +99,7 @@ struct whatif_applied {
     std::string conf_text;
     std::string flags_text = pc.conf.flags_text;
     bool conf_changed = false;
-    std::vector<std::string> known;
-    for (const auto& k : config::slurm_conf_keys)
-        if (k.settable) known.emplace_back(k.name);
-    for (const auto& p : pc.conf.partitions) {
-        known.push_back("partition." + p.name + ".PriorityJobFactor");
-        known.push_back("partition." + p.name + ".PriorityTier");
-    }
-    for (const auto& q : pc.qos.qos) {
-        known.push_back("qos." + q.name + ".Priority");
-        known.push_back("qos." + q.name + ".UsageFactor");
-    }
-    for (const auto& a : pc.assoc.rows)
-        if (a.parent >= 0) known.push_back("assoc." + a.account + (a.user.empty() ? "" : "/" + a.user) + ".Shares");
-    std::sort(known.begin(), known.end()); // equally close keys are suggested in byte order
+    const std::vector<std::string> known = detail::whatif_keys(pc);
     // Partition, QOS and association changes are applied after the configuration is read again.
     std::vector<std::pair<std::string, std::string>> later;
     for (const auto& change : changes) {
@@ -70,29 +108,8 @@ struct whatif_applied {
         const config::slurm_conf_key* conf_key = config::find_slurm_conf_key(key);
         if (conf_key != nullptr && conf_key->settable) {
             std::string v = value;
-            if (config::is_key(key, config::slurm_conf_setting::flags) && !v.empty() && (v.front() == '+' || v.front() == '-')) {
-                // +FLAG / -FLAG on the current list; FAIR_TREE is the default, so removing it
-                // means NO_FAIR_TREE and adding it means dropping NO_FAIR_TREE.
-                std::vector<std::string> words;
-                for (const auto w : config::split(flags_text, ','))
-                    if (!config::trim(w).empty()) words.emplace_back(config::trim(w));
-                const bool add = v.front() == '+';
-                std::string flag(config::trim(std::string_view(v).substr(1)));
-                for (auto& c : flag) c = static_cast<char>(c >= 'a' && c <= 'z' ? c - 'a' + 'A' : c); // upper case
-                const auto drop = [&](std::string_view f) {
-                    words.erase(std::remove_if(words.begin(), words.end(), [&](const std::string& w) { return config::iequals(w, f); }),
-                                words.end());
-                };
-                if (flag == "FAIR_TREE") {
-                    drop("NO_FAIR_TREE");
-                    if (!add) words.emplace_back("NO_FAIR_TREE");
-                } else {
-                    drop(flag);
-                    if (add) words.push_back(flag);
-                }
-                v.clear();
-                for (const auto& w : words) v += (v.empty() ? "" : ",") + w;
-            }
+            if (config::is_key(key, config::slurm_conf_setting::flags) && !v.empty() && (v.front() == '+' || v.front() == '-'))
+                v = detail::edited_flags(flags_text, v);
             if (config::is_key(key, config::slurm_conf_setting::flags)) {
                 flags_text = v;
                 r.fairshare = true;

@@ -14,9 +14,12 @@
 ///   (sshare indents Account by depth), so callers trim what they need.
 
 #include <cstddef>
+#include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <mfprio/core/assert.hpp>
@@ -146,6 +149,54 @@ inline void split_cells(std::string_view line, std::vector<std::string>& cells,
     if (!have_header) return make_error(file_name, 0, 0, {}, "empty table: no header row");
     return t;
 }
+
+/// The error of the first of `names` that `t` has no column for ("the jobs table has no X
+/// column", at the header line), or none. `what` names the table ("the jobs table").
+[[nodiscard]] inline std::optional<input_error> missing_column(const table& t, std::initializer_list<std::string_view> names,
+                                                               std::string_view what) {
+    for (const std::string_view name : names)
+        if (!t.column(name))
+            return make_error(t.file, t.header_line, 0, name, std::string(what) + " has no " + std::string(name) + " column");
+    return std::nullopt;
+}
+
+/// One row of a table as a reader goes through it: its cells trimmed, and errors at a cell
+/// that name the file, the cell's line and column, its column's header and the row's subject
+/// (`who`, "job 12": the message follows it after ": "; empty, the message alone).
+class row_reader {
+public:
+    row_reader(const table& t, const table_row& row, std::string subject = {})
+        : who(std::move(subject)), t_(&t), row_(&row) {}
+
+    std::string who; ///< what the row is, in errors
+
+    /// Cell `col`, trimmed.
+    [[nodiscard]] std::string_view cell(std::size_t col) const { return trim(row_->cells[col]); }
+    /// Cell `col`, trimmed; empty when the table has no such column.
+    [[nodiscard]] std::string_view cell(const std::optional<std::size_t>& col) const {
+        return col ? cell(*col) : std::string_view{};
+    }
+    /// The error `message` at cell `col`.
+    [[nodiscard]] input_error fail(std::size_t col, const std::string& message) const {
+        return make_error(t_->file, row_->line_of(col), row_->columns[col], t_->header[col],
+                          who.empty() ? message : who + ": " + message);
+    }
+    /// An unsigned 32-bit count from cell `col` into `out` (left as it is when the column is
+    /// missing or the cell empty); the error names the cell `what`.
+    [[nodiscard]] std::optional<input_error> count(const std::optional<std::size_t>& col, std::uint32_t& out,
+                                                   std::string_view what) const {
+        const std::string_view v = cell(col);
+        if (v.empty()) return std::nullopt;
+        const auto n = parse_unsigned<std::uint32_t>(v);
+        if (!n) return fail(*col, std::string(what) + " " + quote(v) + " is not an integer from 0 to 4294967295");
+        out = *n;
+        return std::nullopt;
+    }
+
+private:
+    const table* t_;
+    const table_row* row_;
+};
 
 /// Reads and parses a pipe-separated table file; "cannot open file" if unreadable.
 [[nodiscard]] inline expected<table> read_table(const std::string& path) {
