@@ -41,14 +41,10 @@ outcome run_sprio(std::span<const std::string_view> args, const slurm_sources* e
             else if (a == "-u" || a == "--user") opt.users = split_list(*v);
             else if (a == "-p" || a == "--partition") opt.partitions = split_list(*v);
             else if (a == "-j" || a == "--jobs-ids" || a == "--explain") {
-                for (const auto& id : split_list(*v)) {
-                    std::uint32_t n = 0;
-                    const auto [p, ec] = std::from_chars(id.data(), id.data() + id.size(), n);
-                    if (ec != std::errc() || p != id.data() + id.size())
-                        return usage("'" + id + "' is not a job id");
-                    if (a == "--explain") explain = n;
-                    else opt.jobs.push_back(n);
-                }
+                std::vector<std::uint32_t> ids;
+                if (auto e = parse_job_ids(*v, ids)) return usage(*e);
+                if (a != "--explain") opt.jobs.insert(opt.jobs.end(), ids.begin(), ids.end());
+                else if (!ids.empty()) explain = ids.back();
             }
         } else if (a.starts_with("--format=")) opt.format = a.substr(9);
         else return usage("unknown option '" + std::string(a) + "'");
@@ -69,23 +65,7 @@ outcome run_sprio(std::span<const std::string_view> args, const slurm_sources* e
         snapshot = read_site_snapshot(site_snapshot, times.calc, lc->conf.calc_period, failed, o);
         if (failed) return o;
     }
-    // Classic and depth-oblivious fair-share as slurmctld computed it in the snapshot's
-    // pass (Fair Tree's factors are ranks, exact from sshare already).
-    const auto& flags = lc->conf.flags;
-    const bool depth_oblivious = flags.has(slurm::priority_flag::depth_oblivious);
-    if (snapshot && (depth_oblivious || !flags.has(slurm::priority_flag::fair_tree))) {
-        const std::string path = site_snapshot + "/" + std::string(config::site_snapshot_file);
-        auto fs = config::snapshot_fairshare(*snapshot, lc->assoc, needing_fairshare(lc->model, snapshot->pass),
-                                             depth_oblivious, lc->conf.fairshare_dampening, path);
-        if (!fs) {
-            o.status = exit_data;
-            o.err += "mfprio: " + fs.error().to_string() + "\n";
-            return o;
-        }
-        for (std::size_t i = 0; i < fs->size(); ++i)
-            if (lc->assoc.rows[i].is_user()) lc->model.cluster.set_fairshare(static_cast<std::uint32_t>(i), (*fs)[i]);
-        lc->fairshare_taken = false;
-    }
+    if (snapshot && !snapshot_fairshare_taken(*lc, *snapshot, site_snapshot, o)) return o;
     if (!site_policy.empty()) {
         auto site = queue::load_site_policy_file(site_policy, site::site_factor_registry());
         if (!site) {
@@ -121,20 +101,8 @@ outcome run_sprio(std::span<const std::string_view> args, const slurm_sources* e
     if (listing && !diffs.empty() && times.from_cluster)
         if (held_weights(*lc, unplaced, rows, w, *listing, *ci, times, "sprio", o)) {
             placed = place_stored(*lc, times, &*listing);
-            auto held = sprio_rows_of(*lc, times, &*listing);
-            stored_rows = held;
-            // A job in several partitions: sprio's rows compute the PARTITION term with the
-            // weight of the moment (_filter_job), the other factors are the held ones.
-            if (held.size() == rows.size())
-                for (std::size_t k = 0; k < held.size(); ++k) {
-                    const auto& r = held[k];
-                    const auto other_partition = [&](std::size_t i) {
-                        return held[i].job_id == r.job_id && held[i].partition != r.partition;
-                    };
-                    const bool several = (k > 0 && other_partition(k - 1)) || (k + 1 < held.size() && other_partition(k + 1));
-                    if (several && held[k].direct_priority == 0) held[k].factors.part = rows[k].factors.part;
-                }
-            rows = std::move(held);
+            stored_rows = sprio_rows_of(*lc, times, &*listing);
+            rows = sprio_rows_after_reconfigure(*stored_rows, rows);
             diffs = report::compare_sprio(rows, w, *listing);
         }
     const auto& stored = stored_rows ? *stored_rows : rows;
@@ -144,27 +112,7 @@ outcome run_sprio(std::span<const std::string_view> args, const slurm_sources* e
         return o;
     }
     if (explain) {
-        bool found = false;
-        for (const auto& r : rows)
-            if (r.job_id == *explain) {
-                o.out += report::render_explain(r, w);
-                found = true;
-            }
-        if (!found) {
-            // The jobs input and, when the job is in it, its line.
-            std::string where = ci->jobs ? ci->jobs->name : std::string("the jobs input");
-            bool in_input = false;
-            for (std::size_t k = 0; k < model.jobs.size() && k < model.job_lines.size(); ++k)
-                if (job_traits<job>::id(model.jobs[k]) == *explain) {
-                    where += ":" + std::to_string(model.job_lines[k]);
-                    in_input = true;
-                    break;
-                }
-            o.status = exit_data;
-            o.err += "mfprio: " + where + ": job " + std::to_string(*explain) +
-                     (in_input ? " is not listed by sprio (held, not pending, or not yet eligible)\n"
-                               : " is not in the jobs input\n");
-        }
+        explain_sprio_job(rows, w, model, ci->jobs ? ci->jobs->name : std::string("the jobs input"), *explain, o);
         return o;
     }
     auto res = report::render_sprio(std::move(rows), w, opt);

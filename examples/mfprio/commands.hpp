@@ -845,6 +845,78 @@ inline void apply_site_policy(const queue::site_engine& site, config::slurm_mode
     return std::nullopt;
 }
 
+/// The job ids of a comma-separated list (sprio's -j) into `out`; the usage error naming the
+/// first that is not one.
+[[nodiscard]] inline std::optional<std::string> parse_job_ids(std::string_view list, std::vector<std::uint32_t>& out) {
+    for (const auto& id : split_list(list)) {
+        std::uint32_t n = 0;
+        const auto [p, ec] = std::from_chars(id.data(), id.data() + id.size(), n);
+        if (ec != std::errc() || p != id.data() + id.size()) return "'" + id + "' is not a job id";
+        out.push_back(n);
+    }
+    return std::nullopt;
+}
+
+/// Classic and depth-oblivious fair-share as slurmctld computed it in the snapshot's pass (read
+/// from `dir`), set into `lc`'s model (Fair Tree's factors are ranks, exact from sshare
+/// already). False, with the error in `o` (exit 65), when the snapshot and the tables disagree.
+[[nodiscard]] inline bool snapshot_fairshare_taken(loaded_cluster& lc, const config::site_snapshot& snapshot,
+                                                   const std::string& dir, outcome& o) {
+    const auto& flags = lc.conf.flags;
+    const bool depth_oblivious = flags.has(slurm::priority_flag::depth_oblivious);
+    if (!depth_oblivious && flags.has(slurm::priority_flag::fair_tree)) return true;
+    const std::string path = dir + "/" + std::string(config::site_snapshot_file);
+    auto fs = config::snapshot_fairshare(snapshot, lc.assoc, needing_fairshare(lc.model, snapshot.pass), depth_oblivious,
+                                         lc.conf.fairshare_dampening, path);
+    if (!fs) {
+        o.status = exit_data;
+        o.err += "mfprio: " + fs.error().to_string() + "\n";
+        return false;
+    }
+    for (std::size_t i = 0; i < fs->size(); ++i)
+        if (lc.assoc.rows[i].is_user()) lc.model.cluster.set_fairshare(static_cast<std::uint32_t>(i), (*fs)[i]);
+    lc.fairshare_taken = false;
+    return true;
+}
+
+/// sprio's rows in the window after a reconfigure: the factors slurmctld holds (`held`, from
+/// its last recalculation) but, for a job in several partitions, the PARTITION term with the
+/// weight of the moment (`now`), as sprio's _filter_job computes it.
+[[nodiscard]] inline std::vector<report::sprio_row> sprio_rows_after_reconfigure(std::vector<report::sprio_row> held,
+                                                                                 const std::vector<report::sprio_row>& now) {
+    if (held.size() != now.size()) return held;
+    for (std::size_t k = 0; k < held.size(); ++k) {
+        const auto& r = held[k];
+        const auto other_partition = [&](std::size_t i) { return held[i].job_id == r.job_id && held[i].partition != r.partition; };
+        const bool several = (k > 0 && other_partition(k - 1)) || (k + 1 < held.size() && other_partition(k + 1));
+        if (several && held[k].direct_priority == 0) held[k].factors.part = now[k].factors.part;
+    }
+    return held;
+}
+
+/// `mfprio sprio --explain JOB`: each of the job's rows explained; a job sprio does not list is
+/// an error naming the jobs input `where` and, when the job is in it, its line.
+inline void explain_sprio_job(std::span<const report::sprio_row> rows, const report::sprio_weights& w,
+                              const config::slurm_model& model, std::string where, std::uint32_t id, outcome& o) {
+    bool found = false;
+    for (const auto& r : rows)
+        if (r.job_id == id) {
+            o.out += report::render_explain(r, w);
+            found = true;
+        }
+    if (found) return;
+    bool in_input = false;
+    for (std::size_t k = 0; k < model.jobs.size() && k < model.job_lines.size(); ++k)
+        if (job_traits<job>::id(model.jobs[k]) == id) {
+            where += ":" + std::to_string(model.job_lines[k]);
+            in_input = true;
+            break;
+        }
+    o.status = exit_data;
+    o.err += "mfprio: " + where + ": job " + std::to_string(id) +
+             (in_input ? " is not listed by sprio (held, not pending, or not yet eligible)\n" : " is not in the jobs input\n");
+}
+
 /// `mfprio lint`'s options: its --help lists them, its parser takes them and no other.
 inline constexpr option_row lint_option_rows[] = {
     {"--conf FILE", "slurm.conf"},

@@ -6,16 +6,13 @@ namespace mfprio::cli {
 /// `mfprio diagnose ...`; with `embedded`, the texts replace --maui-cfg, --jobs and --nodes.
 outcome run_diagnose(std::span<const std::string_view> args, const maui_sources* embedded) {
     outcome o;
-    std::string cfg_path, jobs_path, nodes_path, conf_path, fs_dir, stats_path, showq_path, from_dir;
+    maui_paths paths;
+    auto& [cfg_path, jobs_path, nodes_path, conf_path, fs_dir, stats_path, showq_path, from_dir] = paths;
     bool check = false;
     std::optional<std::int64_t> now;
     std::optional<std::uint32_t> explain;
     bool running = false;
-    std::optional<maui::xfactor_form> xf;
-    std::optional<maui::cap_style> caps;
-    std::optional<maui::target_queuetime_form> qt;
-    std::optional<bool> user_terms;
-    std::optional<bool> group_class_weight;
+    maui_forms forms;
     const auto usage = usage_reporter(o, "diagnose");
     for (std::size_t i = 0; i < args.size(); ++i) {
         const std::string_view a = args[i];
@@ -43,52 +40,12 @@ outcome run_diagnose(std::span<const std::string_view> args, const maui_sources*
         else if (a == "--from") from_dir = v;
         else if (std::string error; common_value(a, v, now, explain, error)) {
             if (!error.empty()) return usage(error);
-        } else if (a == "--xfactor") {
-            if (v == "code") xf = maui::xfactor_form::code;
-            else if (v == "doc") xf = maui::xfactor_form::doc;
-            else return usage("--xfactor takes code or doc");
-        } else if (a == "--caps") {
-            if (v == "maui") caps = maui::cap_style::upper;
-            else if (v == "moab") caps = maui::cap_style::symmetric;
-            else return usage("--caps takes maui or moab");
-        } else if (a == "--group-classweight") {
-            if (v == "maui33") group_class_weight = false;
-            else if (v == "doc") group_class_weight = true;
-            else return usage("--group-classweight takes maui33 or doc");
-        } else if (a == "--uproc-ujob") {
-            if (v == "maui33") user_terms = false;
-            else if (v == "moab") user_terms = true;
-            else return usage("--uproc-ujob takes maui33 or moab");
-        } else {
-            if (v == "moab") qt = maui::target_queuetime_form::moab;
-            else if (v == "maui33") qt = maui::target_queuetime_form::maui33;
-            else return usage("--qttarget takes moab or maui33");
+        } else if (auto e = forms.set(a, v)) {
+            return usage(*e);
         }
     }
-    if (!from_dir.empty()) {
-        namespace fs = std::filesystem;
-        const auto in = [&](std::string_view name) { return (fs::path(from_dir) / name).string(); };
-        const auto there = [&](std::string_view name) {
-            std::error_code ec;
-            return fs::exists(in(name), ec);
-        };
-        const auto pick = [&](std::string& dst, std::initializer_list<std::string_view> names) {
-            if (!dst.empty()) return;
-            for (const auto name : names)
-                if (there(name)) {
-                    dst = in(name);
-                    return;
-                }
-        };
-        pick(cfg_path, {"maui.cfg"});
-        pick(jobs_path, {"checkjob.txt", "workload.trace", "jobs.txt"});
-        if (conf_path.empty()) pick(nodes_path, {"resources.trace", "nodes.txt"});
-        if (!now) pick(stats_path, {"showstats.txt"});
-        pick(showq_path, {"showq.txt"});
-        pick(fs_dir, {"fs"});
-        if (cfg_path.empty()) return usage(from_dir + " has no maui.cfg");
-        if (jobs_path.empty()) return usage(from_dir + " has no checkjob.txt, workload.trace or jobs.txt");
-    }
+    if (!from_dir.empty())
+        if (auto e = paths.pick_capture_files(now.has_value())) return usage(*e);
     if (check && from_dir.empty()) return usage("--check needs --from DIR (DIR/diagnose.txt is what it compares with)");
     if (check && (running || explain)) return usage("--check compares diagnose -p: not with --running or --explain");
     if (embedded == nullptr && (cfg_path.empty() || jobs_path.empty()))
@@ -110,11 +67,7 @@ outcome run_diagnose(std::span<const std::string_view> args, const maui_sources*
     auto cfg = embedded ? config::parse_maui_cfg(embedded->cfg, label + "maui.cfg") : config::read_maui_cfg(cfg_path);
     if (!cfg) return fail(cfg.error());
     for (const auto& w : cfg->warnings) o.err += "mfprio: warning: " + w.to_string() + "\n";
-    if (xf) cfg->opts.xfactor = *xf;
-    if (caps) cfg->opts.caps = *caps;
-    if (qt) cfg->opts.target_queuetime = *qt;
-    if (user_terms) cfg->opts.res_user_terms = *user_terms;
-    if (group_class_weight) cfg->apply_group_class_weight = *group_class_weight;
+    forms.apply(*cfg);
     if (!stats_path.empty()) {
         auto text = config::read_text_file(stats_path);
         if (!text) return fail(text.error());
@@ -135,43 +88,10 @@ outcome run_diagnose(std::span<const std::string_view> args, const maui_sources*
     }
     // The jobs: a jobs table, a workload trace or checkjob's output, told apart by content.
     std::optional<config::maui_checkjob_jobs> checkjob;
-    auto jobs = [&]() -> expected<config::maui_jobs_table> {
-        if (embedded) return config::parse_maui_jobs(embedded->jobs, label + "jobs.txt");
-        auto text = config::read_text_file(jobs_path);
-        if (!text) return text.error();
-        switch (config::detect_maui_input(*text)) {
-        case config::maui_input_kind::workload_trace: return config::parse_maui_workload_trace(*text, jobs_path);
-        case config::maui_input_kind::checkjob: {
-            if (!now)
-                return text::make_error(jobs_path, 1, 1, "checkjob",
-                                  "checkjob prints durations: give the scheduler's time with --stats FILE or --now");
-            auto c = config::parse_maui_checkjob(*text, jobs_path, *now);
-            if (!c) return c.error();
-            checkjob = std::move(*c);
-            return checkjob->table;
-        }
-        default: return config::parse_maui_jobs(*text, jobs_path);
-        }
-    }();
+    auto jobs = embedded ? config::parse_maui_jobs(embedded->jobs, label + "jobs.txt") : read_maui_jobs_input(jobs_path, now, checkjob);
     if (!jobs) return fail(jobs.error());
-    maui::resources cluster{};
-    if (embedded != nullptr) {
-        auto r = config::parse_maui_nodes(embedded->nodes, label + "nodes.txt");
-        if (!r) return fail(r.error());
-        cluster = *r;
-    } else if (!nodes_path.empty()) {
-        auto text = config::read_text_file(nodes_path);
-        if (!text) return fail(text.error());
-        auto r = config::detect_maui_input(*text) == config::maui_input_kind::resource_trace
-                     ? config::parse_maui_resource_trace(*text, nodes_path)
-                     : config::parse_maui_nodes(*text, nodes_path);
-        if (!r) return fail(r.error());
-        cluster = *r;
-    } else if (!conf_path.empty()) {
-        auto conf = config::read_slurm_conf(conf_path);
-        if (!conf) return fail(conf.error());
-        cluster = config::maui_nodes_from(*conf);
-    }
+    auto cluster = embedded ? config::parse_maui_nodes(embedded->nodes, label + "nodes.txt") : read_maui_resources(paths);
+    if (!cluster) return fail(cluster.error());
     const std::int64_t t = now ? *now : static_cast<std::int64_t>(std::time(nullptr));
     std::vector<config::maui_fs_window> windows;
     if (!fs_dir.empty()) {
@@ -179,7 +99,7 @@ outcome run_diagnose(std::span<const std::string_view> args, const maui_sources*
         if (!w) return fail(w.error());
         windows = std::move(*w);
     }
-    auto model = config::build_maui_model(std::move(*cfg), *jobs, cluster, t, windows);
+    auto model = config::build_maui_model(std::move(*cfg), *jobs, *cluster, t, windows);
     if (!model) return fail(model.error());
     const auto ctx = model->context();
     const auto& w = model->cfg.weights;

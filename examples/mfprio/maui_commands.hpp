@@ -137,4 +137,112 @@ inline outcome check_diagnose(outcome o, const std::string& dir, const config::m
     return o;
 }
 
+/// The forms `mfprio diagnose` may choose where Maui 3.3's code and its documentation differ
+/// (none chosen: maui.cfg's, or Maui 3.3's).
+struct maui_forms {
+    std::optional<maui::xfactor_form> xf;
+    std::optional<maui::cap_style> caps;
+    std::optional<maui::target_queuetime_form> qt;
+    std::optional<bool> user_terms;
+    std::optional<bool> group_class_weight;
+
+    /// Option `a` (--xfactor, --caps, --group-classweight, --uproc-ujob, --qttarget) set to
+    /// `v`; the usage error when `v` is not one of its two words.
+    [[nodiscard]] std::optional<std::string> set(std::string_view a, std::string_view v) {
+        const auto pick = [&](auto& dst, std::string_view first, auto first_value, std::string_view second,
+                              auto second_value) -> std::optional<std::string> {
+            if (v == first) dst = first_value;
+            else if (v == second) dst = second_value;
+            else return std::string(a) + " takes " + std::string(first) + " or " + std::string(second);
+            return std::nullopt;
+        };
+        if (a == "--xfactor") return pick(xf, "code", maui::xfactor_form::code, "doc", maui::xfactor_form::doc);
+        if (a == "--caps") return pick(caps, "maui", maui::cap_style::upper, "moab", maui::cap_style::symmetric);
+        if (a == "--group-classweight") return pick(group_class_weight, "maui33", false, "doc", true);
+        if (a == "--uproc-ujob") return pick(user_terms, "maui33", false, "moab", true);
+        return pick(qt, "moab", maui::target_queuetime_form::moab, "maui33", maui::target_queuetime_form::maui33);
+    }
+
+    /// The chosen forms, into `cfg`.
+    void apply(config::maui_cfg& cfg) const {
+        if (xf) cfg.opts.xfactor = *xf;
+        if (caps) cfg.opts.caps = *caps;
+        if (qt) cfg.opts.target_queuetime = *qt;
+        if (user_terms) cfg.opts.res_user_terms = *user_terms;
+        if (group_class_weight) cfg.apply_group_class_weight = *group_class_weight;
+    }
+};
+
+/// The files `mfprio diagnose` reads (empty: not given), and the capture directory (--from).
+struct maui_paths {
+    std::string cfg, jobs, nodes, conf, fs_dir, stats, showq, from;
+
+    /// The files of the capture in `from` that no option named: maui.cfg, the jobs (checkjob,
+    /// a workload trace or a jobs table), the nodes (unless --conf), showstats (unless --now:
+    /// `have_now`), showq and the fair-share directory. The usage error when it lacks maui.cfg
+    /// or the jobs.
+    [[nodiscard]] std::optional<std::string> pick_capture_files(bool have_now) {
+        namespace fs = std::filesystem;
+        const auto in = [&](std::string_view name) { return (fs::path(from) / name).string(); };
+        const auto pick = [&](std::string& dst, std::initializer_list<std::string_view> names) {
+            if (!dst.empty()) return;
+            for (const auto name : names) {
+                std::error_code ec;
+                if (fs::exists(in(name), ec)) {
+                    dst = in(name);
+                    return;
+                }
+            }
+        };
+        pick(cfg, {"maui.cfg"});
+        pick(jobs, {"checkjob.txt", "workload.trace", "jobs.txt"});
+        if (conf.empty()) pick(nodes, {"resources.trace", "nodes.txt"});
+        if (!have_now) pick(stats, {"showstats.txt"});
+        pick(showq, {"showq.txt"});
+        pick(fs_dir, {"fs"});
+        if (cfg.empty()) return from + " has no maui.cfg";
+        if (jobs.empty()) return from + " has no checkjob.txt, workload.trace or jobs.txt";
+        return std::nullopt;
+    }
+};
+
+/// The jobs in `path`: a jobs table, a workload trace or checkjob's output (into `checkjob`
+/// too, which needs the scheduler's time `now`), told apart by content.
+[[nodiscard]] inline expected<config::maui_jobs_table> read_maui_jobs_input(const std::string& path,
+                                                                           std::optional<std::int64_t> now,
+                                                                           std::optional<config::maui_checkjob_jobs>& checkjob) {
+    auto text = config::read_text_file(path);
+    if (!text) return text.error();
+    switch (config::detect_maui_input(*text)) {
+    case config::maui_input_kind::workload_trace: return config::parse_maui_workload_trace(*text, path);
+    case config::maui_input_kind::checkjob: {
+        if (!now)
+            return text::make_error(path, 1, 1, "checkjob", "checkjob prints durations: give the scheduler's time with --stats FILE or --now");
+        auto c = config::parse_maui_checkjob(*text, path, *now);
+        if (!c) return c.error();
+        checkjob = std::move(*c);
+        return checkjob->table;
+    }
+    default: return config::parse_maui_jobs(*text, path);
+    }
+}
+
+/// The cluster's resources: a nodes table or the simulator's resource trace (--nodes), or
+/// slurm.conf's nodes (--conf); none given, no resources.
+[[nodiscard]] inline expected<maui::resources> read_maui_resources(const maui_paths& p) {
+    if (!p.nodes.empty()) {
+        auto text = config::read_text_file(p.nodes);
+        if (!text) return text.error();
+        return config::detect_maui_input(*text) == config::maui_input_kind::resource_trace
+                   ? config::parse_maui_resource_trace(*text, p.nodes)
+                   : config::parse_maui_nodes(*text, p.nodes);
+    }
+    if (!p.conf.empty()) {
+        auto conf = config::read_slurm_conf(p.conf);
+        if (!conf) return conf.error();
+        return config::maui_nodes_from(*conf);
+    }
+    return maui::resources{};
+}
+
 } // namespace mfprio::cli

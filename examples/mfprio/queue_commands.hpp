@@ -116,6 +116,117 @@ inline std::string fixed0(double v) {
     if (s == "-0") s = "0";
     return s;
 }
+/// The files of `mfprio queue --jobs ...` (empty: not given).
+struct flux_table_paths {
+    std::string jobs, assoc, queues, banks, conf, qos;
+};
+
+/// The tables `mfprio queue --jobs ...` reads, and the model inputs pointing into them (so it
+/// stays where it is built).
+struct flux_tables {
+    flux_tables() = default;
+    flux_tables(const flux_tables&) = delete;
+    flux_tables& operator=(const flux_tables&) = delete;
+
+    std::optional<config::table> jobs;
+    std::optional<config::assoc_table> assoc;
+    std::optional<config::priority_table> queues, banks;
+    std::optional<config::slurm_conf> conf;
+    std::optional<config::qos_table> qos;
+    config::flux_inputs in;
+
+    /// Reads the files of `p`; the first error.
+    [[nodiscard]] std::optional<input_error> read(const flux_table_paths& p) {
+        auto j = config::read_table(p.jobs);
+        if (!j) return j.error();
+        jobs = std::move(*j);
+        in.jobs = &*jobs;
+        if (!p.assoc.empty()) {
+            auto a = config::read_assoc_table(p.assoc);
+            if (!a) return a.error();
+            assoc = std::move(*a);
+            in.assoc = &*assoc;
+            in.assoc_file = p.assoc;
+        }
+        if (!p.queues.empty()) {
+            auto q = config::read_queue_table(p.queues);
+            if (!q) return q.error();
+            queues = std::move(*q);
+            in.queues = &*queues;
+        }
+        if (!p.banks.empty()) {
+            auto b = config::read_bank_table(p.banks);
+            if (!b) return b.error();
+            banks = std::move(*b);
+            in.banks = &*banks;
+        }
+        if (!p.conf.empty()) {
+            auto c = config::read_slurm_conf(p.conf);
+            if (!c) return c.error();
+            conf = std::move(*c);
+            auto q = config::read_qos_table(p.qos);
+            if (!q) return q.error();
+            qos = std::move(*q);
+            in.conf = &*conf;
+            in.qos = &*qos;
+            in.conf_file = p.conf;
+        }
+        return std::nullopt;
+    }
+};
+
+/// `mfprio queue --explain`: each term of the policy for job `j` of `user`, the sum and how
+/// the priority follows from it.
+template <class Explained>
+[[nodiscard]] std::string explain_policy_job(const flux::job& j, const std::string& user, const Explained& x) {
+    std::string out = "job " + std::to_string(j.id) + " (user " + user + ", urgency " + std::to_string(j.urgency) + ")\n";
+    for (const auto& term : x.terms) {
+        char line[256];
+        std::snprintf(line, sizeof line, "  %-12.*s %.17g x %.17g = %.17g\n", static_cast<int>(term.name.size()),
+                      term.name.data(), term.factor, term.weight, term.contribution);
+        out += line;
+    }
+    char sum[128];
+    std::snprintf(sum, sizeof sum, "  sum %.17g\n", x.score);
+    out += sum;
+    static constexpr std::string_view how[] = {
+        "the sum, rounded", "urgency 0: held", "urgency 31: expedited",
+        "the rounded sum is 0 or less: 0, which holds the job in Flux (priority-hold)", "clamped at 4294967295"};
+    out += "  priority " + std::to_string(x.priority.value) + " (" + std::string(how[static_cast<std::size_t>(x.priority.status)]) +
+           ")\n";
+    return out;
+}
+
+/// `mfprio queue --policy`'s table, seed 003's layout: "%7s %8s %10s" then " %10s" per factor;
+/// values are the weighted contributions, rounded ("%.0f"); the jobs in `order`.
+template <class Engine, class Ctx>
+[[nodiscard]] std::string render_policy_queue(const Engine& engine, const Ctx& ctx, const std::vector<flux::job>& pending,
+                                              const std::vector<flux::priority_value>& prio,
+                                              const std::vector<std::size_t>& order,
+                                              const std::vector<std::string>& user_names) {
+    // Each cell after the first is a space and the value right-aligned in its width.
+    std::string out;
+    const auto cell = [&out](std::string_view v, std::size_t width) {
+        if (!out.empty() && out.back() != '\n') out += ' ';
+        out += right(v, width);
+    };
+    cell("JOBID", 7);
+    cell("USER", 8);
+    cell("PRIORITY", 10);
+    for (const auto& n : engine.names()) cell(upper(n), 10);
+    out += '\n';
+    for (std::size_t k : order) {
+        const auto& j = pending[k];
+        const auto x = engine.explain(j, ctx);
+        cell(std::to_string(j.id), 7);
+        cell(user_names[j.user], 8);
+        cell(std::to_string(prio[k].value), 10);
+        for (const auto& term : x.terms) cell(fixed0(term.contribution), 10);
+        out += '\n';
+    }
+    return out;
+}
+
 } // namespace detail
 
 /// `mfprio queue --from DIR`: a Flux bundle replayed (`whatif --from` takes the same path).

@@ -15,66 +15,10 @@ outcome run_whatif(std::span<const std::string_view> args) {
                 return run_queue_from(args);
         }
     outcome o;
-    cluster_options copt;
-    std::vector<std::pair<std::string, std::string>> changes;
-    std::optional<std::int64_t> now;
-    std::size_t top = 10;
-    std::optional<std::size_t> head;
-    std::optional<std::int64_t> after_s;
-    std::string svg_path, site_policy, new_site_policy;
-    bool json = false;
+    whatif_request req;
+    if (!parse_whatif_args(args, req, o)) return o;
     const auto usage = usage_reporter(o, "whatif");
-    for (std::size_t i = 0; i < args.size(); ++i) {
-        const std::string_view a = args[i];
-        if (help_or_unknown(o, "whatif", a, whatif_option_names, whatif_help)) return o;
-        std::string error;
-        if (cluster_option(args, i, copt, error)) {
-            if (!error.empty()) return usage(error);
-            continue;
-        }
-        if (a == "--new-submissions") return usage("--new-submissions goes with a Flux bundle (--from DIR holding flux_jobs.json)");
-        if (a == "--json") {
-            json = true;
-            continue;
-        }
-        if (!takes_value(whatif_option_spellings, a)) return usage("unknown option '" + std::string(a) + "'");
-        const auto value = option_value(args, i, error);
-        if (!value) return usage(error);
-        const std::string_view v = *value;
-        if (a == "--set") {
-            const std::size_t eq = v.find('=');
-            if (eq == std::string_view::npos || eq == 0) return usage("--set takes KEY=VALUE, not '" + std::string(v) + "'");
-            const std::string key(config::trim(v.substr(0, eq)));
-            const std::string_view value = config::trim(v.substr(eq + 1));
-            // Each change is one key's value: a line end, a space or a '#' would let slurm.conf
-            // read another key, a directive (Include) or a comment out of it.
-            if (const auto bad = std::find_if(value.begin(), value.end(),
-                                              [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f || c == ' ' || c == '#'; });
-                bad != value.end())
-                return usage("--set " + key + ": the value must be one word (no spaces, line ends, control characters or '#')");
-            changes.emplace_back(key, std::string(value));
-        } else if (a == "--svg") {
-            svg_path = v;
-        } else if (a == "--site-policy") {
-            site_policy = v;
-        } else if (a == "--new-site-policy") {
-            new_site_policy = v;
-        } else if (a == "--after") {
-            const auto d = config::parse_slurm_time(v);
-            if (!d || d->unlimited || d->seconds <= 0 || d->seconds > 3650LL * 86400)
-                return usage("--after takes a Slurm time string up to 3650 days (e.g. 7-0), not '" + std::string(v) + "'");
-            after_s = d->seconds;
-        } else if (a == "--now") {
-            now = parse_now(v);
-            if (!now)
-                return usage("--now takes epoch seconds or YYYY-MM-DDTHH:MM:SS from 1970 to 9999, not '" +
-                             std::string(v) + "'");
-        } else {
-            const auto n = config::parse_unsigned<std::uint32_t>(v);
-            if (!n || *n == 0) return usage(std::string(a) + " takes a positive integer, not '" + std::string(v) + "'");
-            (a == "--top" ? top : head.emplace()) = *n;
-        }
-    }
+    auto& [copt, changes, now, top, head, after_s, svg_path, site_policy, new_site_policy, json] = req;
     if (changes.empty() && new_site_policy.empty())
         return usage("nothing to compare: give at least one --set KEY=VALUE or --new-site-policy FILE");
     std::optional<queue::site_engine> site, new_site;

@@ -146,4 +146,78 @@ inline std::string whatif_json(const config::slurm_model& m, const report::whati
     return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
+/// What `mfprio whatif` was asked (its options).
+struct whatif_request {
+    cluster_options copt;
+    std::vector<std::pair<std::string, std::string>> changes;
+    std::optional<std::int64_t> now;
+    std::size_t top = 10;
+    std::optional<std::size_t> head;
+    std::optional<std::int64_t> after_s;
+    std::string svg_path, site_policy, new_site_policy;
+    bool json = false;
+};
+
+/// Reads `mfprio whatif`'s options into `r`; false when `o` holds what the command returns
+/// (its help, or a usage error).
+[[nodiscard]] inline bool parse_whatif_args(std::span<const std::string_view> args, whatif_request& r, outcome& o) {
+    const auto usage = usage_reporter(o, "whatif");
+    const auto refuse = [&](const std::string& message) {
+        (void)usage(message);
+        return false;
+    };
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        const std::string_view a = args[i];
+        if (help_or_unknown(o, "whatif", a, whatif_option_names, whatif_help)) return false;
+        std::string error;
+        if (cluster_option(args, i, r.copt, error)) {
+            if (!error.empty()) return refuse(error);
+            continue;
+        }
+        if (a == "--new-submissions") return refuse("--new-submissions goes with a Flux bundle (--from DIR holding flux_jobs.json)");
+        if (a == "--json") {
+            r.json = true;
+            continue;
+        }
+        if (!takes_value(whatif_option_spellings, a)) return refuse("unknown option '" + std::string(a) + "'");
+        const auto value = option_value(args, i, error);
+        if (!value) return refuse(error);
+        const std::string_view v = *value;
+        if (a == "--set") {
+            const std::size_t eq = v.find('=');
+            if (eq == std::string_view::npos || eq == 0) return refuse("--set takes KEY=VALUE, not '" + std::string(v) + "'");
+            const std::string key(config::trim(v.substr(0, eq)));
+            const std::string_view value = config::trim(v.substr(eq + 1));
+            // Each change is one key's value: a line end, a space or a '#' would let slurm.conf
+            // read another key, a directive (Include) or a comment out of it.
+            if (const auto bad = std::find_if(value.begin(), value.end(),
+                                              [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f || c == ' ' || c == '#'; });
+                bad != value.end())
+                return refuse("--set " + key + ": the value must be one word (no spaces, line ends, control characters or '#')");
+            r.changes.emplace_back(key, std::string(value));
+        } else if (a == "--svg") {
+            r.svg_path = v;
+        } else if (a == "--site-policy") {
+            r.site_policy = v;
+        } else if (a == "--new-site-policy") {
+            r.new_site_policy = v;
+        } else if (a == "--after") {
+            const auto d = config::parse_slurm_time(v);
+            if (!d || d->unlimited || d->seconds <= 0 || d->seconds > 3650LL * 86400)
+                return refuse("--after takes a Slurm time string up to 3650 days (e.g. 7-0), not '" + std::string(v) + "'");
+            r.after_s = d->seconds;
+        } else if (a == "--now") {
+            r.now = parse_now(v);
+            if (!r.now)
+                return refuse("--now takes epoch seconds or YYYY-MM-DDTHH:MM:SS from 1970 to 9999, not '" +
+                             std::string(v) + "'");
+        } else {
+            const auto n = config::parse_unsigned<std::uint32_t>(v);
+            if (!n || *n == 0) return refuse(std::string(a) + " takes a positive integer, not '" + std::string(v) + "'");
+            (a == "--top" ? r.top : r.head.emplace()) = *n;
+        }
+    }
+    return true;
+}
+
 } // namespace mfprio::cli
