@@ -1088,3 +1088,78 @@ TEST_CASE("flux: jobs submitted before the plugin received any data are held, th
     CHECK(differences(*h, replay(*h)) > 0);
     fs::remove_all(root);
 }
+
+TEST_CASE("flux library: what Flux holds, the next update, --set and --check without the tool") {
+    // Expected values: the priorities Flux printed in the bundles (tests/live/flux.sh captured
+    // admin_update, then ran flux account-priority-update and captured admin_after; `default`
+    // and `weights` hold flux-accounting's database before and after the weight edits).
+    auto update = mfprio::inputs::read_flux_history(flux_dir("admin_update"));
+    REQUIRE(update);
+    const auto& jobs = update->latest.jobs;
+    const auto now = mfprio::inputs::compute_flux_priorities(*update, {});
+    REQUIRE(now.priority.size() == jobs.size());
+    CHECK(differences(*update, now.priority) == 0);
+    auto c = mfprio::report::check_flux(jobs, now.priority, update->latest.expected_order);
+    CHECK(c.differ == 0);
+    CHECK(c.compared > 300);
+    CHECK(c.text.ends_with(" pending jobs compared, 0 differ, queue order identical\n"));
+
+    // --check says "differs" for one job whose priority mfprio would compute otherwise, and
+    // for an order Flux did not list.
+    auto wrong = now.priority;
+    std::size_t changed = 0;
+    while (!jobs[changed].pending() || !wrong[changed]) ++changed;
+    *wrong[changed] += 1;
+    c = mfprio::report::check_flux(jobs, wrong, update->latest.expected_order);
+    CHECK(c.differ >= 1);
+    CHECK(c.text.find("job " + mfprio::report::flux_f58(jobs[changed].id) + " (") != std::string::npos);
+    auto order = update->latest.expected_order;
+    REQUIRE(order);
+    REQUIRE(order->size() > 2);
+    std::swap(order->front(), order->back());
+    CHECK(mfprio::report::check_flux(jobs, now.priority, order).text.find("queue order differs") != std::string::npos);
+
+    // The next priority-update: what Flux printed after it.
+    auto after = mfprio::inputs::read_flux_history(flux_dir("admin_after"));
+    REQUIRE(after);
+    const auto next = mfprio::inputs::compute_flux_priorities(*update, {}, true);
+    std::size_t matched = 0, moved = 0;
+    for (std::size_t k = 0; k < jobs.size(); ++k) {
+        if (!jobs[k].pending()) continue;
+        for (const auto& j : after->latest.jobs)
+            if (j.id == jobs[k].id && j.pending()) {
+                CHECK(next.priority[k] == j.priority);
+                ++matched;
+                moved += next.priority[k] != now.priority[k] ? 1 : 0;
+            }
+    }
+    CHECK(matched > 300);
+    CHECK(moved > 0);
+
+    // --set on the bundle before the weight edits gives what Flux printed after them.
+    auto before = mfprio::inputs::read_flux_history(flux_dir("default"));
+    auto weights = mfprio::inputs::read_flux_history(flux_dir("weights"));
+    REQUIRE(before);
+    REQUIRE(weights);
+    const std::vector<std::pair<std::string, std::string>> edits{
+        {"weight.fairshare", "50000"}, {"weight.queue", "20000"}, {"weight.bank", "1000"}, {"weight.urgency", "2000"}};
+    const auto predicted = mfprio::inputs::flux_whatif(*before, edits, {}, false);
+    REQUIRE(predicted.error.empty());
+    std::size_t compared = 0;
+    for (std::size_t k = 0; k < before->latest.jobs.size(); ++k)
+        for (const auto& j : weights->latest.jobs)
+            if (j.id == before->latest.jobs[k].id && j.pending()) {
+                CHECK(predicted.priority[k] == j.priority);
+                ++compared;
+            }
+    CHECK(compared >= 20);
+    const auto table = mfprio::report::render_flux_whatif(before->latest.jobs, mfprio::inputs::compute_flux_priorities(*before, {}).priority,
+                                                          predicted.priority, edits, false);
+    CHECK(table.starts_with("whatif: weight.fairshare=50000, weight.queue=20000, weight.bank=1000, weight.urgency=2000 "
+                            "(after flux account-priority-update)\n"));
+    // A change that cannot be made says why and computes nothing.
+    const std::vector<std::pair<std::string, std::string>> bad{{"queue.nosuch", "5"}};
+    const auto refused = mfprio::inputs::flux_whatif(*before, bad, {}, false);
+    CHECK(refused.error == "no queue 'nosuch' in flux-accounting's queue table");
+    CHECK(refused.priority.empty());
+}
