@@ -208,7 +208,8 @@ inline void fair_tree(const tree& t, columns& c, fair_tree_workspace& ws, bool m
         std::uint32_t* const b = ws.order.data() + t.child_begin[a];
         std::uint32_t* const e = ws.order.data() + t.child_begin[a + 1];
         sort(b, e);
-        ws.frames.push_back({b, b, e, fair_tree_no_val, merged_top, tied});
+        ws.frames.push_back(
+            {.begin = b, .pos = b, .end = e, .prev = fair_tree_no_val, .merged_mark = merged_top, .account_tied = tied});
     };
 
     const double users = static_cast<double>(t.user_count);
@@ -246,7 +247,9 @@ inline void fair_tree(const tree& t, columns& c, fair_tree_workspace& ws, bool m
                 f.pos = run_end;
                 merged_top = static_cast<std::uint32_t>(e - ws.merged.data());
                 sort(b, e);
-                ws.frames.push_back({b, b, e, fair_tree_no_val, mark, tied}); // f is stale from here
+                // (The push may move the frames: f is stale from here.)
+                ws.frames.push_back(
+                    {.begin = b, .pos = b, .end = e, .prev = fair_tree_no_val, .merged_mark = mark, .account_tied = tied});
                 continue;
             }
         }

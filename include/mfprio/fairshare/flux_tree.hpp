@@ -220,7 +220,7 @@ inline void flux_tree(const tree& t, columns& c, flux_tree_workspace& ws, flux_t
         std::uint32_t* const b = ws.children.data() + ws.child_begin[a];
         std::uint32_t* const e = ws.children.data() + ws.child_begin[a + 1];
         sort(b, e);
-        ws.frames.push_back({b, e, merged_top});
+        ws.frames.push_back({.pos = b, .end = e, .merged_mark = merged_top});
     };
 
     const double users = static_cast<double>(users_in_tree);
@@ -264,7 +264,7 @@ inline void flux_tree(const tree& t, columns& c, flux_tree_workspace& ws, flux_t
                 for (std::uint32_t k = ws.child_begin[*x]; k != ws.child_begin[*x + 1]; ++k) *e++ = ws.children[k];
         merged_top = static_cast<std::uint32_t>(e - ws.merged.data());
         sort(b, e);
-        ws.frames.push_back({b, e, mark}); // f is stale from here
+        ws.frames.push_back({.pos = b, .end = e, .merged_mark = mark}); // f is stale from here
     }
 }
 

@@ -895,15 +895,14 @@ private:
             log.submit_urgency = static_cast<std::uint8_t>(*ev.urgency);
         } else if (ev.name == "urgency") {
             if (!ev.urgency) return fail("an urgency event without its urgency", eat);
-            config::flux_job_event e;
-            e.time = *ev.time;
-            e.what = config::flux_job_event::kind::urgency;
-            e.urgency = static_cast<std::uint8_t>(*ev.urgency);
-            log.events.push_back(std::move(e));
+            log.events.push_back({.time = *ev.time,
+                                  .what = config::flux_job_event::kind::urgency,
+                                  .urgency = static_cast<std::uint8_t>(*ev.urgency),
+                                  .value = {}});
         } else if (ev.name == "jobspec-update") {
             // flux-core hands the plugin one update; job_updated takes the bank first.
-            if (ev.bank) log.events.push_back({*ev.time, config::flux_job_event::kind::bank, 0, *ev.bank});
-            if (ev.queue) log.events.push_back({*ev.time, config::flux_job_event::kind::queue, 0, *ev.queue});
+            if (ev.bank) log.events.push_back({.time = *ev.time, .what = config::flux_job_event::kind::bank, .urgency = 0, .value = *ev.bank});
+            if (ev.queue) log.events.push_back({.time = *ev.time, .what = config::flux_job_event::kind::queue, .urgency = 0, .value = *ev.queue});
         } else if (ev.name == "memo" && ev.memo) {
             log.computed.push_back(*ev.time);
             log.computed_fairshare.push_back(ev.memo_fs);

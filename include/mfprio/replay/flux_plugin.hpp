@@ -458,14 +458,17 @@ replay_flux_plugin(std::span<const flux_update> updates, std::span<const flux_jo
     std::vector<double> update_times;
     for (const auto& u : updates) update_times.push_back(u.time);
     std::sort(update_times.begin(), update_times.end());
-    for (std::size_t i = 0; i < history.loads.size(); ++i) steps.push_back({history.loads[i], load, i, 0});
-    for (std::size_t i = 0; i < updates.size(); ++i) steps.push_back({updates[i].time, update, i, 0});
+    for (std::size_t i = 0; i < history.loads.size(); ++i)
+        steps.push_back({.time = history.loads[i], .what = load, .index = i, .event = 0});
+    for (std::size_t i = 0; i < updates.size(); ++i)
+        steps.push_back({.time = updates[i].time, .what = update, .index = i, .event = 0});
     for (std::size_t k = 0; k < jobs.size(); ++k) {
-        steps.push_back({jobs[k].t_submit, submission, k, 0});
-        for (std::size_t e = 0; e < jobs[k].events.size(); ++e) steps.push_back({jobs[k].events[e].time, job_event, k, e});
+        steps.push_back({.time = jobs[k].t_submit, .what = submission, .index = k, .event = 0});
+        for (std::size_t e = 0; e < jobs[k].events.size(); ++e)
+            steps.push_back({.time = jobs[k].events[e].time, .what = job_event, .index = k, .event = e});
     }
     for (std::size_t i = 0; i < history.observations.size(); ++i)
-        steps.push_back({history.observations[i].time, observation, i, 0});
+        steps.push_back({.time = history.observations[i].time, .what = observation, .index = i, .event = 0});
     std::stable_sort(steps.begin(), steps.end(), [&](const step& a, const step& b) {
         if (a.time != b.time) return a.time < b.time;
         if (a.what != b.what) return a.what < b.what;

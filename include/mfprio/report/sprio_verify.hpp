@@ -187,7 +187,12 @@ struct shown_weight {
         if (!consistent || n == 0 || low > high) continue;
         const auto conf = static_cast<double>(c.weight);
         if (conf >= low && conf <= high) continue;
-        out.push_back({c.column, c.key, c.weight, static_cast<std::uint64_t>(low), static_cast<std::uint64_t>(high), n});
+        out.push_back({.column = c.column,
+                       .key = c.key,
+                       .configured = c.weight,
+                       .low = static_cast<std::uint64_t>(low),
+                       .high = static_cast<std::uint64_t>(high),
+                       .rows = n});
     }
     return out;
 }
