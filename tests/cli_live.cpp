@@ -252,7 +252,7 @@ TEST_CASE("live: a busy cluster in the library: each stored priority placed, the
     bool bad = false;
     const auto listing = mfprio::cli::sprio_listing_of(*ci, bad, o);
     REQUIRE(listing);
-    const auto placed = mfprio::cli::place_stored(*lc, times, &*listing);
+    const auto placed = mfprio::report::place_stored(lc->model, lc->fairshare_taken, times, &*listing);
     CHECK(placed.count(mfprio::config::priority_origin::administrator) == 2);
     for (std::size_t k = 0; k < lc->model.jobs.size(); ++k) {
         const auto& j = lc->model.jobs[k];
@@ -383,6 +383,31 @@ TEST_CASE("live: Slurm 23.11 to 26.05: what differs from 22.05, and --verify aga
         CHECK(o.out.ends_with(" 0 differ (stored priorities, and sprio's own rows column by column)\n"));
         CHECK(o.out.find("job 21: 55555: set by an administrator (sprio shows it so)\n") != std::string::npos);
     }
+}
+
+TEST_CASE("live: sprio's twin in the library gives the rows sprio printed, and says when they differ") {
+    // busy_fair_tree: a real slurmctld 22.05's inputs and its sprio output (tests/live/run.sh);
+    // the expected rows are sprio's own, in the bundle.
+    const std::string dir = bundle("busy_fair_tree");
+    auto ci = mfprio::inputs::read_bundle(dir);
+    REQUIRE(ci);
+    mfprio::cli::outcome o;
+    auto lc = mfprio::cli::load_cluster(*ci, mfprio::cli::fairshare_source::automatic, o, true);
+    REQUIRE(lc);
+    const auto times = mfprio::cli::times_of(*ci, std::nullopt);
+    bool bad = false;
+    const auto listing = mfprio::cli::sprio_listing_of(*ci, bad, o);
+    REQUIRE(listing);
+    (void)mfprio::report::place_stored(lc->model, lc->fairshare_taken, times, &*listing);
+    const mfprio::report::sprio_weights w{lc->model.weights, lc->model.tres_weight_text};
+    const auto rows = mfprio::report::sprio_rows_of(lc->model, lc->slurm_version, times, &*listing);
+    CHECK(rows.size() >= listing->rows.size());
+    CHECK(mfprio::report::compare_sprio(rows, w, *listing).empty());
+    // Another age weight than slurmctld's: the twin's rows are no longer sprio's.
+    lc->model.weights.age += 1000;
+    const mfprio::report::sprio_weights other{lc->model.weights, lc->model.tres_weight_text};
+    const auto changed = mfprio::report::sprio_rows_of(lc->model, lc->slurm_version, times, &*listing);
+    CHECK_FALSE(mfprio::report::compare_sprio(changed, other, *listing).empty());
 }
 
 TEST_CASE("live: --verify finds slurmctld's stored priority for every listed job") {

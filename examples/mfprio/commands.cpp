@@ -86,13 +86,13 @@ outcome run_sprio(std::span<const std::string_view> args, const slurm_sources* e
     // Without a policy, each job's SITE is what slurmctld holds, where sprio printed it.
     if (listing && site_policy.empty()) (void)config::take_site_factors(lc->model, *listing);
     const std::vector<job> unplaced = lc->model.jobs; // before their stored priorities are placed
-    auto placed = place_stored(*lc, times, listing ? &*listing : nullptr);
+    auto placed = place_stored(lc->model, lc->fairshare_taken, times, listing ? &*listing : nullptr);
     const auto& model = lc->model;
     if (copt.live && !now && !ci->calc_time)
         o.err += "mfprio sprio: warning: the time of slurmctld's last priority recalculation is unknown "
                  "(StateSaveLocation/priority_last_decay_ran is not readable here); the factors are computed "
                  "for now, sprio shows them as of that recalculation (at most PriorityCalcPeriod ago)\n";
-    auto rows = sprio_rows_of(*lc, times, listing ? &*listing : nullptr);
+    auto rows = sprio_rows_of(lc->model, lc->slurm_version, times, listing ? &*listing : nullptr);
     const report::sprio_weights w{model.weights, model.tres_weight_text};
     auto diffs = listing ? report::compare_sprio(rows, w, *listing) : std::vector<report::sprio_difference>{};
     // The priorities slurmctld stores: `rows`, but for the PARTITION term of a job in several
@@ -100,8 +100,8 @@ outcome run_sprio(std::span<const std::string_view> args, const slurm_sources* e
     std::optional<std::vector<report::sprio_row>> stored_rows;
     if (listing && !diffs.empty() && times.from_cluster)
         if (held_weights(*lc, unplaced, rows, w, *listing, *ci, times, "sprio", o)) {
-            placed = place_stored(*lc, times, &*listing);
-            stored_rows = sprio_rows_of(*lc, times, &*listing);
+            placed = place_stored(lc->model, lc->fairshare_taken, times, &*listing);
+            stored_rows = sprio_rows_of(lc->model, lc->slurm_version, times, &*listing);
             rows = sprio_rows_after_reconfigure(*stored_rows, rows);
             diffs = report::compare_sprio(rows, w, *listing);
         }

@@ -32,6 +32,7 @@
 #include <mfprio/read/slurm_native.hpp>
 #include <mfprio/report/lint.hpp>
 #include <mfprio/report/sprio.hpp>
+#include <mfprio/report/sprio_twin.hpp>
 #include <mfprio/report/sprio_verify.hpp>
 
 #include "cli.hpp"
@@ -39,6 +40,11 @@
 #include "../site_factor/site_factors.hpp"
 
 namespace mfprio::cli {
+
+using report::gpu_minutes_of;
+using report::place_stored;
+using report::sprio_rows_of;
+using report::sprio_times;
 
 /// Where a command's Slurm inputs come from: files, or texts (the demo's embedded data).
 struct slurm_sources {
@@ -517,15 +523,6 @@ inline const std::string sprio_help = render_help(
     "\n"
     "Example: mfprio sprio --live -l --save bundle; later: mfprio sprio --from bundle -l\n");
 
-/// The time sprio's factors stand for (slurmctld's last recalculation for a cluster's own
-/// outputs, else the current time, unless --now says), and when sprio asked (the capture's
-/// time where known).
-struct sprio_times {
-    std::int64_t calc = 0;
-    std::int64_t listed = 0;
-    bool from_cluster = false; ///< calc is the cluster's own recalculation time
-};
-
 [[nodiscard]] inline sprio_times times_of(const cluster_inputs& ci, std::optional<std::int64_t> now) {
     sprio_times t;
     t.from_cluster = !now && ci.calc_time;
@@ -546,74 +543,6 @@ struct sprio_times {
         return data_error(l.error(), o);
     }
     return std::move(*l);
-}
-
-/// Places each job's stored priority in time (config/slurm_stored.hpp) when the factors stand
-/// for the cluster's own last recalculation; nothing otherwise (files, or --now). `listing`:
-/// what sprio printed, the one evidence of a priority set by an administrator.
-[[nodiscard]] inline config::stored_priorities place_stored(loaded_cluster& lc, const sprio_times& t,
-                                                            const config::sprio_listing* listing) {
-    if (!t.from_cluster) return {};
-    const double slack = lc.fairshare_taken ? static_cast<double>(lc.model.weights.fairshare) * 5e-7 : 0.0;
-    return config::place_stored_priorities(lc.model, t.calc, t.listed, slack, listing);
-}
-
-/// sprio's rows as mfprio computes them for `lc` at `t` (its recalculation's time, listed when
-/// sprio asked). A job in several partitions shows in each row a TRES its partition has none
-/// of as the job record's partition weighted it, weighted again (22.05 to 26.05 alike)
-/// (report::sprio_rows' `record_partitions`): the record's partition is the first the job
-/// lists (where submission puts it), or, where sprio's own rows (`listing`) show the job, the
-/// one of its partitions that gives them (the scheduler moves it from one to the next).
-[[nodiscard]] inline std::vector<report::sprio_row> sprio_rows_of(const loaded_cluster& lc, const sprio_times& t,
-                                                                  const config::sprio_listing* listing = nullptr) {
-    const auto& model = lc.model;
-    const auto e = model.engine();
-    const auto c = model.context(t.calc);
-    const auto release = config::slurm_version_number(lc.slurm_version);
-    std::vector<std::uint32_t> records(model.jobs.size(), report::no_record_partition);
-    for (std::size_t k = 0; k < model.jobs.size() && k < model.lists.size(); ++k)
-        if (model.lists[k].partitions.size() > 1) records[k] = model.lists[k].partitions.front();
-    const auto rows_of = [&](std::size_t first, std::size_t n) {
-        const auto begins = first < model.begin_times.size()
-                                ? std::span<const std::int64_t>(model.begin_times).subspan(first, std::min(n, model.begin_times.size() - first))
-                                : std::span<const std::int64_t>{};
-        return report::sprio_rows(e, model.cluster, std::span<const job>(model.jobs).subspan(first, n),
-                                  std::span<const slurm::job_lists>(model.lists).subspan(first, n), c,
-                                  model.settings.flags, model.user_names, begins, t.listed,
-                                  std::span<const std::uint32_t>(records).subspan(first, n), release);
-    };
-    const auto placed = [&](std::vector<report::sprio_row> r) {
-        report::set_list_places(r, model.jobs, model.list_places);
-        return r;
-    };
-    auto rows = rows_of(0, model.jobs.size());
-    if (listing == nullptr) return placed(std::move(rows));
-    // Where sprio's rows of a job in several partitions differ, the partition of its record
-    // that gives them, if one does.
-    bool changed = false;
-    for (std::size_t k = 0; k < model.jobs.size() && k < model.lists.size(); ++k) {
-        const auto& parts = model.lists[k].partitions;
-        if (parts.size() < 2) continue;
-        config::sprio_listing own;
-        own.whole_fields = listing->whole_fields;
-        own.widths = listing->widths;
-        for (const auto* r : listing->rows_of(model.jobs[k].id)) own.rows.push_back(*r);
-        if (own.rows.empty()) continue;
-        own.index();
-        const report::sprio_weights w{model.weights, model.tres_weight_text};
-        if (report::compare_sprio(rows_of(k, 1), w, own).empty()) continue;
-        for (const std::uint32_t x : parts) {
-            if (x == records[k]) continue;
-            const std::uint32_t was = records[k];
-            records[k] = x;
-            if (report::compare_sprio(rows_of(k, 1), w, own).empty()) {
-                changed = true;
-                break;
-            }
-            records[k] = was;
-        }
-    }
-    return placed(changed ? rows_of(0, model.jobs.size()) : std::move(rows));
 }
 
 /// mfprio's priorities of job `id` in `rows`, one a row ("40387" or "4000, 2500").
@@ -759,14 +688,6 @@ inline void verify_priorities(const loaded_cluster& lc, std::span<const report::
                            : "stored priorities only: no sprio output in the inputs") +
              ")\n";
     if (!differ.empty()) o.status = 1;
-}
-
-/// Each association's GPU usage in whole minutes as `scontrol show assoc_mgr` printed it
-/// (nullopt where the inputs have none).
-[[nodiscard]] inline std::vector<std::optional<std::uint64_t>> gpu_minutes_of(const config::assoc_table& assoc) {
-    std::vector<std::optional<std::uint64_t>> out(assoc.rows.size());
-    for (std::size_t i = 0; i < assoc.rows.size(); ++i) out[i] = assoc.rows[i].gpu_minutes;
-    return out;
 }
 
 /// Sets each pending job's site factor as site_factor/mfprio computes it with `site`: at its

@@ -65,8 +65,8 @@ outcome run_whatif(std::span<const std::string_view> args) {
         present->fairshare_taken = taken;
         if (site) apply_site_policy(*site, present->model, times.calc, gpu_minutes_of(pc->assoc));
         else if (listing) (void)config::take_site_factors(present->model, *listing);
-        placed = place_stored(*present, times, listing ? &*listing : nullptr);
-        const auto rows = sprio_rows_of(*present, times, listing ? &*listing : nullptr);
+        placed = place_stored(present->model, present->fairshare_taken, times, listing ? &*listing : nullptr);
+        const auto rows = sprio_rows_of(present->model, present->slurm_version, times, listing ? &*listing : nullptr);
         const report::sprio_weights w{present->model.weights, present->model.tres_weight_text};
         const auto diffs = listing ? report::compare_sprio(rows, w, *listing) : std::vector<report::sprio_difference>{};
         name_unexplained(*present, rows, placed, diffs, listing.has_value(), "whatif", o);

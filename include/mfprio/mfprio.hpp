@@ -19,6 +19,7 @@
 #include <mfprio/config/config.hpp>
 #include <mfprio/report/lint.hpp>
 #include <mfprio/report/sprio.hpp>
+#include <mfprio/report/sprio_twin.hpp>
 #include <mfprio/report/sprio_verify.hpp>
 #include <mfprio/report/sshare.hpp>
 #include <mfprio/report/whatif.hpp>
