@@ -114,3 +114,34 @@ TEST_CASE("config: charge_running_jobs charges running jobs with Slurm's decay, 
     CHECK(usage(1) == doctest::Approx(2391.35 + 995.20).epsilon(1e-5));
     CHECK(usage(0) == doctest::Approx(2391.35 + 995.20 + 19130.84).epsilon(1e-5));
 }
+
+TEST_CASE("config: a charge's cost and its bound: passes x (associations + running chains), usage past 2^64 named") {
+    // tests/data/usage: PriorityCalcPeriod 5 min, six associations (root, a, a/u1, a/u2, b,
+    // b/u3); u1 and u3 run, each three associations deep (root, account, user).
+    const std::string dir = std::string(MFPRIO_TEST_DATA) + "/usage/";
+    auto conf = mfprio::config::read_slurm_conf(dir + "slurm.conf");
+    auto qos = mfprio::config::read_qos_table(dir + "qos.txt");
+    auto assoc = mfprio::config::read_assoc_table(dir + "assoc.txt");
+    REQUIRE(conf);
+    REQUIRE(qos);
+    REQUIRE(assoc);
+    auto jobs = mfprio::config::read_jobs_table(dir + "jobs.txt", *conf, *qos, *assoc);
+    auto ft = mfprio::config::fairshare_tree_from(*assoc, "assoc.txt");
+    REQUIRE(jobs);
+    REQUIRE(ft);
+    const auto cost = mfprio::config::charge_cost_of(*ft, *conf, *jobs, 600);
+    CHECK(cost.passes == 600 / 300 + 2);
+    CHECK(cost.running == 2);
+    CHECK(cost.steps_per_pass == 6 + 3 + 3);
+    CHECK(cost.steps() == 4 * 12);
+    mfprio::config::charge_running_jobs(*ft, *conf, *qos, *jobs, 1767225600, 600);
+    CHECK_FALSE(mfprio::config::usage_past_sshare(*ft, *assoc, "assoc.txt"));
+    // A user's usage at 2^64 (what sshare cannot print as its uint64_t RawUsage): named at its
+    // row (line 5 of the file: u2), before any account that holds it.
+    ft->tree.usage_raw[ft->tree_index_of_row[3]] = 18446744073709551616.0L;
+    const auto e = mfprio::config::usage_past_sshare(*ft, *assoc, "assoc.txt");
+    REQUIRE(e);
+    CHECK(e->file == "assoc.txt");
+    CHECK(e->line == assoc->rows[3].line);
+    CHECK(e->message.find("'a' user 'u2' reaches 2^64") != std::string::npos);
+}

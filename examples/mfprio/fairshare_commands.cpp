@@ -144,43 +144,15 @@ outcome run_usage(std::span<const std::string_view> args) {
     auto ft = config::fairshare_tree_from(*assoc, assoc_path);
     if (!ft) return fail(ft.error());
 
-    // Each pass of PriorityCalcPeriod decays every association and charges every running
-    // job up its chain: the work is bounded, as every other input is (5 s of CPU at most on 1 MB of input).
-    {
-        const std::uint64_t passes = static_cast<std::uint64_t>(*elapsed / conf->calc_period) + 2;
-        std::uint64_t per_pass = ft->tree.size(), running = 0;
-        for (const auto& j : jobs->jobs) {
-            if (j.state != job_state::running) continue;
-            ++running;
-            for (std::uint32_t a = ft->tree_index_of_row[j.association]; a != fairshare::none;
-                 a = ft->tree.parent[a])
-                ++per_pass;
-        }
-        if (passes * per_pass > max_usage_steps)
-            return usage("--elapsed " + std::string(elapsed_text) + " is " + std::to_string(passes) +
-                         " passes of PriorityCalcPeriod over " + std::to_string(ft->tree.size()) +
-                         " associations and " + std::to_string(running) + " running jobs, more than " +
-                         std::to_string(max_usage_steps) +
-                         " steps; charge it in shorter periods, each output the next --assoc");
-    }
+    // The work is bounded, as every other input is (5 s of CPU at most on 1 MB of input).
+    const auto cost = config::charge_cost_of(*ft, *conf, *jobs, *elapsed);
+    if (cost.steps() > config::max_charge_steps)
+        return usage("--elapsed " + std::string(elapsed_text) + " is " + std::to_string(cost.passes) +
+                     " passes of PriorityCalcPeriod over " + std::to_string(ft->tree.size()) + " associations and " +
+                     std::to_string(cost.running) + " running jobs, more than " + std::to_string(config::max_charge_steps) +
+                     " steps; charge it in shorter periods, each output the next --assoc");
     config::charge_running_jobs(*ft, *conf, *qos, *jobs, start, *elapsed);
-    // sshare prints RawUsage as an unsigned 64-bit integer: a charge past it (huge TRES
-    // counts, billing weights and usage factors together) has no printed form.
-    // Users first: the message names an association whose own jobs did it.
-    for (const bool users : {true, false}) {
-        for (std::size_t r = 0; r < assoc->rows.size(); ++r) {
-            const auto& row = assoc->rows[r];
-            if (row.is_user() != users) continue;
-            const long double u = ft->tree.usage_raw[ft->tree_index_of_row[r]];
-            if (!(u < static_cast<long double>(config::two_pow_64)))
-                return fail(config::make_error(
-                    assoc_path, row.line, 0, "RawUsage",
-                    "the usage charged to " + text::quote(row.account) +
-                        (row.user.empty() ? std::string() : " user " + text::quote(row.user)) +
-                        " reaches 2^64, past sshare's RawUsage (TRES counts, billing weights and usage "
-                        "factors of its running jobs too large)"));
-        }
-    }
+    if (auto e = config::usage_past_sshare(*ft, *assoc, assoc_path)) return fail(*e);
 
     fairshare::options fo = config::fairshare_options_of(*conf);
     if (algo) fo.algo = *algo;

@@ -141,8 +141,4 @@ inline const std::string usage_help = render_help(
     "\n"
     "Example: mfprio usage --conf slurm.conf --qos qos.txt --assoc assoc.txt --jobs jobs.txt --elapsed 7-0\n");
 
-/// The most steps `mfprio usage` takes: passes of PriorityCalcPeriod x (associations decayed
-/// + the chains of the running jobs charged), about a second of CPU.
-inline constexpr std::uint64_t max_usage_steps = 200'000'000;
-
 } // namespace mfprio::cli

@@ -83,4 +83,52 @@ inline void charge_running_jobs(fairshare_tree& ft, const slurm_conf& conf, cons
     ledger.run(start, start + elapsed, conf.calc_period, running);
 }
 
+/// The work of `charge_running_jobs` over `elapsed` seconds: each pass of PriorityCalcPeriod
+/// decays every association and charges every running job up its chain of associations.
+struct charge_cost {
+    std::uint64_t passes = 0;
+    std::uint64_t steps_per_pass = 0; ///< associations + the running jobs' chains
+    std::uint64_t running = 0;        ///< running jobs
+    [[nodiscard]] std::uint64_t steps() const noexcept { return passes * steps_per_pass; }
+};
+
+/// The most steps a charge may take by default: about a second of CPU.
+inline constexpr std::uint64_t max_charge_steps = 200'000'000;
+
+/// What charging the RUNNING jobs of `jobs` for `elapsed` seconds costs on `ft`'s tree.
+[[nodiscard]] inline charge_cost charge_cost_of(const fairshare_tree& ft, const slurm_conf& conf, const jobs_table& jobs,
+                                                std::int64_t elapsed) {
+    charge_cost c;
+    c.passes = static_cast<std::uint64_t>(elapsed / conf.calc_period) + 2;
+    c.steps_per_pass = ft.tree.size();
+    for (const auto& j : jobs.jobs) {
+        if (j.state != job_state::running) continue;
+        ++c.running;
+        for (std::uint32_t a = ft.tree_index_of_row[j.association]; a != fairshare::none; a = ft.tree.parent[a])
+            ++c.steps_per_pass;
+    }
+    return c;
+}
+
+/// After a charge: the first association whose usage reaches 2^64, past what sshare prints as
+/// RawUsage (users first, so that the error names an association whose own jobs did it), as an
+/// error at its row of `assoc` (read from `assoc_file`).
+[[nodiscard]] inline std::optional<input_error> usage_past_sshare(const fairshare_tree& ft, const assoc_table& assoc,
+                                                                  std::string_view assoc_file) {
+    for (const bool users : {true, false}) {
+        for (std::size_t r = 0; r < assoc.rows.size(); ++r) {
+            const auto& row = assoc.rows[r];
+            if (row.is_user() != users) continue;
+            const long double u = ft.tree.usage_raw[ft.tree_index_of_row[r]];
+            if (!(u < static_cast<long double>(two_pow_64)))
+                return make_error(assoc_file, row.line, 0, "RawUsage",
+                                  "the usage charged to " + text::quote(row.account) +
+                                      (row.user.empty() ? std::string() : " user " + text::quote(row.user)) +
+                                      " reaches 2^64, past sshare's RawUsage (TRES counts, billing weights and usage "
+                                      "factors of its running jobs too large)");
+        }
+    }
+    return std::nullopt;
+}
+
 } // namespace mfprio::config
