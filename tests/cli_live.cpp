@@ -279,6 +279,18 @@ TEST_CASE("live: a busy cluster in the library: each stored priority placed, the
         CHECK(listed(rows, id));
         CHECK_FALSE(listed(early, id));
     }
+    // sprio's twin (report::sprio_rows_of) gives the rows sprio printed (the bundle's
+    // sprio_factors.txt), and says they differ under another age weight than slurmctld's.
+    {
+        const mfprio::report::sprio_weights sw{lc->model.weights, lc->model.tres_weight_text};
+        const auto twin = mfprio::report::sprio_rows_of(lc->model, lc->slurm_version, times, &*listing);
+        CHECK(twin.size() >= listing->rows.size());
+        CHECK(mfprio::report::compare_sprio(twin, sw, *listing).empty());
+        lc->model.weights.age += 1000; // (lc is not used after this)
+        const mfprio::report::sprio_weights ow{lc->model.weights, lc->model.tres_weight_text};
+        const auto other = mfprio::report::sprio_rows_of(lc->model, lc->slurm_version, times, &*listing);
+        CHECK_FALSE(mfprio::report::compare_sprio(other, ow, *listing).empty());
+    }
     // What-if changes every computed priority but not the ones set by hand.
     const std::vector<std::string_view> args{"--from", dir, "--set", "PriorityWeightQOS=60000", "--json"};
     const auto w = mfprio::cli::run_whatif(args);
@@ -383,31 +395,6 @@ TEST_CASE("live: Slurm 23.11 to 26.05: what differs from 22.05, and --verify aga
         CHECK(o.out.ends_with(" 0 differ (stored priorities, and sprio's own rows column by column)\n"));
         CHECK(o.out.find("job 21: 55555: set by an administrator (sprio shows it so)\n") != std::string::npos);
     }
-}
-
-TEST_CASE("live: sprio's twin in the library gives the rows sprio printed, and says when they differ") {
-    // busy_fair_tree: a real slurmctld 22.05's inputs and its sprio output (tests/live/run.sh);
-    // the expected rows are sprio's own, in the bundle.
-    const std::string dir = bundle("busy_fair_tree");
-    auto ci = mfprio::inputs::read_bundle(dir);
-    REQUIRE(ci);
-    mfprio::cli::outcome o;
-    auto lc = mfprio::cli::load_cluster(*ci, mfprio::cli::fairshare_source::automatic, o, true);
-    REQUIRE(lc);
-    const auto times = mfprio::cli::times_of(*ci, std::nullopt);
-    bool bad = false;
-    const auto listing = mfprio::cli::sprio_listing_of(*ci, bad, o);
-    REQUIRE(listing);
-    (void)mfprio::report::place_stored(lc->model, lc->fairshare_taken, times, &*listing);
-    const mfprio::report::sprio_weights w{lc->model.weights, lc->model.tres_weight_text};
-    const auto rows = mfprio::report::sprio_rows_of(lc->model, lc->slurm_version, times, &*listing);
-    CHECK(rows.size() >= listing->rows.size());
-    CHECK(mfprio::report::compare_sprio(rows, w, *listing).empty());
-    // Another age weight than slurmctld's: the twin's rows are no longer sprio's.
-    lc->model.weights.age += 1000;
-    const mfprio::report::sprio_weights other{lc->model.weights, lc->model.tres_weight_text};
-    const auto changed = mfprio::report::sprio_rows_of(lc->model, lc->slurm_version, times, &*listing);
-    CHECK_FALSE(mfprio::report::compare_sprio(changed, other, *listing).empty());
 }
 
 TEST_CASE("live: --verify finds slurmctld's stored priority for every listed job") {

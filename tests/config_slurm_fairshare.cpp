@@ -4,6 +4,7 @@
 
 #include <cstdio>
 #include <string>
+#include <utility>
 
 #include <mfprio/model/slurm_fairshare.hpp>
 #include <mfprio/read/jobs_table.hpp>
@@ -87,13 +88,18 @@ TEST_CASE("config: fair-share options follow PriorityFlags") {
     CHECK(mfprio::config::fairshare_options_of(*depth).algo == algorithm::depth_oblivious);
 }
 
-TEST_CASE("config: charge_running_jobs charges running jobs with Slurm's decay, billing weights and UsageFactor") {
-    // tests/data/usage: half-life 1 day, PriorityCalcPeriod 5 min; 600 s = two passes of 300 s.
-    // D = 1 - 0.693/86400, D^300 = 0.9975966330719699 (reference 2.1 table).
-    // u1: 4 CPUs, no billing weights -> billable 4: 1200*D^600 + 1200*D^300 = 2391.35
-    // u3: partition `billed` CPU=1.0,Mem=0.25G, 1 CPU and 60 GB -> 1 + 15 = 16 (seed 000's
-    //     Job1), QOS UsageFactor 2: 9600*D^600 + 9600*D^300 = 19130.84
-    // u2: pending, its 1000 decayed twice: 1000*D^600 = 995.20
+namespace {
+
+/// tests/data/usage read: slurm.conf, the QOS, association and jobs tables, the tree.
+struct usage_inputs {
+    mfprio::config::slurm_conf conf;
+    mfprio::config::qos_table qos;
+    mfprio::config::assoc_table assoc;
+    mfprio::config::jobs_table jobs;
+    mfprio::config::fairshare_tree ft;
+};
+
+usage_inputs read_usage_inputs() {
     const std::string dir = std::string(MFPRIO_TEST_DATA) + "/usage/";
     auto conf = mfprio::config::read_slurm_conf(dir + "slurm.conf");
     auto qos = mfprio::config::read_qos_table(dir + "qos.txt");
@@ -105,8 +111,21 @@ TEST_CASE("config: charge_running_jobs charges running jobs with Slurm's decay, 
     auto ft = mfprio::config::fairshare_tree_from(*assoc, "assoc.txt");
     REQUIRE(jobs);
     REQUIRE(ft);
-    mfprio::config::charge_running_jobs(*ft, *conf, *qos, *jobs, 1767225600, 600);
-    const auto usage = [&](std::size_t row) { return static_cast<double>(ft->tree.usage_raw[ft->tree_index_of_row[row]]); };
+    return {std::move(*conf), std::move(*qos), std::move(*assoc), std::move(*jobs), std::move(*ft)};
+}
+
+} // namespace
+
+TEST_CASE("config: charge_running_jobs charges running jobs with Slurm's decay, billing weights and UsageFactor") {
+    // tests/data/usage: half-life 1 day, PriorityCalcPeriod 5 min; 600 s = two passes of 300 s.
+    // D = 1 - 0.693/86400, D^300 = 0.9975966330719699 (reference 2.1 table).
+    // u1: 4 CPUs, no billing weights -> billable 4: 1200*D^600 + 1200*D^300 = 2391.35
+    // u3: partition `billed` CPU=1.0,Mem=0.25G, 1 CPU and 60 GB -> 1 + 15 = 16 (seed 000's
+    //     Job1), QOS UsageFactor 2: 9600*D^600 + 9600*D^300 = 19130.84
+    // u2: pending, its 1000 decayed twice: 1000*D^600 = 995.20
+    auto in = read_usage_inputs();
+    mfprio::config::charge_running_jobs(in.ft, in.conf, in.qos, in.jobs, 1767225600, 600);
+    const auto usage = [&](std::size_t row) { return static_cast<double>(in.ft.tree.usage_raw[in.ft.tree_index_of_row[row]]); };
     // Rows: root, a, a/u1, a/u2, b, b/u3.
     CHECK(usage(2) == doctest::Approx(2391.35).epsilon(1e-5));
     CHECK(usage(3) == doctest::Approx(995.20).epsilon(1e-5));
@@ -118,30 +137,20 @@ TEST_CASE("config: charge_running_jobs charges running jobs with Slurm's decay, 
 TEST_CASE("config: a charge's cost and its bound: passes x (associations + running chains), usage past 2^64 named") {
     // tests/data/usage: PriorityCalcPeriod 5 min, six associations (root, a, a/u1, a/u2, b,
     // b/u3); u1 and u3 run, each three associations deep (root, account, user).
-    const std::string dir = std::string(MFPRIO_TEST_DATA) + "/usage/";
-    auto conf = mfprio::config::read_slurm_conf(dir + "slurm.conf");
-    auto qos = mfprio::config::read_qos_table(dir + "qos.txt");
-    auto assoc = mfprio::config::read_assoc_table(dir + "assoc.txt");
-    REQUIRE(conf);
-    REQUIRE(qos);
-    REQUIRE(assoc);
-    auto jobs = mfprio::config::read_jobs_table(dir + "jobs.txt", *conf, *qos, *assoc);
-    auto ft = mfprio::config::fairshare_tree_from(*assoc, "assoc.txt");
-    REQUIRE(jobs);
-    REQUIRE(ft);
-    const auto cost = mfprio::config::charge_cost_of(*ft, *conf, *jobs, 600);
+    auto in = read_usage_inputs();
+    const auto cost = mfprio::config::charge_cost_of(in.ft, in.conf, in.jobs, 600);
     CHECK(cost.passes == 600 / 300 + 2);
     CHECK(cost.running == 2);
     CHECK(cost.steps_per_pass == 6 + 3 + 3);
     CHECK(cost.steps() == 4 * 12);
-    mfprio::config::charge_running_jobs(*ft, *conf, *qos, *jobs, 1767225600, 600);
-    CHECK_FALSE(mfprio::config::usage_past_sshare(*ft, *assoc, "assoc.txt"));
+    mfprio::config::charge_running_jobs(in.ft, in.conf, in.qos, in.jobs, 1767225600, 600);
+    CHECK_FALSE(mfprio::config::usage_past_sshare(in.ft, in.assoc, "assoc.txt"));
     // A user's usage at 2^64 (what sshare cannot print as its uint64_t RawUsage): named at its
     // row (line 5 of the file: u2), before any account that holds it.
-    ft->tree.usage_raw[ft->tree_index_of_row[3]] = 18446744073709551616.0L;
-    const auto e = mfprio::config::usage_past_sshare(*ft, *assoc, "assoc.txt");
+    in.ft.tree.usage_raw[in.ft.tree_index_of_row[3]] = 18446744073709551616.0L;
+    const auto e = mfprio::config::usage_past_sshare(in.ft, in.assoc, "assoc.txt");
     REQUIRE(e);
     CHECK(e->file == "assoc.txt");
-    CHECK(e->line == assoc->rows[3].line);
+    CHECK(e->line == in.assoc.rows[3].line);
     CHECK(e->message.find("'a' user 'u2' reaches 2^64") != std::string::npos);
 }
