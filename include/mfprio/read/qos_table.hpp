@@ -65,52 +65,30 @@ struct qos_table {
 
 /// Builds a `qos_table` from an already parsed pipe table.
 [[nodiscard]] inline expected<qos_table> qos_table_from(const table& t) {
-    const auto name_col = t.column("Name");
-    if (!name_col)
-        return make_error(t.file, t.header_line, 0, "Name",
-                          "the QOS table has no Name column");
+    if (auto e = missing_column(t, {"Name"}, "the QOS table")) return *e;
+    const std::size_t name_col = *t.column("Name");
     const auto prio_col = t.column("Priority");
     const auto uf_col = t.column("UsageFactor");
     qos_table out;
     std::unordered_set<std::string> seen; // lower-case names
     for (const auto& row : t.rows) {
+        row_reader r(t, row);
         qos_def q;
-        q.name = std::string(trim(row.cells[*name_col]));
-        if (q.name.empty())
-            return make_error(t.file, row.line, row.columns[*name_col], t.header[*name_col],
-                              "empty QOS name");
+        q.name = std::string(r.cell(name_col));
+        if (q.name.empty()) return r.fail(name_col, "empty QOS name");
         if (out.qos.size() == max_qos)
-            return make_error(t.file, row.line, row.columns[*name_col], t.header[*name_col],
-                              "more than " + std::to_string(max_qos) + " QOS, the most mfprio reads (jobs keep "
-                              "16-bit QOS indices)");
+            return r.fail(name_col, "more than " + std::to_string(max_qos) +
+                                        " QOS, the most mfprio reads (jobs keep 16-bit QOS indices)");
         if (!seen.insert(to_lower(q.name)).second) // names compare without case
-            return make_error(t.file, row.line, row.columns[*name_col], t.header[*name_col],
-                              "QOS " + text::quote(q.name) + " is listed twice");
-        if (prio_col) {
-            const std::string_view cell = trim(row.cells[*prio_col]);
-            if (!cell.empty()) {
-                const auto v = parse_unsigned<std::uint32_t>(cell);
-                if (!v)
-                    return make_error(t.file, row.line, row.columns[*prio_col],
-                                      t.header[*prio_col],
-                                      "QOS " + text::quote(q.name) + ": priority " +
-                                          text::quote(cell) +
-                                          " is not an integer from 0 to 4294967295");
-                q.priority = *v;
-            }
-        }
-        if (uf_col) {
-            const std::string_view cell = trim(row.cells[*uf_col]);
-            if (!cell.empty()) {
-                const auto v = parse_usage_factor(cell);
-                if (!v)
-                    return make_error(t.file, row.line, row.columns[*uf_col],
-                                      t.header[*uf_col],
-                                      "QOS " + text::quote(q.name) + ": usage factor " +
-                                          text::quote(cell) + " is not a number " +
-                                          range_text(0.0, max_usage_factor));
-                q.usage_factor = *v;
-            }
+            return r.fail(name_col, "QOS " + text::quote(q.name) + " is listed twice");
+        r.who = "QOS " + text::quote(q.name);
+        if (auto e = r.count(prio_col, q.priority, "priority")) return *e;
+        if (const std::string_view cell = r.cell(uf_col); !cell.empty()) {
+            const auto v = parse_usage_factor(cell);
+            if (!v)
+                return r.fail(*uf_col, "usage factor " + text::quote(cell) + " is not a number " +
+                                           range_text(0.0, max_usage_factor));
+            q.usage_factor = *v;
         }
         out.qos.push_back(std::move(q));
     }
