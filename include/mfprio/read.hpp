@@ -13,7 +13,9 @@
 #include <mfprio/read/maui_jobs.hpp>
 #include <mfprio/read/maui_outputs.hpp>
 #include <mfprio/read/qos_table.hpp>
+#include <mfprio/read/scontrol.hpp>
 #include <mfprio/read/slurm_conf.hpp>
 #include <mfprio/read/slurm_keys.hpp>
 #include <mfprio/read/slurm_native.hpp>
 #include <mfprio/read/sprio_listing.hpp>
+#include <mfprio/read/squeue.hpp>
