@@ -1,4 +1,4 @@
-// config/slurm_native.hpp: what Slurm prints, read as inputs. The texts below are written in
+// read/slurm_native.hpp, read/scontrol.hpp and read/squeue.hpp: what Slurm prints, read as inputs. The texts below are written in
 // the layouts Slurm 22.05 prints (the captures under tests/data/live show the same layouts);
 // each expected value is read off the text by hand.
 

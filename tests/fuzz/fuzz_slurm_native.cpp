@@ -1,4 +1,4 @@
-// What Slurm's commands print (config/slurm_native.hpp): the kind told from the content, and
+// What Slurm's commands print (read/slurm_native.hpp, read/scontrol.hpp, read/squeue.hpp): the kind told from the content, and
 // scontrol's records, `scontrol show config`, `scontrol show job` and squeue's text read.
 #include <mfprio/read/slurm_native.hpp>
 

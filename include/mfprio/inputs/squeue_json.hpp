@@ -1,5 +1,5 @@
 #pragma once
-// `squeue --json` as a jobs table (config/slurm_native.hpp's columns), read with simdjson.
+// `squeue --json` as a jobs table (read/scontrol.hpp's columns), read with simdjson.
 // An opt-in header: it needs simdjson (Debian: libsimdjson-dev; pkg-config simdjson), which
 // the rest of the library does not use.
 
@@ -113,7 +113,7 @@ enum class json_expect { text, state, number };
     return wrong();
 }
 
-/// The JSON key of each jobs table column (config/slurm_native.hpp's order).
+/// The JSON key of each jobs table column (read/scontrol.hpp's order).
 inline constexpr std::string_view json_job_keys[] = {
     "job_id", "user_name", "account", "partition", "qos", "submit_time", "eligible_time", "accrue_time",
     "node_count", "cpus", "time_limit", "nice", "tres_req_str", "job_state", "priority", "array_job_id"};
@@ -230,7 +230,7 @@ struct line_counter {
 
 } // namespace detail
 
-/// `squeue --json` as a jobs table (config/slurm_native.hpp's columns). The layouts of
+/// `squeue --json` as a jobs table (read/scontrol.hpp's columns). The layouts of
 /// Slurm 22.05 (openapi v0.0.38) through 26.05 (data_parser v0.0.45): plain numbers or number objects, job_state a
 /// string or a list, the nice value null for 0 and an unsigned wrap for negatives (22.05).
 /// A pending job with priority 0 is held. Times are epoch seconds; 0 means unset. `version`

@@ -3,7 +3,7 @@
 /// The text layer under every reader (`mfprio::text`): what ends a line and the lines of a
 /// text, trimming, ASCII case-insensitive comparison, splitting, whole-string number parsing
 /// (std::from_chars, no locale, no exceptions), "did you mean", the one file loader, and
-/// building an `input_error`. `config/common.hpp` brings these names into `mfprio::config`.
+/// building an `input_error`. `read/common.hpp` brings these names into `mfprio::config`.
 
 #include <algorithm>
 #include <cerrno>
