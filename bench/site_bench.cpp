@@ -8,7 +8,7 @@
 // - update/plain_c: the same formula written as a C loop over the same structs, no policy:
 //   the floor a hand-written plugin has.
 // - update/reconfigured: the nine-term policy of tests/live/site_factor.sh's second step
-//   (with the site's compiled gpu_fair_use).
+//   (with gpu_fair_use).
 // - lock/...: what the plugin does under slurmctld's job lock in one update, through its C
 //   interface (site_core.cpp, as the C shim calls it): every pending job's value
 //   (lock/jobs), the copy of 2,000 associations for the snapshot and its hand-over to the
@@ -37,7 +37,6 @@
 #include <mfprio/replay/site_snapshot.hpp>
 #include <mfprio/queue/site.hpp>
 
-#include "../examples/site_factor/site_factors.hpp"
 #include "../examples/site_factor/site_job.h"
 
 namespace {
@@ -88,7 +87,7 @@ std::int64_t plain_xfactor(const site_job* j, std::int64_t t) {
 }
 
 mfprio::queue::site_engine policy(const char* text) {
-    auto e = mfprio::queue::load_site_policy(text, "bench.policy", site::site_factor_registry());
+    auto e = mfprio::queue::load_site_policy(text, "bench.policy", mfprio::queue::site_registry());
     if (!e) throw std::runtime_error(e.error().to_string());
     return std::move(*e);
 }

@@ -1,11 +1,14 @@
 #!/bin/sh
 # The layer order of CONTRIBUTING.md ("The layers"), checked on the headers: a header under include/mfprio/L/
 # includes only headers of L and of the layers L may use. Prints each include that breaks it
-# (file:line: the include) and fails if there is one.
+# (file:line: the include) and fails if there is one. With TOOL_DIR (examples/mfprio), also
+# each include of the tool's sources that reaches outside its own folder (the tool is built
+# of the library and its own code; a site's factors come in through -Dsite_factors).
 #
-# usage: layers.sh INCLUDE_DIR
+# usage: layers.sh INCLUDE_DIR [TOOL_DIR]
 set -eu
-root=${1:?usage: layers.sh INCLUDE_DIR}
+root=${1:?usage: layers.sh INCLUDE_DIR [TOOL_DIR]}
+tool=${2:-}
 
 # What each layer may include besides itself (the design's diagram, from the bottom up).
 uses() {
@@ -73,7 +76,12 @@ missed=$(cd "$root" && find mfprio -name '*.hpp' | LC_ALL=C sort | while read -r
         *) case $everything in *" $h "*) ;; *) echo "$h: not reached from mfprio/mfprio.hpp" ;; esac ;;
     esac
 done)
-broken=$(printf '%s\n%s' "$broken" "$missed" | sed '/^$/d')
+outside=""
+if [ -n "$tool" ]; then
+    outside=$(cd "$tool" && grep -rn '^[[:space:]]*#[[:space:]]*include[[:space:]]*"[^"]*\.\./' --include='*.cpp' --include='*.hpp' . |
+        sed 's|^\./|examples/mfprio/|; s|$|: the tool includes a file outside its folder|' || true)
+fi
+broken=$(printf '%s\n%s\n%s' "$broken" "$missed" "$outside" | sed '/^$/d')
 [ -z "$broken" ] && exit 0
 printf '%s\n' "$broken"
 exit 1

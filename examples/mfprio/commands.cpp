@@ -67,7 +67,7 @@ outcome run_sprio(std::span<const std::string_view> args, const slurm_sources* e
     }
     if (snapshot && !snapshot_fairshare_taken(*lc, *snapshot, site_snapshot, o)) return o;
     if (!site_policy.empty()) {
-        auto site = queue::load_site_policy_file(site_policy, site::site_factor_registry());
+        auto site = queue::load_site_policy_file(site_policy, queue::site_factors());
         if (!site) {
             o.status = exit_data;
             o.err += "mfprio: " + site.error().to_string() + "\n";
@@ -143,7 +143,7 @@ outcome run_lint(std::span<const std::string_view> args) {
             o.err = "mfprio lint: give --site-policy alone\nTry 'mfprio lint --help'.\n";
             return o;
         }
-        auto site = queue::load_site_policy_file(site_path, site::site_factor_registry());
+        auto site = queue::load_site_policy_file(site_path, queue::site_factors());
         if (!site) {
             o.status = exit_data;
             o.err = "mfprio: " + site.error().to_string() + "\n";

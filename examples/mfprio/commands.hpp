@@ -28,6 +28,7 @@
 #include <mfprio/replay/site_snapshot.hpp>
 #include <mfprio/replay/slurm_stored.hpp>
 #include <mfprio/queue/site.hpp>
+#include <mfprio/queue/site_factors.hpp>
 #include <mfprio/text/text.hpp>
 #include <mfprio/read/slurm_native.hpp>
 #include <mfprio/report/lint.hpp>
@@ -37,7 +38,6 @@
 
 #include "cli.hpp"
 #include "live.hpp"
-#include "../site_factor/site_factors.hpp"
 
 namespace mfprio::cli {
 

@@ -24,7 +24,7 @@ outcome run_whatif(std::span<const std::string_view> args) {
     std::optional<queue::site_engine> site, new_site;
     for (auto [path, dst] : {std::pair{&site_policy, &site}, std::pair{&new_site_policy, &new_site}}) {
         if (path->empty()) continue;
-        auto e = queue::load_site_policy_file(*path, site::site_factor_registry());
+        auto e = queue::load_site_policy_file(*path, queue::site_factors());
         if (!e) {
             o.status = exit_data;
             o.err += "mfprio: " + e.error().to_string() + "\n";

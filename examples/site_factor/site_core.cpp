@@ -4,8 +4,9 @@
 // slurmctld calls the plugin under its job write lock (submission, the periodic update) or
 // its configuration lock (reconfigure); the policy is swapped under a mutex, so a
 // reconfigure never frees an engine another call is using (each thread holds the policy it
-// last read until the next change). Policies are read with the site's
-// registry (site_factors.hpp: the built-in site factors and the site's compiled ones).
+// last read until the next change). Policies are read with `mfprio::queue::site_factors()`:
+// the built-in site factors, and a site's own when the build names their header
+// (-Dsite_factors, examples/site_factor/site_factors.hpp is one).
 //
 // The snapshot is copied under slurmctld's locks and written by a thread of the plugin's
 // own, outside them: the job lock is held for the copy, not for the file.
@@ -28,8 +29,7 @@
 
 #include <mfprio/replay/site_snapshot.hpp>
 #include <mfprio/queue/site.hpp>
-
-#include "site_factors.hpp"
+#include <mfprio/queue/site_factors.hpp>
 
 namespace {
 
@@ -107,11 +107,11 @@ extern "C" int mfprio_site_configure(const char* text, char* error, std::size_t 
     } else if (p.policy.empty()) {
         message = "PrioritySiteFactorParameters has no policy=FILE";
     } else {
-        auto engine = mfprio::queue::load_site_policy_file(p.policy, site::site_factor_registry());
+        auto engine = mfprio::queue::load_site_policy_file(p.policy, mfprio::queue::site_factors());
         if (!engine) message = engine.error().to_string();
         else {
             const auto names = engine->names();
-            const std::uint32_t reads = mfprio::queue::site_policy_reads(names, site::site_factor_registry());
+            const std::uint32_t reads = mfprio::queue::site_policy_reads(names, mfprio::queue::site_factors());
             next = std::make_shared<const loaded_policy>(loaded_policy{p.policy, p.snapshot, std::move(*engine), reads});
         }
     }

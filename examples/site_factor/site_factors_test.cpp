@@ -1,16 +1,15 @@
-// The unit tests of the site's compiled factors (site_factors.hpp): each through the policy
-// file a site writes, as site_factor/mfprio loads it. Every expected value is worked out by
-// hand from gpu_fair_use's formula, 1 - (used + requested) / budget within [0, 1], in a
-// comment beside it.
+// The unit tests of the site's compiled factors (site_factors.hpp), built as the plugin and
+// the tool are with -Dsite_factors naming that header: each factor through the policy file a
+// site writes, read with `mfprio::queue::site_factors()`. Every expected value is worked out
+// by hand from short_jobs' formula, 1 - limit / max_limit within [0, 1], in a comment beside
+// it.
 #define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
 #include <doctest/doctest.h>
 
 #include <cstdint>
-#include <memory>
-#include <span>
 #include <string>
 
-#include "site_factors.hpp"
+#include <mfprio/queue/site_factors.hpp>
 
 namespace {
 
@@ -20,97 +19,71 @@ using mfprio::queue::site_job;
 constexpr std::int64_t now = 1'800'000'000;
 
 mfprio::queue::site_engine policy(const char* text) {
-    auto e = mfprio::queue::load_site_policy(text, "site.policy", site::site_factor_registry());
+    auto e = mfprio::queue::load_site_policy(text, "site.policy", mfprio::queue::site_factors());
     REQUIRE_MESSAGE(e.has_value(), (e ? std::string() : e.error().to_string()));
     return std::move(*e);
 }
 
-site_job gpu_job(std::uint64_t gpus, std::uint32_t limit_minutes, std::uint64_t used_minutes) {
+site_job limited(std::uint32_t limit_minutes) {
     site_job j;
     j.id = 1;
     j.submit_time = now - 3600;
-    j.gpus = gpus;
     j.time_limit = limit_minutes;
-    j.owner_gpu_minutes = used_minutes;
     return j;
 }
 
 } // namespace
 
-TEST_CASE("gpu_fair_use: the share of the budget a job would leave, weighted") {
-    const auto e = policy("gpu_fair_use = 5000\n");
-    // 2 GPUs x 120 min = 4 GPU-hours requested, 6000 min = 100 GPU-hours used:
-    // 1 - 104 / 1000 = 0.896; x 5000 = 4480.
-    CHECK(e.priority(gpu_job(2, 120, 6000), site_context{now}) == 4480);
-    // No GPUs: 1; x 5000.
-    CHECK(e.priority(gpu_job(0, 120, 6000), site_context{now}) == 5000);
-    // No time limit: a day. 1 GPU x 24 h, nothing used: 1 - 24 / 1000 = 0.976; x 5000 = 4880.
-    CHECK(e.priority(gpu_job(1, mfprio::no_val32, 0), site_context{now}) == 4880);
-    CHECK(e.priority(gpu_job(1, mfprio::infinite32, 0), site_context{now}) == 4880);
-    // 59 minutes used are 59/60 GPU-hours: 1 GPU x 60 min = 1 h; 1 - (59/60 + 1) / 1000
-    // = 0.99801666...; x 5000 = 4990.083 -> 4990.
-    CHECK(e.priority(gpu_job(1, 60, 59), site_context{now}) == 4990);
-    // The budget spent (60000 min = 1000 h): nothing left, 0.
-    CHECK(e.priority(gpu_job(1, 60, 60000), site_context{now}) == 0);
+TEST_CASE("the build reads site policies with the site's registry") {
+    // MFPRIO_SITE_FACTORS names site_factors.hpp here: site_factors() is its registry, which
+    // knows the site's factor and every built-in one; the built-in registry alone does not.
+    CHECK(&mfprio::queue::site_factors() == &site::site_factor_registry());
+    CHECK(mfprio::queue::site_factors().find("short_jobs") != nullptr);
+    CHECK(mfprio::queue::site_factors().find("gpu_fair_use") != nullptr);
+    CHECK(mfprio::queue::site_registry().find("short_jobs") == nullptr);
+    CHECK_FALSE(mfprio::queue::load_site_policy("short_jobs = 1\n", "site.policy").has_value());
 }
 
-TEST_CASE("gpu_fair_use: its options") {
-    // budget 10: 1 GPU x 60 min = 1 h, 120 min = 2 h used: 1 - 3 / 10 = 0.7; x 1000 = 700.
-    CHECK(policy("gpu_fair_use = 1000\ngpu_fair_use.budget = 10\n").priority(gpu_job(1, 60, 120), site_context{now}) == 700);
-    // default_limit 10:00:00: 2 GPUs x 10 h = 20 h of 100: 1 - 20 / 100 = 0.8; x 1000 = 800.
-    CHECK(policy("gpu_fair_use = 1000\ngpu_fair_use.budget = 100\ngpu_fair_use.default_limit = 10:00:00\n")
-              .priority(gpu_job(2, mfprio::no_val32, 0), site_context{now}) == 800);
-    // budget 0 leaves nothing for a GPU job; a job without GPUs keeps 1.
-    const auto none = policy("gpu_fair_use = 1000\ngpu_fair_use.budget = 0\n");
-    CHECK(none.priority(gpu_job(1, 60, 0), site_context{now}) == 0);
-    CHECK(none.priority(gpu_job(0, 60, 0), site_context{now}) == 1000);
+TEST_CASE("short_jobs: the share of max_limit a job leaves, weighted") {
+    const auto e = policy("short_jobs = 2000\n");
+    // 1-0 of 7-0: 1 - 1440 / 10080 = 0.857142...; x 2000 = 1714.29 -> 1714.
+    CHECK(e.priority(limited(1440), site_context{now}) == 1714);
+    // 30 minutes: 1 - 30 / 10080 = 0.997023...; x 2000 = 1994.05 -> 1994.
+    CHECK(e.priority(limited(30), site_context{now}) == 1994);
+    // 0 minutes: 1; x 2000.
+    CHECK(e.priority(limited(0), site_context{now}) == 2000);
+    // At and past max_limit: 0.
+    CHECK(e.priority(limited(10080), site_context{now}) == 0);
+    CHECK(e.priority(limited(20000), site_context{now}) == 0);
+    // No limit, or UNLIMITED: 0.
+    CHECK(e.priority(limited(mfprio::no_val32), site_context{now}) == 0);
+    CHECK(e.priority(limited(mfprio::infinite32), site_context{now}) == 0);
 }
 
-TEST_CASE("gpu_fair_use beside the built-in site factors") {
-    // xfactor preset: wait 3600 s over max(600, 7200 s) = 0.5, rounded to 1 (half away from
-    // zero), x 1000 = 1000; gpu_fair_use 1 - (100 + 4) / 1000 = 0.896, x 5000 = 4480. Sum 5480.
-    const auto e = policy("preset = xfactor\ngpu_fair_use = 5000\n");
-    CHECK(e.priority(gpu_job(2, 120, 6000), site_context{now}) == 5480);
+TEST_CASE("short_jobs: max_limit, and beside the built-in factors") {
+    // max_limit 2-0 = 2880 min: 12:00:00 = 720 min, 1 - 720 / 2880 = 0.75; x 1000 = 750.
+    CHECK(policy("short_jobs = 1000\nshort_jobs.max_limit = 2-0\n").priority(limited(720), site_context{now}) == 750);
+    // xfactor preset: wait 3600 s over max(600, 43200 s) = 0.083, rounded to 0; short_jobs
+    // 750; gpu_fair_use without GPUs 1 x 10 = 10. Sum 760.
+    CHECK(policy("preset = xfactor\nshort_jobs = 1000\nshort_jobs.max_limit = 2-0\ngpu_fair_use = 10\n")
+              .priority(limited(720), site_context{now}) == 760);
 }
 
-TEST_CASE("gpu_fair_use: bad options name the file, line and column") {
+TEST_CASE("short_jobs: bad options name the file, line and column") {
     const auto bad = [](const char* text) {
-        auto e = mfprio::queue::load_site_policy(text, "site.policy", site::site_factor_registry());
+        auto e = mfprio::queue::load_site_policy(text, "site.policy", mfprio::queue::site_factors());
         REQUIRE_FALSE(e.has_value());
         return e.error().to_string();
     };
-    CHECK(bad("gpu_fair_use = 1\ngpu_fair_use.budget = -5\n").starts_with("site.policy:2:"));
-    CHECK(bad("gpu_fair_use = 1\ngpu_fair_use.budget = -5\n").find("budget") != std::string::npos);
-    CHECK(bad("gpu_fair_use = 1\ngpu_fair_use.default_limit = often\n").starts_with("site.policy:2:"));
-    CHECK(bad("gpu_fair_use = 1\ngpu_fair_use.default_limit = 0\n").find("above 0") != std::string::npos);
-    CHECK(bad("gpu_fair_use = 1\ngpu_fair_use.owner = 3\n").starts_with("site.policy:2:"));
-    // The built-in registry alone does not know the site's factor.
-    CHECK_FALSE(mfprio::queue::load_site_policy("gpu_fair_use = 1\n", "site.policy").has_value());
+    CHECK(bad("short_jobs = 1\nshort_jobs.max_limit = often\n").starts_with("site.policy:2:"));
+    CHECK(bad("short_jobs = 1\nshort_jobs.max_limit = 0\n").find("above 0") != std::string::npos);
+    CHECK(bad("short_jobs = 1\nshort_jobs.budget = 3\n").starts_with("site.policy:2:"));
 }
 
-TEST_CASE("site_policy_reads: what the plugin fills for a policy") {
+TEST_CASE("site_policy_reads: what the plugin fills for the site's factor") {
     using namespace mfprio::queue;
-    const auto reads = [](const char* text) {
-        auto e = load_site_policy(text, "site.policy", site::site_factor_registry());
-        REQUIRE(e.has_value());
-        const auto names = e->names();
-        return site_policy_reads(names, site::site_factor_registry());
-    };
-    CHECK(reads("preset = xfactor\nqueuetime = 2\n") == site_reads_times);
-    CHECK(reads("partition = 1\nqos = 1\n") == (site_reads_partition | site_reads_qos));
-    CHECK(reads("nice = 1\nmem = 1\n") == (site_reads_request | site_reads_tres));
-    CHECK(reads("gpu_fair_use = 1\n") == (site_reads_times | site_reads_tres | site_reads_owner_gpu));
-    // A name the registry does not know reads everything; so does a factor registered
-    // without saying what it reads.
-    const std::string_view unknown[] = {"queuetime", "someone_elses"};
-    CHECK(site_policy_reads(unknown) == site_reads_all);
-    auto reg = make_site_registry();
-    REQUIRE(reg.add("everything", [](const factor_options&) -> mfprio::expected<registry<site_job, site_context>::factor_ptr> {
-        return registry<site_job, site_context>::factor_ptr(
-            std::make_unique<factor_adapter<site_simple_factor<site_value::nice>, site_job, site_context>>(
-                site_simple_factor<site_value::nice>{}));
-    }));
-    const std::string_view plain[] = {"nice", "everything"};
-    CHECK(site_policy_reads(std::span<const std::string_view>(plain).first(1), reg) == site_reads_request);
-    CHECK(site_policy_reads(plain, reg) == site_reads_all);
+    auto e = load_site_policy("short_jobs = 1\nmem = 1\n", "site.policy", site_factors());
+    REQUIRE(e.has_value());
+    const auto names = e->names();
+    CHECK(site_policy_reads(names, site_factors()) == (site_reads_times | site_reads_tres));
 }

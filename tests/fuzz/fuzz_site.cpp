@@ -1,10 +1,9 @@
 // site_factor/mfprio's inputs: its snapshot (config/site_snapshot.hpp), read and, when valid,
-// written again and read back to the same values; and site policies over the site's registry
-// (the built-in site factors and the compiled gpu_fair_use), built when valid and run on a job.
+// written again and read back to the same values; and site policies over the built-in site
+// factors, built when valid and run on a job.
 #include <mfprio/replay/site_snapshot.hpp>
 #include <mfprio/queue/site.hpp>
 
-#include "../../examples/site_factor/site_factors.hpp"
 #include "fuzz.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -25,7 +24,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                 mfprio_fuzz::broken("a written snapshot reads back other values", std::string(text));
         }
     }
-    const auto e = mfprio::queue::load_site_policy(text, "fuzz.policy", site::site_factor_registry());
+    const auto e = mfprio::queue::load_site_policy(text, "fuzz.policy", mfprio::queue::site_registry());
     if (!e) {
         mfprio_fuzz::check(e.error(), "fuzz.policy", text);
     } else {

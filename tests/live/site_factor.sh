@@ -7,8 +7,8 @@
 # grow at every recalculation:
 #
 #   1. xfactor: the xfactor preset with a queue-time term (Fair Tree);
-#   2. reconfigured: the GPU policy compiled into the plugin (site_factors.hpp's
-#      gpu_fair_use, which reads the association's GPU usage) with partition, QOS, nice, GPU
+#   2. reconfigured: the GPU policy (gpu_fair_use, which reads the association's GPU
+#      usage) with partition, QOS, nice, GPU
 #      and Maui expansion-factor terms, written over the first and read by `scontrol
 #      reconfigure`, with jobs submitted after the recalculation (their site factor set at
 #      submission);

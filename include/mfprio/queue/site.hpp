@@ -13,6 +13,7 @@
 /// | `qos` | the QOS's Priority | `cap` |
 /// | `nice` | minus the job's nice value | `cap` |
 /// | `cpus`, `nodes`, `mem`, `gpus` | what the job requests (memory in MB, gres/gpu) | `cap` |
+/// | `gpu_fair_use` | GPU-hours fair use (queue/gpu_fair_use.hpp) over the job's GPUs and time limit and its association's GPU usage as slurmctld keeps it | `budget`, `default_limit` |
 ///
 /// - `cap` (a number > 0): the value is at most `cap` before its weight, as Maui caps a
 ///   subcomponent. `round` (yes/no, default no): the value is rounded to the nearest integer
@@ -24,6 +25,10 @@
 ///   minimum limit of ten minutes, rounded, capped at 10, weighted 1000:
 ///   `xfactor = 1000`, `xfactor.form = wait`, `xfactor.min_limit = 10`, `xfactor.round = yes`,
 ///   `xfactor.cap = 10`.
+/// - `budget`: GPU-hours, 0 to 1e15 (default 1000); `default_limit`: the limit of a job
+///   without one (a Slurm time above 0, default a day). The usage is the association's
+///   gres/gpu usage in whole minutes, decayed by PriorityDecayHalfLife (with a half-life of 30
+///   days it fades over about that period); GPUs beyond 2^32-1 count as 2^32-1.
 ///
 /// `site_result`: the sum rounded to the nearest integer (halves away from zero) and kept
 /// within what `site_factor` holds once offset by NICE_OFFSET (2^31): -2147483648 to
@@ -41,6 +46,7 @@
 #include <mfprio/core/expected.hpp>
 #include <mfprio/core/job.hpp>
 #include <mfprio/queue/dynamic.hpp>
+#include <mfprio/queue/gpu_fair_use.hpp>
 #include <mfprio/queue/policy.hpp>
 #include <mfprio/slurm/context.hpp>
 #include <mfprio/text/slurm_time.hpp>
@@ -176,6 +182,25 @@ struct site_xfactor {
     }
 };
 
+/// GPU-hours fair use over a Slurm job (see the file comment).
+struct site_gpu_fair_use {
+    static constexpr std::string_view name = "gpu_fair_use";
+    static constexpr std::uint32_t reads = site_reads_times | site_reads_tres | site_reads_owner_gpu;
+    /// What `gpu_fair_use` reads of a job, taken from a `site_job`.
+    struct request {
+        std::uint32_t gpus = 0;
+        double owner_gpu_hours = 0.0;
+        std::uint32_t time_limit = no_val32;
+    };
+    gpu_fair_use policy;
+    [[nodiscard]] double operator()(const site_job& j, const site_context& c) const noexcept {
+        const request r{.gpus = j.gpus > 0xffffffffULL ? 0xffffffffU : static_cast<std::uint32_t>(j.gpus),
+                        .owner_gpu_hours = static_cast<double>(j.owner_gpu_minutes) / 60.0,
+                        .time_limit = j.time_limit};
+        return policy(r, c);
+    }
+};
+
 /// The preset `xfactor` (see the file comment).
 inline constexpr std::string_view site_xfactor_preset =
     "xfactor = 1000\nxfactor.form = wait\nxfactor.min_limit = 10\nxfactor.round = yes\nxfactor.cap = 10\n";
@@ -211,6 +236,24 @@ template <site_value K>
             if (!s) return s.error();
             return site_simple_factor<K>{*s};
         });
+}
+/// `gpu_fair_use`'s options.
+[[nodiscard]] inline expected<site_gpu_fair_use> site_gpu_fair_use_of(const factor_options& o) {
+    site_gpu_fair_use f;
+    if (const std::string* v = o.find("budget")) {
+        const auto d = text::parse_double(text::trim(*v));
+        if (!d || !(*d >= 0) || *d > 1e15)
+            return factor_options::error("budget", "expected GPU-hours from 0 to 1e15, got " + text::quote(*v));
+        f.policy.budget_gpu_hours = *d;
+    }
+    if (const std::string* v = o.find("default_limit")) {
+        auto t = text::parse_slurm_time(text::trim(*v));
+        if (!t) return factor_options::error("default_limit", t.error().message);
+        if (t->minutes() == 0 || t->minutes() >= no_val32)
+            return factor_options::error("default_limit", "expected a time limit above 0, got " + text::quote(*v));
+        f.policy.default_limit_minutes = static_cast<std::uint32_t>(t->minutes());
+    }
+    return f;
 }
 } // namespace detail
 
@@ -249,6 +292,7 @@ template <site_value K>
     ok = detail::site_add<site_value::mem>(r) && ok;
     ok = detail::site_add<site_value::gpus>(r) && ok;
     ok = r.add_preset("xfactor", std::string(site_xfactor_preset)) && ok;
+    ok = r.add_configured<site_gpu_fair_use>("gpu_fair_use", {"budget", "default_limit"}, detail::site_gpu_fair_use_of) && ok;
     MFPRIO_ASSERT(ok);
     return r;
 }
