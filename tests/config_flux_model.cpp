@@ -11,19 +11,32 @@ using namespace mfprio;
 using namespace mfprio::config;
 
 TEST_CASE("config: queue and bank tables") {
-    const auto q = parse_priority_table("Name|Priority|Comment\nbronze|0|\nsilver|100|x\ngold|-5|\nplain||\n", true,
-                                        "queues.txt");
+    const auto q = parse_queue_table("Name|Priority|Comment\nbronze|0|\nsilver|100|x\ngold|-5|\nplain||\n", "queues.txt");
     REQUIRE(q);
-    CHECK(q->names == std::vector<std::string>{"bronze", "silver", "gold", "plain"});
-    CHECK(q->priorities == std::vector<double>{0, 100, -5, 0});
-    CHECK(q->find("gold") == 2);
-    CHECK_FALSE(q->find("GOLD")); // names are case-sensitive
+    std::vector<std::string> names;
+    std::vector<std::int64_t> priorities;
+    for (const auto& r : *q) {
+        names.push_back(r.name);
+        priorities.push_back(r.priority);
+    }
+    CHECK(names == std::vector<std::string>{"bronze", "silver", "gold", "plain"});
+    CHECK(priorities == std::vector<std::int64_t>{0, 100, -5, 0});
+    CHECK((*q)[2].line == 4);
+    CHECK(find_named(*q, "gold") == 2);
+    CHECK_FALSE(find_named(*q, "GOLD")); // names are case-sensitive
     // Bank priorities are doubles (flux-accounting bank_table.priority; t1054 uses 3.5).
-    const auto b = parse_priority_table("Priority|Name\n3.5|A\n-1.25|B\n", false);
+    const auto b = parse_bank_table("Priority|Name\n3.5|A\n-1.25|B\n");
     REQUIRE(b);
-    CHECK(b->priorities == std::vector<double>{3.5, -1.25});
+    REQUIRE(b->size() == 2);
+    CHECK((*b)[0].priority == 3.5);
+    CHECK((*b)[1].priority == -1.25);
     const auto err = [](std::string_view text, bool integer) {
-        const auto t = parse_priority_table(text, integer, "t.txt");
+        if (integer) {
+            const auto t = parse_queue_table(text, "t.txt");
+            REQUIRE_FALSE(t);
+            return t.error();
+        }
+        const auto t = parse_bank_table(text, "t.txt");
         REQUIRE_FALSE(t);
         return t.error();
     };
@@ -63,8 +76,8 @@ TEST_CASE("config: Flux model without slurm.conf") {
     const auto assoc = parse_assoc_table("Account|User|RawShares|FairShare\nroot||1|\n A||1|\n  A|alice|1|0.75\n"
                                          " B||1|\n  B|alice|1|0.25\n  B|bob|1|0.5\n");
     REQUIRE(assoc);
-    const auto queues = parse_priority_table("Name|Priority\nbronze|1\ngold|3\n", true);
-    const auto banks = parse_priority_table("Name|Priority\nA|0.5\nB|2\n", false);
+    const auto queues = parse_queue_table("Name|Priority\nbronze|1\ngold|3\n");
+    const auto banks = parse_bank_table("Name|Priority\nA|0.5\nB|2\n");
     const auto jobs = parse_table("JobID|User|Bank|Queue|Urgency|SubmitTime|State\n"
                                   "10|alice|A|gold|20|500|\n"
                                   "11|alice|B|bronze||400|\n"

@@ -130,7 +130,8 @@ struct flux_tables {
 
     std::optional<config::table> jobs;
     std::optional<config::assoc_table> assoc;
-    std::optional<config::priority_table> queues, banks;
+    std::optional<std::vector<config::flux_queue_row>> queues;
+    std::optional<std::vector<config::flux_bank_row>> banks;
     std::optional<config::slurm_conf> conf;
     std::optional<config::qos_table> qos;
     config::flux_inputs in;

@@ -13,7 +13,8 @@ struct cluster {
     cfg::slurm_conf conf;
     cfg::qos_table qos;
     cfg::assoc_table assoc;
-    cfg::priority_table queues, banks;
+    std::vector<cfg::flux_queue_row> queues;
+    std::vector<cfg::flux_bank_row> banks;
 };
 
 const cluster& fixed() {
@@ -25,8 +26,8 @@ const cluster& fixed() {
         c.qos = *cfg::parse_qos_table("Name|Priority|UsageFactor\nnormal|0|1\nhigh|100|2\n");
         c.assoc = *cfg::parse_assoc_table("Account|User|Partition|RawShares|FairShare\nroot||||\n phys|||1|\n"
                                           "  phys|alice||1|0.5\n  phys|bob||1|0.25\n  phys|alice|gpu|1|0.75\n");
-        c.queues = *cfg::parse_priority_table("Name|Priority\nbatch|0\nurgent|100\n", true);
-        c.banks = *cfg::parse_priority_table("Name|Priority\nphys|1.5\n", false);
+        c.queues = *cfg::parse_queue_table("Name|Priority\nbatch|0\nurgent|100\n");
+        c.banks = *cfg::parse_bank_table("Name|Priority\nphys|1.5\n");
         return c;
     }();
     return c;

@@ -19,7 +19,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (auto q = cfg::qos_table_from(*t); !q) mfprio_fuzz::check(q.error(), "fuzz.txt", text);
     if (auto a = cfg::assoc_table_from(*t); !a) mfprio_fuzz::check(a.error(), "fuzz.txt", text);
     if (auto n = cfg::maui_nodes_from(*t); !n) mfprio_fuzz::check(n.error(), "fuzz.txt", text);
-    if (auto p = cfg::parse_priority_table(text, true, "fuzz.txt"); !p) mfprio_fuzz::check(p.error(), "fuzz.txt", text);
-    if (auto p = cfg::parse_priority_table(text, false, "fuzz.txt"); !p) mfprio_fuzz::check(p.error(), "fuzz.txt", text);
+    if (auto p = cfg::parse_queue_table(text, "fuzz.txt"); !p) mfprio_fuzz::check(p.error(), "fuzz.txt", text);
+    if (auto p = cfg::parse_bank_table(text, "fuzz.txt"); !p) mfprio_fuzz::check(p.error(), "fuzz.txt", text);
     return 0;
 }

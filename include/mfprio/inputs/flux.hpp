@@ -252,6 +252,17 @@ private:
     return text::parse_double(v);
 }
 
+/// A queue's priority as `flux account list-queues` prints it, within the queue table's range.
+[[nodiscard]] inline std::optional<std::int64_t> flux_queue_priority(std::string_view v) {
+    const auto p = flux_integer(v);
+    return p && config::flux_queue_priority_ok(*p) ? p : std::nullopt;
+}
+/// A bank's priority as `flux account list-banks` prints it, within the bank table's range.
+[[nodiscard]] inline std::optional<double> flux_bank_priority(std::string_view v) {
+    const auto p = flux_real(v);
+    return p && config::flux_bank_priority_ok(*p) ? p : std::nullopt;
+}
+
 /// A list of flat objects read into rows: `field(row, key, value)` sets what it knows of the
 /// row and returns why a value is refused, or an empty string.
 template <class Row, class Field>
@@ -348,7 +359,7 @@ namespace detail {
         text, file, "`flux account list-queues --json` output", queue_keys,
         [](config::flux_queue_row& q, std::string_view k, const std::string& v) -> std::string {
             if (k == "queue") q.name = v;
-            else if (k == "priority") return detail::parse_into(q.priority, v, detail::flux_integer, "an integer priority");
+            else if (k == "priority") return detail::parse_into(q.priority, v, detail::flux_queue_priority, config::flux_queue_priority_expected());
             return {};
         });
 }
@@ -365,7 +376,7 @@ namespace detail {
             if (k == "bank") b.name = v;
             else if (k == "parent_bank") b.parent = v;
             else if (k == "shares") return detail::parse_into(b.shares, v, text::parse_unsigned<std::uint32_t>, "a number of shares");
-            else if (k == "priority") return detail::parse_into(b.priority, v, detail::flux_real, "a number");
+            else if (k == "priority") return detail::parse_into(b.priority, v, detail::flux_bank_priority, config::flux_bank_priority_expected());
             else if (k == "active") b.active = v != "0";
             return {};
         });

@@ -50,7 +50,8 @@ struct flux_model {
     std::vector<flux::job> jobs;          ///< the jobs, in table order
     std::vector<std::string> user_names;  ///< by job user id
     std::vector<std::size_t> job_lines;   ///< jobs table line of each job
-    priority_table queues, banks;         ///< as read (empty without tables)
+    std::vector<flux_queue_row> queues;   ///< as read (empty without a table)
+    std::vector<flux_bank_row> banks;     ///< as read (empty without a table)
     std::vector<std::int64_t> queue_priority; ///< by queue index
     std::vector<double> bank_priority;        ///< by bank index
 
@@ -74,8 +75,8 @@ struct flux_model {
 struct flux_inputs {
     const table* jobs = nullptr;              ///< the jobs table (required)
     const assoc_table* assoc = nullptr;       ///< association table
-    const priority_table* queues = nullptr;   ///< queue table
-    const priority_table* banks = nullptr;    ///< bank table
+    const std::vector<flux_queue_row>* queues = nullptr; ///< queue table
+    const std::vector<flux_bank_row>* banks = nullptr;   ///< bank table
     const slurm_conf* conf = nullptr;         ///< slurm.conf (with `qos` and `assoc`: Slurm's jobs table)
     const qos_table* qos = nullptr;           ///< QOS table (with `conf`)
     std::optional<fairshare::algorithm> algorithm; ///< compute fair-share from RawShares/RawUsage
@@ -238,11 +239,11 @@ namespace detail {
     // Queues, banks, urgency.
     if (in.queues != nullptr) {
         m.queues = *in.queues;
-        for (double p : m.queues.priorities) m.queue_priority.push_back(static_cast<std::int64_t>(p));
+        for (const auto& q : m.queues) m.queue_priority.push_back(q.priority);
     }
     if (in.banks != nullptr) {
         m.banks = *in.banks;
-        m.bank_priority = m.banks.priorities;
+        for (const auto& b : m.banks) m.bank_priority.push_back(b.priority);
     }
     // Rows of the jobs table and jobs correspond one to one, in order, on both paths.
     MFPRIO_ASSERT(m.jobs.size() == cols->size());
@@ -251,11 +252,11 @@ namespace detail {
         flux::job& j = m.jobs[r];
         j.urgency = f.urgency;
         if (!f.queue.empty()) {
-            const auto q = m.queues.find(f.queue);
+            const auto q = find_named(m.queues, f.queue);
             j.queue = q ? static_cast<std::uint32_t>(*q) : static_cast<std::uint32_t>(m.queue_priority.size()); // unknown: past the table
         }
         if (!f.bank.empty()) {
-            const auto b = m.banks.find(f.bank);
+            const auto b = find_named(m.banks, f.bank);
             j.bank = b ? static_cast<std::uint32_t>(*b) : static_cast<std::uint32_t>(m.bank_priority.size());
         }
     }

@@ -6,8 +6,10 @@
 /// Queue and bank tables: pipe-separated with a header row holding `Name` and `Priority`
 /// (case-insensitive, any order, other columns ignored). Names are unique (case-sensitive,
 /// as flux-accounting's). A queue's priority is an integer (flux-accounting's
-/// `queue_table.priority` is an int: |value| <= 2147483647); a bank's is a number
-/// (`bank_table.priority` is a double, e.g. 3.5). An empty Priority cell is 0.
+/// `queue_table.priority` is an int: -2147483648 to 2147483647); a bank's is a number
+/// (`bank_table.priority` is a double, e.g. 3.5; within +-1e300). An empty Priority cell
+/// is 0. Tables and flux-accounting's JSON (mfprio/inputs/flux.hpp) read into the same rows,
+/// `flux_queue_row` and `flux_bank_row`, with the same ranges.
 ///
 /// Flux columns of a jobs table (`flux_columns_from`), all optional:
 /// | column | meaning |
@@ -33,80 +35,127 @@
 
 namespace mfprio::config {
 
-/// A `Name|Priority` table (queues or banks).
-struct priority_table {
-    std::string file;
-    std::vector<std::string> names;     ///< in file order
-    std::vector<double> priorities;     ///< same order
-    std::vector<std::size_t> lines;     ///< line of each entry
-
-    /// Index of `name` (exact), or nullopt.
-    [[nodiscard]] std::optional<std::size_t> find(std::string_view name) const noexcept {
-        for (std::size_t i = 0; i < names.size(); ++i)
-            if (names[i] == name) return i;
-        return std::nullopt;
-    }
+/// A queue of flux-accounting's queue_table, from a queue table or `flux account
+/// list-queues --json`.
+struct flux_queue_row {
+    std::string name;
+    std::int64_t priority = 0; ///< queue_table.priority, an int (see `flux_queue_priority_ok`)
+    std::size_t line = 0;      ///< where it was read (0: not from a file)
 };
 
-/// Builds a queue (`integer_priority`) or bank table from a parsed pipe table.
-[[nodiscard]] inline expected<priority_table> priority_table_from(const table& t, bool integer_priority) {
+/// A bank of flux-accounting's bank_table, from a bank table (name and priority only) or
+/// `flux account list-banks --json`.
+struct flux_bank_row {
+    std::string name;
+    std::string parent; ///< empty for the root bank
+    double priority = 0; ///< bank_table.priority, a double (see `flux_bank_priority_ok`)
+    std::uint32_t shares = 1;
+    bool active = true;
+    std::size_t line = 0; ///< where it was read (0: not from a file)
+};
+
+/// The range of a queue's priority, as every reader checks it: flux-accounting keeps it
+/// in a C int.
+inline constexpr std::int64_t flux_queue_priority_min = std::numeric_limits<std::int32_t>::min();
+inline constexpr std::int64_t flux_queue_priority_max = std::numeric_limits<std::int32_t>::max();
+[[nodiscard]] constexpr bool flux_queue_priority_ok(std::int64_t p) noexcept {
+    return p >= flux_queue_priority_min && p <= flux_queue_priority_max;
+}
+/// The range of a bank's priority, as every reader checks it: a finite number within
+/// +-1e300 (a product with a weight stays finite).
+inline constexpr double flux_bank_priority_limit = 1e300;
+[[nodiscard]] constexpr bool flux_bank_priority_ok(double p) noexcept {
+    return p >= -flux_bank_priority_limit && p <= flux_bank_priority_limit; // false for NaN
+}
+/// What the readers say a queue's or a bank's priority must be.
+[[nodiscard]] inline std::string flux_queue_priority_expected() {
+    return "an integer from " + std::to_string(flux_queue_priority_min) + " to " + std::to_string(flux_queue_priority_max);
+}
+[[nodiscard]] inline std::string flux_bank_priority_expected() {
+    return "a number " + range_text(-flux_bank_priority_limit, flux_bank_priority_limit);
+}
+
+/// The index of the row named `name` (exact, as flux-accounting compares), or nullopt.
+template <class Row>
+[[nodiscard]] std::optional<std::size_t> find_named(const std::vector<Row>& rows, std::string_view name) noexcept {
+    for (std::size_t i = 0; i < rows.size(); ++i)
+        if (rows[i].name == name) return i;
+    return std::nullopt;
+}
+
+namespace detail {
+/// The rows of a `Name|Priority` table; `priority(row, cell)` reads a Priority cell into the
+/// row and says whether it is valid.
+template <class Row, class Priority>
+[[nodiscard]] expected<std::vector<Row>> flux_named_rows(const table& t, std::string_view expected_priority, Priority priority) {
     for (const std::string_view required : {"Name", "Priority"})
         if (!t.column(required))
             return make_error(t.file, t.header_line, 0, required,
                               "the table has no " + std::string(required) + " column");
     const std::size_t c_name = *t.column("Name"), c_prio = *t.column("Priority");
-    priority_table out;
-    out.file = t.file;
+    std::vector<Row> out;
     std::unordered_set<std::string> seen;
     for (const auto& row : t.rows) {
-        const std::string name(trim(row.cells[c_name]));
-        if (name.empty()) return make_error(t.file, row.line, row.columns[c_name], "Name", "empty name");
-        if (!seen.insert(name).second)
-            return make_error(t.file, row.line, row.columns[c_name], "Name",
-                              text::quote(name) + " is listed twice");
+        Row r;
+        r.name = std::string(trim(row.cells[c_name]));
+        r.line = row.line;
+        if (r.name.empty()) return make_error(t.file, row.line, row.columns[c_name], "Name", "empty name");
+        if (!seen.insert(r.name).second)
+            return make_error(t.file, row.line, row.columns[c_name], "Name", text::quote(r.name) + " is listed twice");
         const std::string_view v = trim(row.cells[c_prio]);
-        double p = 0;
-        if (!v.empty()) {
-            if (integer_priority) {
-                const auto n = parse_signed<std::int64_t>(v);
-                if (!n || *n < std::numeric_limits<std::int32_t>::min() || *n > std::numeric_limits<std::int32_t>::max())
-                    return make_error(t.file, row.line, row.columns[c_prio], "Priority",
-                                      text::quote(name) + ": Priority " + text::quote(v) +
-                                          " is not an integer from -2147483648 to 2147483647");
-                p = static_cast<double>(*n);
-            } else {
-                const auto d = parse_double(v);
-                if (!d || !(*d == *d) || *d > 1e300 || *d < -1e300)
-                    return make_error(t.file, row.line, row.columns[c_prio], "Priority",
-                                      text::quote(name) + ": Priority " + text::quote(v) + " is not a number " + range_text(-1e300, 1e300));
-                p = *d;
-            }
-        }
-        out.names.push_back(name);
-        out.priorities.push_back(p);
-        out.lines.push_back(row.line);
+        if (!v.empty() && !priority(r, v))
+            return make_error(t.file, row.line, row.columns[c_prio], "Priority",
+                              text::quote(r.name) + ": Priority " + text::quote(v) + " is not " + std::string(expected_priority));
+        out.push_back(std::move(r));
     }
     return out;
 }
+} // namespace detail
 
-/// Reads a queue table (integer priorities).
-[[nodiscard]] inline expected<priority_table> read_queue_table(const std::string& path) {
+/// The queues of a queue table (see the file comment).
+[[nodiscard]] inline expected<std::vector<flux_queue_row>> flux_queues_from(const table& t) {
+    return detail::flux_named_rows<flux_queue_row>(t, flux_queue_priority_expected(), [](flux_queue_row& r, std::string_view v) {
+        const auto n = parse_signed<std::int64_t>(v);
+        if (!n || !flux_queue_priority_ok(*n)) return false;
+        r.priority = *n;
+        return true;
+    });
+}
+/// The banks of a bank table (see the file comment).
+[[nodiscard]] inline expected<std::vector<flux_bank_row>> flux_banks_from(const table& t) {
+    return detail::flux_named_rows<flux_bank_row>(t, flux_bank_priority_expected(), [](flux_bank_row& r, std::string_view v) {
+        const auto d = parse_double(v);
+        if (!d || !flux_bank_priority_ok(*d)) return false;
+        r.priority = *d;
+        return true;
+    });
+}
+
+/// Reads a queue table.
+[[nodiscard]] inline expected<std::vector<flux_queue_row>> read_queue_table(const std::string& path) {
     auto t = read_table(path);
     if (!t) return t.error();
-    return priority_table_from(*t, true);
+    return flux_queues_from(*t);
 }
-/// Reads a bank table (numeric priorities).
-[[nodiscard]] inline expected<priority_table> read_bank_table(const std::string& path) {
+/// Reads a bank table.
+[[nodiscard]] inline expected<std::vector<flux_bank_row>> read_bank_table(const std::string& path) {
     auto t = read_table(path);
     if (!t) return t.error();
-    return priority_table_from(*t, false);
+    return flux_banks_from(*t);
 }
-/// Parses a queue or bank table from text.
-[[nodiscard]] inline expected<priority_table> parse_priority_table(std::string_view text, bool integer_priority,
-                                                                   std::string_view file_name = "<string>") {
+/// Parses a queue table from text.
+[[nodiscard]] inline expected<std::vector<flux_queue_row>> parse_queue_table(std::string_view text,
+                                                                             std::string_view file_name = "<string>") {
     auto t = parse_table(text, file_name);
     if (!t) return t.error();
-    return priority_table_from(*t, integer_priority);
+    return flux_queues_from(*t);
+}
+/// Parses a bank table from text.
+[[nodiscard]] inline expected<std::vector<flux_bank_row>> parse_bank_table(std::string_view text,
+                                                                           std::string_view file_name = "<string>") {
+    auto t = parse_table(text, file_name);
+    if (!t) return t.error();
+    return flux_banks_from(*t);
 }
 
 /// The Flux columns of one job (see the file comment).

@@ -46,24 +46,10 @@
 #include <mfprio/flux/job.hpp>
 #include <mfprio/flux/presets.hpp>
 #include <mfprio/flux/result.hpp>
+#include <mfprio/read/flux_tables.hpp>
 #include <mfprio/text/text.hpp>
 
 namespace mfprio::config {
-
-/// A queue of flux-accounting's queue_table.
-struct flux_queue_row {
-    std::string name;
-    std::int64_t priority = 0;
-};
-
-/// A bank of flux-accounting's bank_table.
-struct flux_bank_row {
-    std::string name;
-    std::string parent; ///< empty for the root bank
-    double priority = 0;
-    std::uint32_t shares = 1;
-    bool active = true;
-};
 
 /// An association (user in a bank) of flux-accounting's association_table.
 struct flux_user_row {
