@@ -219,7 +219,8 @@ TEST_CASE("flux readers: flux jobs -o text, ids in f58 and decimal, users by id,
     const std::string text = "JOBID JOBID UID URG PRI STATE QUEUE BANK T_SUBMIT\r\n"
                              "\xc6\x92QioWX1 15569256448 0 20 20 SCHED   1795746592.8780808\r\n"
                              "\xc6\x92" "4UnDFb5 132439343104 5001 16 67143 SCHED batch ml 1795745768.1383095\r\n";
-    const std::vector<mfprio::config::flux_user_row> users{{"alice", 5001, "ml", "ml", 0.571429, true}};
+    const std::vector<mfprio::config::flux_user_row> users{
+        {.username = "alice", .userid = 5001, .bank = "ml", .default_bank = "ml", .fairshare = 0.571429, .active = true}};
     auto j = mfprio::inputs::read_flux_jobs(text, "jobs.txt", users);
     REQUIRE(j);
     REQUIRE(j->size() == 2);

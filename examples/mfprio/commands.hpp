@@ -139,7 +139,7 @@ struct option_spelling {
             if (w.empty()) continue;
             if (w.front() == '-') {
                 if (!short_before) group = out.size();
-                out.push_back({w, false, r.values});
+                out.push_back({.name = w, .takes_value = false, .values = r.values});
                 short_before = w.size() == 2;
             } else {
                 for (std::size_t k = group; k < out.size(); ++k) out[k].takes_value = true;
@@ -287,7 +287,7 @@ inline std::optional<cluster_inputs> inputs_of(const slurm_sources& src, outcome
         ci.jobs = jobs_source(std::string(src.texts[3]), n + "/jobs.txt");
         return ci;
     }
-    auto ci = read_cluster_files({src.confs, src.assocs, src.qos, src.jobs});
+    auto ci = read_cluster_files({.confs = src.confs, .assocs = src.assocs, .qos = src.qos, .jobs = src.jobs});
     if (!ci) return data_error(ci.error(), o);
     return std::move(*ci);
 }

@@ -73,8 +73,8 @@ outcome run_sshare(std::span<const std::string_view> args) {
     bool from_cluster = cluster_output;
     for (const auto& a : ci->assoc) from_cluster = from_cluster || config::detect_kind(a.text) == config::input_kind::assoc_mgr;
     if (taken && !assoc->has_column("FairShare"))
-        return fail(input_error{ci->assoc.front().name, 0, 0, "FairShare",
-                                "no FairShare column to take the values from (sshare -a -l -P prints it)"});
+        return fail(text::file_error(ci->assoc.front().name, "FairShare",
+                                     "no FairShare column to take the values from (sshare -a -l -P prints it)"));
     fairshare::columns cols;
     fairshare::compute(ft->tree, cols, fo);
     const report::sshare_reported rep = reported_of(*assoc, *ft, taken);

@@ -112,7 +112,8 @@ extern "C" int mfprio_site_configure(const char* text, char* error, std::size_t 
         else {
             const auto names = engine->names();
             const std::uint32_t reads = mfprio::queue::site_policy_reads(names, mfprio::queue::site_factors());
-            next = std::make_shared<const loaded_policy>(loaded_policy{p.policy, p.snapshot, std::move(*engine), reads});
+            next = std::make_shared<const loaded_policy>(
+                loaded_policy{.path = p.policy, .snapshot = p.snapshot, .engine = std::move(*engine), .reads = reads});
         }
     }
     {

@@ -89,7 +89,7 @@ struct subterm {
 /// Builds a subterm: `make_subterm(queuetime{}, 1000_w)` or with a runtime weight and a cap.
 template <class F, weight W>
 constexpr subterm<F, W> make_subterm(F f, W w, cap limit = {}) noexcept {
-    return subterm<F, W>{f, w, limit};
+    return subterm<F, W>{.factor = f, .weight = w, .limit = limit};
 }
 template <class F, class T>
     requires std::is_arithmetic_v<T>

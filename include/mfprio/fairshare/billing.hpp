@@ -80,7 +80,7 @@ public:
                 e.weight = weight;
                 return *this;
             }
-        entries_.push_back({std::string(name), weight, group_of(name)});
+        entries_.push_back({.name = std::string(name), .weight = weight, .group = group_of(name)});
         return *this;
     }
 

@@ -164,15 +164,16 @@ private:
 [[nodiscard]] inline expected<std::vector<std::pair<std::string, std::string>>> read_manifest_files(const std::string& dir) {
     namespace fs = std::filesystem;
     std::error_code ec;
-    if (!fs::is_directory(dir, ec)) return input_error{dir, 0, 0, {}, "not a directory (--from takes a bundle written by --save)"};
+    if (!fs::is_directory(dir, ec))
+        return config::file_error(dir, {}, "not a directory (--from takes a bundle written by --save)");
     const auto path = [&](std::string_view name) { return (fs::path(dir) / name).string(); };
     const std::string manifest_path = path("manifest");
     auto manifest = config::read_text_file(manifest_path, config::max_input_bytes, config::file_source::regular);
     if (!manifest)
-        return input_error{manifest_path, 0, 0, {},
-                           manifest.error().kind == error_kind::cannot_open
-                               ? "missing: not a whole bundle (--save writes one with its manifest)"
-                               : manifest.error().message};
+        return config::file_error(manifest_path, {},
+                                  manifest.error().kind == error_kind::cannot_open
+                                      ? "missing: not a whole bundle (--save writes one with its manifest)"
+                                      : manifest.error().message);
     std::vector<std::pair<std::string, std::string>> files; // name, text
     bool header = false;
     for (const auto& l : config::split_lines(*manifest)) {
@@ -193,17 +194,19 @@ private:
         auto text = config::read_text_file(p, config::max_input_bytes, config::file_source::regular);
         if (!text) {
             if (text.error().kind == error_kind::cannot_open)
-                return input_error{p, 0, 0, {}, "missing from the bundle (its manifest lists it)"};
+                return config::file_error(p, {}, "missing from the bundle (its manifest lists it)");
             return text.error();
         }
         if (text->size() != *size)
-            return input_error{p, 0, 0, {}, "has " + std::to_string(text->size()) + " bytes, the manifest says " +
-                                                std::string(f[2]) + ": cut short or changed since it was saved"};
+            return config::file_error(p, {},
+                                      "has " + std::to_string(text->size()) + " bytes, the manifest says " + std::string(f[2]) +
+                                          ": cut short or changed since it was saved");
         if (hex64(content_digest(*text)) != f[3])
-            return input_error{p, 0, 0, {}, "its content differs from what the manifest recorded: changed since it was saved"};
+            return config::file_error(p, {},
+                                      "its content differs from what the manifest recorded: changed since it was saved");
         files.emplace_back(name, std::move(*text));
     }
-    if (!header) return input_error{manifest_path, 0, 0, {}, "empty: not a whole bundle"};
+    if (!header) return config::file_error(manifest_path, {}, "empty: not a whole bundle");
     // The bundle is the files its manifest lists and nothing else: a file beside them is one
     // the replay would not read, so its presence is said rather than ignored. Subdirectories
     // are not part of a bundle (capture.sh keeps the real commands' reference outputs in
@@ -218,9 +221,9 @@ private:
     }
     if (!unlisted.empty()) {
         std::sort(unlisted.begin(), unlisted.end());
-        return input_error{path(unlisted.front()), 0, 0, {},
-                           "not listed in the bundle's manifest: a bundle holds only the files its manifest lists" +
-                               std::string(unlisted.size() > 1 ? " (" + std::to_string(unlisted.size() - 1) + " more)" : "")};
+        return config::file_error(path(unlisted.front()), {},
+                                  "not listed in the bundle's manifest: a bundle holds only the files its manifest lists" +
+                                      std::string(unlisted.size() > 1 ? " (" + std::to_string(unlisted.size() - 1) + " more)" : ""));
     }
     return files;
 }
@@ -271,7 +274,7 @@ inline void remove_bundle(const std::string& dir) {
     };
     const auto required = [&](std::string_view name) -> expected<config::conf_input> {
         if (auto in = take(name)) return std::move(*in);
-        return input_error{manifest_path, 0, 0, {}, "does not list " + std::string(name) + ", which a bundle needs"};
+        return config::file_error(manifest_path, {}, "does not list " + std::string(name) + ", which a bundle needs");
     };
     for (const std::string_view n : {"scontrol_show_config.txt", "scontrol_show_node.txt", "scontrol_show_partition.txt"}) {
         auto in = required(n);
@@ -290,21 +293,23 @@ inline void remove_bundle(const std::string& dir) {
     if (!ci.qos && !std::any_of(ci.assoc.begin(), ci.assoc.end(), [](const config::conf_input& a) {
             return config::detect_kind(a.text) == config::input_kind::assoc_mgr;
         }))
-        return input_error{manifest_path, 0, 0, {}, "lists neither scontrol_show_assoc_mgr.txt nor sacctmgr_show_qos.txt: no QOS"};
+        return config::file_error(manifest_path, {},
+                                  "lists neither scontrol_show_assoc_mgr.txt nor sacctmgr_show_qos.txt: no QOS");
     for (const std::string_view n : {"squeue.txt", "squeue.json", "scontrol_show_job.txt"})
         if (auto in = take(n)) {
             in->text.reserve(in->text.size() + simdjson::SIMDJSON_PADDING);
             ci.jobs = jobs_source(std::move(*in));
             break;
         }
-    if (!ci.jobs) return input_error{manifest_path, 0, 0, {}, "lists no jobs (squeue.txt, squeue.json or scontrol_show_job.txt)"};
+    if (!ci.jobs)
+        return config::file_error(manifest_path, {}, "lists no jobs (squeue.txt, squeue.json or scontrol_show_job.txt)");
     const std::string meta_path = path("meta");
     auto m = take("meta");
-    if (!m) return input_error{meta_path, 0, 0, {}, "not listed in the manifest: the bundle's times are unknown"};
+    if (!m) return config::file_error(meta_path, {}, "not listed in the manifest: the bundle's times are unknown");
     if (auto e = read_meta(m->text, meta_path, ci)) return *e;
     if (!ci.calc_time)
-        return input_error{meta_path, 0, 0, "priority_calc_time",
-                           "missing: the time of slurmctld's recalculation the factors stand for"};
+        return config::file_error(meta_path, "priority_calc_time",
+                                  "missing: the time of slurmctld's recalculation the factors stand for");
     return ci;
 }
 

@@ -58,8 +58,8 @@ struct cluster_files {
 /// print.
 [[nodiscard]] inline expected<config::parsed_cluster> parse_cluster(const cluster_inputs& ci) {
     if (ci.conf.empty() || ci.assoc.empty() || !ci.jobs)
-        return input_error{{}, 0, 0, {}, "a cluster needs a slurm.conf, the associations and the jobs",
-                           error_kind::shape};
+        return text::file_error({}, {}, "a cluster needs a slurm.conf, the associations and the jobs",
+                                error_kind::shape);
     config::parsed_cluster pc;
     pc.slurm_version = ci.slurm_version;
     pc.conf_name = ci.conf.front().name;
@@ -72,8 +72,8 @@ struct cluster_files {
         if (ci.qos) return config::parse_qos_table(config::detail::without_bom(ci.qos->text), ci.qos->name);
         for (const auto& a : ci.assoc)
             if (config::detect_kind(a.text) == config::input_kind::assoc_mgr) return config::read_assoc_mgr_qos(a);
-        return input_error{ci.assoc.front().name, 0, 0, "QOS",
-                           "no QOS: give `sacctmgr show qos -P` output or `scontrol show assoc_mgr flags=assoc,qos`"};
+        return text::file_error(ci.assoc.front().name, "QOS",
+                                "no QOS: give `sacctmgr show qos -P` output or `scontrol show assoc_mgr flags=assoc,qos`");
     }();
     if (!qos) return qos.error();
     auto assoc = config::read_assoc_inputs(ci.assoc);

@@ -1101,7 +1101,7 @@ namespace detail {
         return nullptr;
     };
     const std::string* meta = text_of("meta");
-    if (meta == nullptr) return input_error{path("meta"), 0, 0, {}, "not listed in the manifest", error_kind::shape};
+    if (meta == nullptr) return text::file_error(path("meta"), {}, "not listed in the manifest", error_kind::shape);
     std::optional<double> update_time;
     if (auto e = detail::read_flux_meta(*meta, path("meta"), b, update_time)) return *e;
     std::vector<config::flux_user_row> users;
@@ -1116,9 +1116,10 @@ namespace detail {
         const std::string* q = text_of(flux_files::queues);
         const std::string* k = text_of(flux_files::banks);
         if (f == nullptr || q == nullptr || k == nullptr)
-            return input_error{path("manifest"), 0, 0, {}, "lists " + std::string(flux_files::users) + " without " + std::string(flux_files::factors) + ", " +
-                                   std::string(flux_files::queues) + " and " + std::string(flux_files::banks),
-                               error_kind::shape};
+            return text::file_error(path("manifest"), {},
+                                    "lists " + std::string(flux_files::users) + " without " + std::string(flux_files::factors) + ", " +
+                                        std::string(flux_files::queues) + " and " + std::string(flux_files::banks),
+                                    error_kind::shape);
         auto w = flux_factors_from(*f, path(flux_files::factors));
         if (!w) return w.error();
         auto qs = flux_queues_from(*q, path(flux_files::queues));
@@ -1141,7 +1142,9 @@ namespace detail {
     const std::string* jobs = text_of(jobs_file);
     if (jobs == nullptr) jobs = text_of(jobs_file = flux_files::jobs_table);
     if (jobs == nullptr)
-        return input_error{path("manifest"), 0, 0, {}, "lists neither " + std::string(flux_files::jobs_json) + " nor " + std::string(flux_files::jobs_table), error_kind::shape};
+        return text::file_error(path("manifest"), {},
+                                "lists neither " + std::string(flux_files::jobs_json) + " nor " + std::string(flux_files::jobs_table),
+                                error_kind::shape);
     auto j = read_flux_jobs(*jobs, path(jobs_file), users);
     if (!j) return j.error();
     b.jobs = std::move(*j);
@@ -1173,8 +1176,9 @@ namespace detail {
     if (b.update && !update_time) {
         // No priority_update= (what `queue --live` captures): the passes the eventlogs show.
         if (!b.eventlogs)
-            return input_error{path("meta"), 0, 0, "priority_update",
-                               "missing: when the plugin received the database (or eventlogs.json, which shows it)", error_kind::shape};
+            return text::file_error(path("meta"), "priority_update",
+                                    "missing: when the plugin received the database (or eventlogs.json, which shows it)",
+                                    error_kind::shape);
         b.passes = config::flux_passes_from_eventlogs(b.jobs);
         b.update->time = b.passes->empty() ? 0 : b.passes->back();
     }
@@ -1265,12 +1269,12 @@ struct flux_history {
         const std::string meta = (here / "meta").string();
         const fs::path canon = fs::weakly_canonical(p, ec);
         if (std::find(seen.begin(), seen.end(), canon) != seen.end())
-            return input_error{meta, line, column, "previous", "the bundles' previous= lines form a loop", error_kind::reference};
+            return text::make_error(meta, line, column, "previous", "the bundles' previous= lines form a loop", error_kind::reference);
         seen.push_back(canon);
         if (!fs::is_directory(p, ec))
-            return input_error{meta, line, column, "previous",
-                               "'" + previous + "' names no bundle beside this one (" + p.string() + " is not a directory)",
-                               error_kind::reference};
+            return text::make_error(meta, line, column, "previous",
+                                    "'" + previous + "' names no bundle beside this one (" + p.string() + " is not a directory)",
+                                    error_kind::reference);
         auto pb = read_flux_bundle(p.string());
         if (!pb) return pb.error();
         // (One without priority_update= whose eventlogs show no pass: no database sent yet.)

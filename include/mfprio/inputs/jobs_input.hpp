@@ -107,9 +107,9 @@ struct jobs_source {
     case config::input_kind::pipe_table:
         return config::parse_table(config::detail::without_bom(text), in.name);
     default:
-        return input_error{in.name, 0, 0, {},
-                           "not a jobs input: expected `squeue --json`, `scontrol show job`, `squeue -h -O` with the "
-                           "format of `mfprio sprio --help`, or a '|' jobs table"};
+        return text::file_error(in.name, {},
+                                "not a jobs input: expected `squeue --json`, `scontrol show job`, `squeue -h -O` with the "
+                                "format of `mfprio sprio --help`, or a '|' jobs table");
     }
 }
 

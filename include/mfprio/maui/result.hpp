@@ -46,7 +46,7 @@ struct maui_result {
 
     /// The result policy configured by `opts`.
     [[nodiscard]] static constexpr maui_result from(const options& opts) noexcept {
-        return maui_result{opts.reject_negative, opts.enable_negative, opts.max_priority};
+        return maui_result{.reject_negative = opts.reject_negative, .enable_negative = opts.enable_negative, .max_priority = opts.max_priority};
     }
 
     /// Finishes a weighted sum for a job with the given system priority.

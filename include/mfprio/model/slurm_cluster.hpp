@@ -82,8 +82,8 @@ inline void restore_fair_tree_ranks(slurm::cluster& cl, const assoc_table& assoc
     if (!model) return model.error();
     if (taken) {
         if (!pc.assoc.has_column("FairShare"))
-            return input_error{pc.assoc_name, 0, 0, "FairShare",
-                               "no FairShare column to take the factors from (sshare -a -l -P prints it)"};
+            return text::file_error(pc.assoc_name, "FairShare",
+                                    "no FairShare column to take the factors from (sshare -a -l -P prints it)");
         if (pc.conf.flags.has(slurm::priority_flag::fair_tree) && !pc.conf.flags.has(slurm::priority_flag::depth_oblivious))
             restore_fair_tree_ranks(model->cluster, pc.assoc);
     } else {
@@ -101,9 +101,9 @@ inline void restore_fair_tree_ranks(slurm::cluster& cl, const assoc_table& assoc
 /// that fair-share computed from it is the cluster's then.
 [[nodiscard]] inline std::optional<input_error> charge_cluster(parsed_cluster& pc, std::int64_t now, std::int64_t seconds) {
     if (!pc.assoc.has_column("RawUsage"))
-        return input_error{pc.assoc_name, 0, 0, "RawUsage",
-                           "each association's RawUsage is needed to charge usage (sshare -a -l -P prints it)",
-                           error_kind::shape};
+        return text::file_error(pc.assoc_name, "RawUsage",
+                                "each association's RawUsage is needed to charge usage (sshare -a -l -P prints it)",
+                                error_kind::shape);
     auto ft = fairshare_tree_from(pc.assoc, pc.assoc_name);
     if (!ft) return ft.error();
     charge_running_jobs(*ft, pc.conf, pc.qos, *pc.jobs, now, seconds);

@@ -68,7 +68,7 @@ struct slurm_model {
     }
     /// The jobs' TRES request table: one row per job, one column per TRES some job asks for.
     [[nodiscard]] slurm::tres_table tres_requests() const noexcept {
-        return {tres_pool, static_cast<std::uint32_t>(tres_ids.size()), tres_columns};
+        return {.counts = tres_pool, .stride = static_cast<std::uint32_t>(tres_ids.size()), .columns = tres_columns};
     }
 
     /// Storage behind `tres_requests()`: the rows (tres_ids.size() counts each), the TRES id
@@ -152,15 +152,16 @@ inline void add_cluster(slurm_model& m, const slurm_conf& conf, const qos_table&
     m.fairshare_dampening = conf.fairshare_dampening;
     for (const auto& tw : conf.weight_tres) {
         if (!m.settings.tres.add(*cl.find_tres(detail::tres_key(tw.name)), tw.weight))
-            return input_error{std::string(conf_file), 0, 0, std::string(key_name(slurm_conf_setting::weight_tres)),
-                               "more than " + std::to_string(slurm::tres_factor::max_weighted) + " weighted TRES"};
+            return text::file_error(std::string(conf_file), std::string(key_name(slurm_conf_setting::weight_tres)),
+                                    "more than " + std::to_string(slurm::tres_factor::max_weighted) + " weighted TRES");
     }
 
     // Jobs: TRES requests (one row each, a column per TRES some job asks for, in id order),
     // partition lists by tier, QOS lists by priority. Indices must fit the job record.
     if (cl.partitions().size() > 65536 || cl.qos().size() > 65536)
-        return input_error{std::string(conf_file), 0, 0, std::string(cl.partitions().size() > 65536 ? key_name(slurm_conf_setting::partition_name) : "QOS"),
-                           "more than 65536 partitions or QOS: mfprio::job keeps 16-bit indices"};
+        return text::file_error(std::string(conf_file),
+                                std::string(cl.partitions().size() > 65536 ? key_name(slurm_conf_setting::partition_name) : "QOS"),
+                                "more than 65536 partitions or QOS: mfprio::job keeps 16-bit indices");
     const bool accrue_always = conf.flags.has(slurm::priority_flag::accrue_always);
     std::size_t list_total = 0;
     m.tres_columns.assign(ntres, slurm::tres_table::no_column);

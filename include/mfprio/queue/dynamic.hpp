@@ -309,7 +309,7 @@ public:
     [[nodiscard]] bool add(std::string_view name, factory make, std::vector<std::string> options = {},
                            std::uint64_t reads = reads_everything) {
         if (!make || !name_free(name)) return false;
-        entries_.push_back({std::string(name), std::move(options), std::move(make), reads});
+        entries_.push_back({.name = std::string(name), .options = std::move(options), .make = std::move(make), .reads = reads});
         return true;
     }
 
@@ -492,7 +492,7 @@ public:
     /// Appends a term (after every term already there).
     void add(std::string name, std::shared_ptr<const factor_type> factor, double weight) {
         MFPRIO_ASSERT(factor != nullptr);
-        terms_.push_back({std::move(name), std::move(factor), weight});
+        terms_.push_back({.name = std::move(name), .factor = std::move(factor), .weight = weight});
     }
 
     /// Appends a term of compile-time factor `f`, named `F::name`.
@@ -568,7 +568,7 @@ public:
         double sum = 0.0;
         for (std::size_t k = 0; k < terms_.size(); ++k) {
             const auto& t = terms_[k];
-            term_explanation line{t.name, 0.0, t.weight, 0.0};
+            term_explanation line{.name = t.name, .factor = 0.0, .weight = t.weight, .contribution = 0.0};
             if (t.weight != 0) {
                 line.factor = t.factor->evaluate(j, c);
                 line.contribution = line.factor * t.weight;

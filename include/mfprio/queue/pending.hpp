@@ -532,7 +532,7 @@ public:
         // as `compute` stages each job (a job not queued now has none: if it is released
         // later, it takes its fresh priority, as Slurm recomputes a released job from
         // scratch).
-        const detail::slot_memory memory{previous_.data(), has_previous_.data(), options.incr_only};
+        const detail::slot_memory memory{.priority = previous_.data(), .known = has_previous_.data(), .incr_only = options.incr_only};
         builder_.compute(std::span<const J>(jobs_), engine, c, options, std::span<const std::uint8_t>(live_), &memory);
         snapshot_info info{};
         info.generation = ++generation_;

@@ -276,7 +276,7 @@ template <class J, class Ctx>
         if (w.what == parsed_weight::status::out_of_range)
             return fail(column_of(value), key,
                         "the weight " + quote(value) + " is out of range (at most 2^53 = 9007199254740992 either way)");
-        weights_set.push_back({r.factor->name, std::string(key), number});
+        weights_set.push_back({.factor = r.factor->name, .spelled = std::string(key), .line = number});
         set_policy_weight(p, r.name, r.factor->name, w.value, file, number, column_of(key));
     }
 

@@ -312,7 +312,7 @@ private:
     void fail(std::uint64_t number, std::string message) noexcept {
         try {
             const std::lock_guard<std::mutex> lock(error_mutex_);
-            last_error_ = pass_error{std::move(message), number, std::chrono::system_clock::now()};
+            last_error_ = pass_error{.message = std::move(message), .pass = number, .when = std::chrono::system_clock::now()};
         } catch (...) {
             // Out of memory while reporting: the counter still says it failed.
         }

@@ -317,12 +317,12 @@ struct maui_weight_slot {
             break;
         }
     for (std::size_t i = 0; i < maui::component_count; ++i) {
-        if (iequals(name, maui::components[i].weight_key)) return maui_weight_slot{false, true, i};
-        if (iequals(name, maui::components[i].cap_key)) return maui_weight_slot{true, true, i};
+        if (iequals(name, maui::components[i].weight_key)) return maui_weight_slot{.is_cap = false, .is_component = true, .index = i};
+        if (iequals(name, maui::components[i].cap_key)) return maui_weight_slot{.is_cap = true, .is_component = true, .index = i};
     }
     for (std::size_t i = 0; i < maui::subcomponent_count; ++i) {
-        if (iequals(name, maui::subcomponents[i].weight_key)) return maui_weight_slot{false, false, i};
-        if (iequals(name, maui::subcomponents[i].cap_key)) return maui_weight_slot{true, false, i};
+        if (iequals(name, maui::subcomponents[i].weight_key)) return maui_weight_slot{.is_cap = false, .is_component = false, .index = i};
+        if (iequals(name, maui::subcomponents[i].cap_key)) return maui_weight_slot{.is_cap = true, .is_component = false, .index = i};
     }
     return std::nullopt;
 }
@@ -710,7 +710,7 @@ private:
             list[*found].cred = cred;
         } else {
             index.emplace(std::string(name), list.size());
-            list.push_back({std::string(name), cred, line});
+            list.push_back({.name = std::string(name), .cred = cred, .line = line});
         }
         return true;
     }

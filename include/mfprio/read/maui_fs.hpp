@@ -93,10 +93,10 @@ struct fs_label {
 };
 
 [[nodiscard]] inline fs_label classify_fs_label(std::string_view s) noexcept {
-    if (iequals(s, "TOTAL") || iequals(s, "sched")) return {true, true, maui::cred_kind::user};
+    if (iequals(s, "TOTAL") || iequals(s, "sched")) return {.known = true, .is_total = true, .kind = maui::cred_kind::user};
     for (std::size_t k = 0; k < maui::cred_kind_count; ++k)
         if (iequals(s, maui::cred_labels[k]) || iequals(s, maui_fs_type_names[k]))
-            return {true, false, static_cast<maui::cred_kind>(k)};
+            return {.known = true, .is_total = false, .kind = static_cast<maui::cred_kind>(k)};
     return {};
 }
 

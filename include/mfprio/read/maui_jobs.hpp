@@ -443,7 +443,7 @@ struct maui_job_columns {
             sum[k] += static_cast<double>(*n);
         }
     }
-    return maui::resources{sum[0], sum[1], sum[2], sum[3]};
+    return maui::resources{.procs = sum[0], .mem = sum[1], .swap = sum[2], .disk = sum[3]};
 }
 
 /// Parses a nodes table from text.

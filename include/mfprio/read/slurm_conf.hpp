@@ -294,7 +294,7 @@ public:
                 return;
             }
         }
-        runs_.push_back({size_, p.line, p.column});
+        runs_.push_back({.index = size_, .line = p.line, .column = p.column});
         ++size_;
     }
     [[nodiscard]] std::size_t size() const noexcept { return size_; }

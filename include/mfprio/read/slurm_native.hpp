@@ -113,7 +113,8 @@ namespace detail {
         // Nothing to read is no configuration: Slurm's defaults would give every job the same
         // priority without a word.
         if (detail::first_content_line(in.text).empty())
-            return input_error{in.name, 0, 0, {}, "empty: no configuration in it (an empty file, or an output cut before its first line)"};
+            return text::file_error(in.name, {},
+                                    "empty: no configuration in it (an empty file, or an output cut before its first line)");
         switch (detect_kind(in.text)) {
         case input_kind::scontrol_config:
             if (auto e = detail::incomplete_config(in)) return *e;
@@ -133,9 +134,9 @@ namespace detail {
             texts.emplace_back(&in, in.text);
             break;
         default:
-            return input_error{in.name, 0, 0, {},
-                               "not a slurm.conf, `scontrol show config`, `scontrol show partition` or "
-                               "`scontrol show node` output"};
+            return text::file_error(in.name, {},
+                                    "not a slurm.conf, `scontrol show config`, `scontrol show partition` or "
+                                    "`scontrol show node` output");
         }
     }
     texts.insert(texts.end(), std::make_move_iterator(partitions.begin()), std::make_move_iterator(partitions.end()));
@@ -201,24 +202,24 @@ namespace detail {
             continue;
         }
         if (k != input_kind::pipe_table)
-            return input_error{in.name, 0, 0, {},
-                               "not an `sshare -a -l -P`, `scontrol show assoc_mgr` or `sacctmgr show assoc -P` output"};
+            return text::file_error(in.name, {},
+                                    "not an `sshare -a -l -P`, `scontrol show assoc_mgr` or `sacctmgr show assoc -P` output");
         auto t = parse_table(detail::without_bom(in.text), in.name);
         if (!t) return t.error();
         if (is_sacctmgr_assoc(*t)) {
             sacctmgr.emplace_back(&in, std::move(*t));
         } else {
             if (tree != nullptr)
-                return input_error{in.name, t->header_line, 1, {},
-                                   "a second association tree (the first is " + tree->name +
-                                       "): give one sshare output, with assoc_mgr and sacctmgr outputs beside it"};
+                return text::make_error(in.name, t->header_line, 1, {},
+                                        "a second association tree (the first is " + tree->name +
+                                            "): give one sshare output, with assoc_mgr and sacctmgr outputs beside it");
             tree = &in;
         }
     }
     if (tree == nullptr)
-        return input_error{inputs.empty() ? std::string() : inputs.front().name, 0, 0, {},
-                           "no association tree: give `sshare -a -l -P` output (assoc_mgr and sacctmgr "
-                           "outputs only add to it)"};
+        return text::file_error(inputs.empty() ? std::string() : inputs.front().name, {},
+                                "no association tree: give `sshare -a -l -P` output (assoc_mgr and sacctmgr outputs only "
+                                "add to it)");
     auto out = parse_assoc_table(detail::without_bom(tree->text), tree->name);
     if (!out) return out.error();
     const auto find = [&](std::string_view account, std::string_view user, std::string_view partition) {
@@ -347,7 +348,7 @@ namespace detail {
     });
     if (error) return *error;
     if (out.qos.empty())
-        return input_error{in.name, 0, 0, "QOS", "no QOS record (`scontrol show assoc_mgr flags=qos` prints them)"};
+        return text::file_error(in.name, "QOS", "no QOS record (`scontrol show assoc_mgr flags=qos` prints them)");
     return out;
 }
 

@@ -30,7 +30,7 @@ namespace mfprio::report {
 using config::parsed_cluster;
 
 /// The keys `--set` suggests for an unknown one: within one edit per eight letters, up to three.
-inline constexpr text::suggestion_rule whatif_suggestions{1, 8, false, 3};
+inline constexpr text::suggestion_rule whatif_suggestions{.edits = 1, .letters_per_edit = 8, .prefixes = false, .shown = 3};
 
 /// What `--set` changes, once applied: whether fair-share must be recomputed for both sides
 /// (the comparison is then between two computations from the same usage).
@@ -417,7 +417,7 @@ struct whatif_summary {
                                                       : x.second.first > y.second.first;
         });
         auto& out = by_account ? s.by_account : s.by_user;
-        for (const auto& [who, c] : listed) out.push_back({std::string(who), percent(c.first), percent(c.second)});
+        for (const auto& [who, c] : listed) out.push_back({.who = std::string(who), .before = percent(c.first), .after = percent(c.second)});
     }
     return s;
 }

@@ -71,7 +71,7 @@ public:
 
     std::uint32_t add_qos(std::string name, std::uint32_t priority, double usage_factor = 1.0) {
         qos_names_.push_back(std::move(name));
-        qos_.push_back(qos_info{priority, 0.0, usage_factor});
+        qos_.push_back(qos_info{.priority = priority, .norm_priority = 0.0, .usage_factor = usage_factor});
         finalized_ = false;
         return static_cast<std::uint32_t>(qos_.size() - 1);
     }

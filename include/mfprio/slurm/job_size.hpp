@@ -117,7 +117,7 @@ private:
         const auto n = static_cast<std::uint32_t>(job_traits<J>::min_nodes(j));
         const auto cp = static_cast<std::uint32_t>(job_traits<J>::cpus(j));
         const std::uint32_t small_nodes = (nodes_wrap || nodes_total > n) ? nodes_total - n : 0u;
-        return {favor_small ? small_nodes : n, favor_small ? cpus_total - cp : cp, cp != 0};
+        return {.nodes = favor_small ? small_nodes : n, .cpus = favor_small ? cpus_total - cp : cp, .has_cpus = cp != 0};
     }
 
     /// `block` two jobs at a time.

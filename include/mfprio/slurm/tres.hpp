@@ -58,11 +58,13 @@ template <class J>
         const tres_table& t = c.tres_requests;
         const double* row = t.row(static_cast<std::uint32_t>(job_traits<J>::tres_row(j)));
         if (row == nullptr) return {};
-        return {row, t.stride, t.columns.empty() ? nullptr : t.columns.data(),
-                static_cast<std::uint32_t>(t.columns.size())};
+        return {.counts = row,
+                .stride = t.stride,
+                .columns = t.columns.empty() ? nullptr : t.columns.data(),
+                .mapped = static_cast<std::uint32_t>(t.columns.size())};
     } else {
         const auto span = job_traits<J>::tres(j);
-        return {span.data(), static_cast<std::uint32_t>(span.size()), nullptr, 0};
+        return {.counts = span.data(), .stride = static_cast<std::uint32_t>(span.size()), .columns = nullptr, .mapped = 0};
     }
 }
 } // namespace detail

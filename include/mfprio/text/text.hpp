@@ -269,6 +269,10 @@ inline constexpr double two_pow_64 = 18446744073709551616.0;
     return std::pair<double, std::size_t>{value, static_cast<std::size_t>(ptr - s.data())};
 }
 
+/// An `input_error` of a whole file (no line or column): `make_error(file, 0, 0, ...)`.
+[[nodiscard]] inline input_error file_error(std::string_view file, std::string_view key, std::string message,
+                                            error_kind kind = error_kind::syntax);
+
 /// Builds an `input_error` (the readers' one way of reporting bad input).
 [[nodiscard]] inline input_error make_error(std::string_view file, std::size_t line,
                                             std::size_t column, std::string_view key,
@@ -281,6 +285,10 @@ inline constexpr double two_pow_64 = 18446744073709551616.0;
     e.key = std::string(key);
     e.message = std::move(message);
     return e;
+}
+
+inline input_error file_error(std::string_view file, std::string_view key, std::string message, error_kind kind) {
+    return make_error(file, 0, 0, key, std::move(message), kind);
 }
 
 /// The largest input the readers take: 1 GiB. Larger files (or endless ones such as
