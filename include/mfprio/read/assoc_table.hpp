@@ -100,6 +100,11 @@ struct assoc_table {
     [[nodiscard]] std::optional<std::size_t> find_account(std::string_view account) const {
         return lookup(account, {}, {});
     }
+    /// Row of the association (account, user, partition): an account's when `user` is empty.
+    [[nodiscard]] std::optional<std::size_t> find(std::string_view account, std::string_view user,
+                                                  std::string_view partition) const {
+        return user.empty() ? find_account(account) : find_user(account, user, partition);
+    }
     /// True if the file had the column `name` (case-insensitive).
     [[nodiscard]] bool has_column(std::string_view name) const noexcept {
         for (const auto& c : columns)

@@ -9,6 +9,8 @@
 /// scheduler's caches (`mfprio/replay/`) share the namespace `mfprio::config`; the folders
 /// tell their roles apart.
 
+#include <string>
+
 #include <mfprio/text/hostlist.hpp>
 #include <mfprio/text/slurm_time.hpp>
 #include <mfprio/text/table.hpp>
@@ -16,4 +18,10 @@
 
 namespace mfprio::config {
 using namespace mfprio::text;
+
+/// One configuration input: its text and name (for errors and Include paths).
+struct conf_input {
+    std::string text;
+    std::string name;
+};
 } // namespace mfprio::config

@@ -4,9 +4,10 @@
 /// `scontrol show partition` and `scontrol show node` (one-line `-o` or multi-line), as
 /// configuration; `scontrol show job` (both forms) as jobs; `scontrol show assoc_mgr` and
 /// `sacctmgr show assoc -P` merged into the association table read from `sshare -a -l -P`.
-/// (`squeue --json` needs a JSON library and is read by mfprio/inputs/.) scontrol's and
-/// squeue's own formats are read by read/scontrol.hpp and read/squeue.hpp; this file tells the
-/// kinds apart and puts a cluster's configuration and associations together from them.
+/// (`squeue --json` needs a JSON library and is read by mfprio/inputs/.) Each source's own
+/// format is read by its header (read/scontrol.hpp, read/squeue.hpp, read/assoc_mgr.hpp,
+/// read/sacctmgr.hpp, read/assoc_table.hpp for sshare); this file tells the kinds apart and
+/// puts a cluster's configuration and associations together from them.
 ///
 /// Every reader keeps the line and column of what it reads, so errors point into the file
 /// the cluster printed. The kind of a text is told from its content (`detect_kind`).
@@ -18,13 +19,14 @@
 #include <span>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
 #include <mfprio/core/expected.hpp>
+#include <mfprio/read/assoc_mgr.hpp>
 #include <mfprio/read/assoc_table.hpp>
 #include <mfprio/read/qos_table.hpp>
+#include <mfprio/read/sacctmgr.hpp>
 #include <mfprio/read/slurm_conf.hpp>
 #include <mfprio/text/table.hpp>
 #include <mfprio/read/common.hpp>
@@ -63,12 +65,6 @@ enum class input_kind {
         return input_kind::pipe_table;
     return input_kind::slurm_conf;
 }
-
-/// One configuration input: its text and name (for errors and Include paths).
-struct conf_input {
-    std::string text;
-    std::string name;
-};
 
 namespace detail {
 
@@ -147,40 +143,6 @@ namespace detail {
     return reader.done();
 }
 
-/// True for the header of `sacctmgr show assoc -P` (Cluster, Account, User and Share or
-/// Priority, no RawShares), as opposed to sshare's.
-[[nodiscard]] inline bool is_sacctmgr_assoc(const table& t) noexcept {
-    return t.column("Account") && t.column("User") && !t.column("RawShares") &&
-           (t.column("Share") || t.column("Priority") || t.column("Cluster"));
-}
-
-namespace detail {
-
-/// The GPU usage in `scontrol show assoc_mgr`'s GrpTRESMins (`cpu=N(12),...,gres/gpu=N(34)`:
-/// each TRES's limit and, in parentheses, its usage in whole minutes); none when it has no
-/// gres/gpu item (the last one counts).
-[[nodiscard]] inline expected<std::optional<std::uint64_t>> gpu_minutes_used(const scontrol_pair& mins,
-                                                                             const std::string& file) {
-    std::optional<std::uint64_t> out;
-    std::size_t at = 0;
-    for (const std::string_view item : split(mins.value, ',')) {
-        const std::size_t item_at = at;
-        at += item.size() + 1;
-        if (!item.starts_with("gres/gpu=")) continue;
-        const std::size_t open = item.find('(');
-        const auto used = open != std::string_view::npos && item.ends_with(')')
-                              ? parse_unsigned<std::uint64_t>(item.substr(open + 1, item.size() - open - 2))
-                              : std::nullopt;
-        if (!used)
-            return make_error(file, mins.line, mins.value_column + item_at, "GrpTRESMins",
-                              "expected gres/gpu=LIMIT(MINUTES), got " + text::quote(item));
-        out = *used;
-    }
-    return out;
-}
-
-} // namespace detail
-
 /// The association table from several texts, merged by (account, user, partition):
 /// - one `sshare -a -l -P` / `-p` output (or any association table, see assoc_table.hpp):
 ///   the tree, shares and sshare's columns;
@@ -222,81 +184,10 @@ namespace detail {
                                 "add to it)");
     auto out = parse_assoc_table(detail::without_bom(tree->text), tree->name);
     if (!out) return out.error();
-    const auto find = [&](std::string_view account, std::string_view user, std::string_view partition) {
-        return user.empty() ? out->find_account(account) : out->find_user(account, user, partition);
-    };
-    for (const auto& [in, t] : sacctmgr) {
-        const auto c_account = *t.column("Account"), c_user = *t.column("User");
-        const auto c_part = t.column("Partition"), c_prio = t.column("Priority");
-        if (!c_prio) continue;
-        for (const table_row& row : t.rows) {
-            const std::string_view account = trim(row.cells[c_account]), user = trim(row.cells[c_user]);
-            const std::string_view part = c_part ? trim(row.cells[*c_part]) : std::string_view{};
-            const auto r = find(account, user, part);
-            if (!r)
-                return make_error(in->name, row.line, row.columns[c_account], "Account",
-                                  "association (" + std::string(account) + ", " + std::string(user) +
-                                      ") is not in " + tree->name);
-            const std::string_view cell = trim(row.cells[*c_prio]);
-            if (cell.empty()) continue;
-            const auto v = parse_unsigned<std::uint32_t>(cell);
-            if (!v)
-                return make_error(in->name, row.line, row.columns[*c_prio], "Priority",
-                                  "priority " + text::quote(cell) + " is not an integer from 0 to 4294967295");
-            out->rows[*r].priority = *v;
-        }
-        if (!out->has_column("Priority")) out->columns.emplace_back("Priority");
-    }
-    static constexpr std::string_view assoc_keys[] = {"ClusterName", "Account", "UserName", "Partition", "Priority",
-                                                      "UsageRaw/Norm/Efctv", "GrpTRESMins"};
-    const auto keep = [](std::string_view k) { return detail::one_of(k, assoc_keys); };
-    std::optional<input_error> error;
-    const auto fail = [&](input_error e) {
-        error = std::move(e);
-        return false;
-    };
-    for (const conf_input* in : assoc_mgr) {
-        for_each_scontrol_record(in->text, keep, [&](const scontrol_record& rec) {
-            const scontrol_pair* account = rec.find("Account");
-            if (account == nullptr || rec.find("ClusterName") == nullptr) return true; // headings, QOS records
-            const scontrol_pair* user = rec.find("UserName");
-            const scontrol_pair* part = rec.find("Partition");
-            const std::string_view uname = user ? detail::without_id(user->value) : std::string_view{};
-            const auto r = find(account->value, uname, part ? std::string_view(part->value) : std::string_view{});
-            if (!r)
-                return fail(make_error(in->name, rec.line, account->key_column, "Account",
-                                       "association (" + account->value + ", " + std::string(uname) + ") is not in " +
-                                           tree->name));
-            // The association's priority as slurmctld uses it (inherited from the account
-            // where the association has none), the value sacctmgr prints too.
-            if (const scontrol_pair* prio = rec.find("Priority")) {
-                const auto v = parse_unsigned<std::uint32_t>(prio->value);
-                if (!v)
-                    return fail(make_error(in->name, prio->line, prio->value_column, "Priority",
-                                           "priority " + text::quote(prio->value) + " is not an integer from 0 to 4294967295"));
-                if (!out->rows[*r].priority) out->rows[*r].priority = *v; // sacctmgr's, where given, first
-                if (!out->has_column("Priority")) out->columns.emplace_back("Priority");
-            }
-            if (const scontrol_pair* mins = rec.find("GrpTRESMins")) {
-                auto used = detail::gpu_minutes_used(*mins, in->name);
-                if (!used) return fail(used.error());
-                if (*used) out->rows[*r].gpu_minutes = **used;
-            }
-            const scontrol_pair* usage = rec.find("UsageRaw/Norm/Efctv");
-            if (usage == nullptr) return true;
-            const std::string_view raw = std::string_view(usage->value).substr(0, usage->value.find('/'));
-            const auto v = parse_double(raw);
-            if (!v || *v < 0 || *v >= two_pow_64) // held as sshare's RawUsage is printed
-                return fail(make_error(in->name, usage->line, usage->value_column, "UsageRaw",
-                                       "raw usage " + text::quote(raw) + " is not a number " +
-                                           range_text(0.0, two_pow_64)));
-            if (!out->rows[*r].printed_raw_usage) out->rows[*r].printed_raw_usage = out->rows[*r].raw_usage;
-            out->rows[*r].raw_usage = *v;
-            return true;
-        });
-        if (error) return *error;
-        if (!out->has_column("RawUsage")) out->columns.emplace_back("RawUsage");
-    }
+    for (const auto& [in, t] : sacctmgr)
+        if (auto e = add_sacctmgr_priorities(*out, t, in->name, tree->name)) return *e;
+    for (const conf_input* in : assoc_mgr)
+        if (auto e = add_assoc_mgr_usage(*out, *in, tree->name)) return *e;
     return out;
 }
 
@@ -311,45 +202,6 @@ namespace detail {
         }
     }
     return false;
-}
-
-/// The QOS of `scontrol show assoc_mgr` output (`flags=qos`): each `QOS=name(id)` record's
-/// name and `Priority`, as slurmctld holds them (sacctmgr asks slurmdbd for the same). The
-/// UsageFactor is not printed there: 1 for each, `usage_factors` false. No QOS record is an
-/// error naming the input.
-[[nodiscard]] inline expected<qos_table> read_assoc_mgr_qos(const conf_input& in) {
-    qos_table out;
-    std::unordered_map<std::string, std::size_t> seen;
-    std::optional<input_error> error;
-    const auto fail = [&](const scontrol_pair& at, std::string key, std::string message) {
-        error = make_error(in.name, at.line, at.value_column, std::move(key), std::move(message));
-        return false;
-    };
-    const auto keep = [](std::string_view k) { return k == "QOS" || k == "Priority"; };
-    for_each_scontrol_record(in.text, keep, [&](const scontrol_record& rec) {
-        if (rec.first_key != "QOS" || rec.pairs.empty()) return true;
-        const scontrol_pair& name = rec.pairs.front();
-        qos_def q;
-        q.name = std::string(detail::without_id(name.value));
-        if (q.name.empty()) return fail(name, "QOS", "a QOS record without a name");
-        if (const scontrol_pair* prio = rec.find("Priority")) {
-            const std::string_view value = trim(prio->value);
-            const auto v = parse_unsigned<std::uint32_t>(value);
-            if (!v) return fail(*prio, "Priority", "QOS priority " + text::quote(value) + " is not an integer from 0 to 4294967295");
-            q.priority = *v;
-        }
-        std::string key = q.name;
-        for (char& c : key) c = to_lower(c);
-        if (!seen.try_emplace(key, out.qos.size()).second)
-            return fail(name, "QOS", "QOS " + text::quote(q.name) + " is listed twice");
-        if (out.qos.size() >= max_qos) return fail(name, "QOS", "more than " + std::to_string(max_qos) + " QOS");
-        out.qos.push_back(std::move(q));
-        return true;
-    });
-    if (error) return *error;
-    if (out.qos.empty())
-        return text::file_error(in.name, "QOS", "no QOS record (`scontrol show assoc_mgr flags=qos` prints them)");
-    return out;
 }
 
 } // namespace mfprio::config
