@@ -114,10 +114,7 @@ namespace detail {
 [[nodiscard]] inline std::optional<input_error> flux_own_jobs(flux_model& m, const flux_inputs& in,
                                                               const std::vector<flux_columns>& cols) {
     const table& t = *in.jobs;
-    for (const std::string_view required : {"JobID", "User", "SubmitTime"})
-        if (!t.column(required))
-            return make_error(t.file, t.header_line, 0, required,
-                              "the jobs table has no " + std::string(required) + " column");
+    if (auto e = missing_column(t, {"JobID", "User", "SubmitTime"}, "the jobs table")) return e;
     if (in.assoc != nullptr) {
         for (const auto& r : in.assoc->rows)
             (void)m.own_cluster.add_association(r.account, r.user, r.fairshare.value_or(0.0));
@@ -132,60 +129,38 @@ namespace detail {
     std::unordered_map<std::uint32_t, bool> seen;
     for (std::size_t r = 0; r < t.rows.size(); ++r) {
         const auto& row = t.rows[r];
-        auto cell = [&](std::size_t c) { return trim(row.cells[c]); };
-        const auto id = parse_unsigned<std::uint32_t>(cell(c_id));
+        row_reader cells(t, row, "job");
+        const auto id = parse_unsigned<std::uint32_t>(cells.cell(c_id));
         if (!id || *id == 0)
-            return make_error(t.file, row.line, row.columns[c_id], "JobID",
-                              "job: JobID " + text::quote(cell(c_id)) + " is not an integer from 1 to 4294967295");
-        const std::string who = "job " + std::to_string(*id) + ": ";
-        if (!seen.emplace(*id, true).second)
-            return make_error(t.file, row.line, row.columns[c_id], "JobID", who + "JobID is listed twice");
+            return cells.fail(c_id, "JobID " + text::quote(cells.cell(c_id)) + " is not an integer from 1 to 4294967295");
+        cells.who = "job " + std::to_string(*id);
+        if (!seen.emplace(*id, true).second) return cells.fail(c_id, "JobID is listed twice");
         flux::job j;
         j.id = *id;
-        const std::string user(cell(c_user));
-        if (user.empty()) return make_error(t.file, row.line, row.columns[c_user], "User", who + "empty User");
+        const std::string user(cells.cell(c_user));
+        if (user.empty()) return cells.fail(c_user, "empty User");
         auto [it, fresh] = users.try_emplace(user, static_cast<std::uint32_t>(m.user_names.size()));
         if (fresh) m.user_names.push_back(user);
         j.user = it->second;
-        const auto submit = parse_job_time(cell(c_submit));
-        if (!submit)
-            return make_error(t.file, row.line, row.columns[c_submit], "SubmitTime",
-                              who + "SubmitTime " + text::quote(cell(c_submit)) +
-                                  " is not epoch seconds or YYYY-MM-DDTHH:MM:SS from 1970 to 9999");
-        j.submit_time = *submit;
-        j.accrue_time = *submit;
-        if (c_eligible && !cell(*c_eligible).empty()) {
-            const auto e = parse_job_time(cell(*c_eligible));
-            if (!e)
-                return make_error(t.file, row.line, row.columns[*c_eligible], "EligibleTime",
-                                  who + "EligibleTime " + text::quote(cell(*c_eligible)) +
-                                      " is not epoch seconds or YYYY-MM-DDTHH:MM:SS from 1970 to 9999");
-            j.accrue_time = *e;
+        if (cells.cell(c_submit).empty())
+            return cells.fail(c_submit, "SubmitTime '' is not " + std::string(job_time_expected));
+        if (auto e = job_time_cell(cells, c_submit, j.submit_time, "SubmitTime")) return e;
+        j.accrue_time = j.submit_time;
+        if (auto e = job_time_cell(cells, c_eligible, j.accrue_time, "EligibleTime")) return e;
+        if (const std::string_view state = cells.cell(c_state); !state.empty()) {
+            const auto st = detail::parse_job_state(state);
+            if (!st) return cells.fail(*c_state, "unknown State " + text::quote(state));
+            j.state = *st;
         }
-        if (c_state && !cell(*c_state).empty()) {
-            const auto s = detail::parse_job_state(cell(*c_state));
-            if (!s)
-                return make_error(t.file, row.line, row.columns[*c_state], "State",
-                                  who + "unknown State " + text::quote(cell(*c_state)));
-            j.state = *s;
-        }
-        for (const auto& [col, field, name] :
-             {std::tuple{c_nodes, &j.min_nodes, "NumNodes"}, std::tuple{c_cpus, &j.cpus, "NumCPUs"}}) {
-            if (!col || cell(*col).empty()) continue;
-            const auto n = parse_unsigned<std::uint32_t>(cell(*col));
-            if (!n)
-                return make_error(t.file, row.line, row.columns[*col], name,
-                                  who + name + " " + text::quote(cell(*col)) +
-                                      " is not an integer from 0 to 4294967295");
-            *field = *n;
-        }
+        if (auto e = cells.count(c_nodes, j.min_nodes, "NumNodes")) return e;
+        if (auto e = cells.count(c_cpus, j.cpus, "NumCPUs")) return e;
         j.association = no_val32;
         if (in.assoc != nullptr) {
             const std::string& bank = cols[r].bank;
             const auto a = in.assoc->find_user(bank, user);
             if (!a)
                 return make_error(t.file, row.line, 0, "Bank",
-                                  who + "no association for user " + text::quote(user) + " in bank " +
+                                  cells.who + ": no association for user " + text::quote(user) + " in bank " +
                                       text::quote(bank) + " in the association table");
             j.association = static_cast<std::uint32_t>(*a);
         }

@@ -88,24 +88,21 @@ namespace detail {
 /// row and says whether it is valid.
 template <class Row, class Priority>
 [[nodiscard]] expected<std::vector<Row>> flux_named_rows(const table& t, std::string_view expected_priority, Priority priority) {
-    for (const std::string_view required : {"Name", "Priority"})
-        if (!t.column(required))
-            return make_error(t.file, t.header_line, 0, required,
-                              "the table has no " + std::string(required) + " column");
+    if (auto e = missing_column(t, {"Name", "Priority"}, "the table")) return *e;
     const std::size_t c_name = *t.column("Name"), c_prio = *t.column("Priority");
     std::vector<Row> out;
     std::unordered_set<std::string> seen;
     for (const auto& row : t.rows) {
+        row_reader in(t, row);
         Row r;
-        r.name = std::string(trim(row.cells[c_name]));
+        r.name = std::string(in.cell(c_name));
         r.line = row.line;
-        if (r.name.empty()) return make_error(t.file, row.line, row.columns[c_name], "Name", "empty name");
-        if (!seen.insert(r.name).second)
-            return make_error(t.file, row.line, row.columns[c_name], "Name", text::quote(r.name) + " is listed twice");
-        const std::string_view v = trim(row.cells[c_prio]);
+        if (r.name.empty()) return in.fail(c_name, "empty name");
+        if (!seen.insert(r.name).second) return in.fail(c_name, text::quote(r.name) + " is listed twice");
+        in.who = text::quote(r.name);
+        const std::string_view v = in.cell(c_prio);
         if (!v.empty() && !priority(r, v))
-            return make_error(t.file, row.line, row.columns[c_prio], "Priority",
-                              text::quote(r.name) + ": Priority " + text::quote(v) + " is not " + std::string(expected_priority));
+            return in.fail(c_prio, "Priority " + text::quote(v) + " is not " + std::string(expected_priority));
         out.push_back(std::move(r));
     }
     return out;
@@ -172,21 +169,17 @@ struct flux_columns {
     std::vector<flux_columns> out;
     out.reserve(t.rows.size());
     for (const auto& row : t.rows) {
+        row_reader in(t, row);
+        if (c_id) in.who = "job " + std::string(in.cell(c_id));
         flux_columns f;
-        const std::string who = c_id ? "job " + std::string(trim(row.cells[*c_id])) + ": " : std::string();
-        if (c_urgency) {
-            const std::string_view v = trim(row.cells[*c_urgency]);
-            if (!v.empty()) {
-                const auto u = parse_unsigned<std::uint32_t>(v);
-                if (!u || *u > 31)
-                    return make_error(t.file, row.line, row.columns[*c_urgency], "Urgency",
-                                      who + "Urgency " + text::quote(v) + " is not an integer from 0 to 31");
-                f.urgency = static_cast<std::uint8_t>(*u);
-            }
+        if (const std::string_view v = in.cell(c_urgency); !v.empty()) {
+            const auto u = parse_unsigned<std::uint32_t>(v);
+            if (!u || *u > 31) return in.fail(*c_urgency, "Urgency " + text::quote(v) + " is not an integer from 0 to 31");
+            f.urgency = static_cast<std::uint8_t>(*u);
         }
-        if (c_queue) f.queue = std::string(trim(row.cells[*c_queue]));
-        if (c_bank) f.bank = std::string(trim(row.cells[*c_bank]));
-        if (f.bank.empty() && c_account) f.bank = std::string(trim(row.cells[*c_account]));
+        f.queue = std::string(in.cell(c_queue));
+        f.bank = std::string(in.cell(c_bank));
+        if (f.bank.empty()) f.bank = std::string(in.cell(c_account));
         out.push_back(std::move(f));
     }
     return out;

@@ -222,6 +222,21 @@ namespace detail {
     return static_cast<std::int64_t>(t);
 }
 
+/// What `parse_job_time` reads, as the readers' errors say it.
+inline constexpr std::string_view job_time_expected = "epoch seconds or YYYY-MM-DDTHH:MM:SS from 1970 to 9999";
+
+/// A job time (`parse_job_time`) from cell `col` of `r` into `out`, left as it is when the
+/// column is missing or the cell empty; the error names the cell `what`.
+[[nodiscard]] inline std::optional<input_error> job_time_cell(const row_reader& r, const std::optional<std::size_t>& col,
+                                                              std::int64_t& out, std::string_view what) {
+    const std::string_view v = r.cell(col);
+    if (v.empty()) return std::nullopt;
+    const auto t = parse_job_time(v);
+    if (!t) return r.fail(*col, std::string(what) + " " + text::quote(v) + " is not " + std::string(job_time_expected));
+    out = *t;
+    return std::nullopt;
+}
+
 namespace detail {
 
 /// A jobs-table column and the names squeue and sacct print for it (tried in order when the
@@ -370,8 +385,8 @@ private:
     } else {
         const auto t = parse_job_time(v);
         if (!t)
-            return r.fail(col, std::string(what) + " " + text::quote(v) +
-                                   " is not epoch seconds or YYYY-MM-DDTHH:MM:SS from 1970 to 9999, 0, None, Unknown or N/A");
+            return r.fail(col, std::string(what) + " " + text::quote(v) + " is not " + std::string(job_time_expected) +
+                                   ", 0, None, Unknown or N/A");
         out = *t;
     }
     return std::nullopt;
@@ -381,8 +396,7 @@ private:
 [[nodiscard]] inline std::optional<input_error> read_job_times(const row_reader& r, const job_columns& c, job_row& j) {
     const auto submit = parse_job_time(r.cell(c.submit));
     if (!submit)
-        return r.fail(c.submit, "SubmitTime " + text::quote(r.cell(c.submit)) +
-                                    " is not epoch seconds or YYYY-MM-DDTHH:MM:SS from 1970 to 9999");
+        return r.fail(c.submit, "SubmitTime " + text::quote(r.cell(c.submit)) + " is not " + std::string(job_time_expected));
     j.submit_time = *submit;
     j.eligible_time = j.submit_time;
     if (c.eligible)

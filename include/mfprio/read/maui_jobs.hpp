@@ -248,16 +248,8 @@ struct maui_job_columns {
 /// StartTime (a running job's, and only a running job's), State.
 [[nodiscard]] inline std::optional<input_error> read_maui_times(const row_reader& r, const maui_job_columns& c,
                                                                 maui::job& job) {
-    const auto time = [&](const std::optional<std::size_t>& col, std::int64_t& out,
-                          const char* what) -> std::optional<input_error> {
-        const std::string_view v = r.cell(col);
-        if (v.empty()) return std::nullopt;
-        const auto parsed = parse_job_time(v);
-        if (!parsed)
-            return r.fail(*col, std::string(what) + " " + text::quote(v) +
-                                    " is not epoch seconds or YYYY-MM-DDTHH:MM:SS from 1970 to 9999");
-        out = *parsed;
-        return std::nullopt;
+    const auto time = [&](const std::optional<std::size_t>& col, std::int64_t& out, std::string_view what) {
+        return job_time_cell(r, col, out, what);
     };
     if (r.cell(c.submit).empty()) return r.fail(c.submit, "empty SubmitTime");
     if (auto e = time(c.submit, job.submit_time, "SubmitTime")) return e;
