@@ -1170,3 +1170,25 @@ TEST_CASE("flux library: what Flux holds, the next update, --set and --check wit
     CHECK(refused.error == "no queue 'nosuch' in flux-accounting's queue table");
     CHECK(refused.priority.empty());
 }
+
+TEST_CASE("flux replay: when the next update comes, and which update is the latest") {
+    // A second after the latest of the jobs' submissions, their events and the capture time,
+    // and after the time given; the latest update is the one of the greatest time, wherever
+    // it is listed.
+    std::vector<mfprio::config::flux_job_row> jobs(2);
+    jobs[0].t_submit = 100;
+    jobs[1].t_submit = 250.5;
+    mfprio::config::flux_capture c{.jobs = jobs, .captured = 200.0};
+    CHECK(mfprio::config::flux_time_after(c, 0) == 251.5);
+    CHECK(mfprio::config::flux_time_after(c, 300) == 301);
+    c.captured = 400.0;
+    CHECK(mfprio::config::flux_time_after(c, 0) == 401);
+    jobs[0].events.push_back({});
+    jobs[0].events.back().time = 500;
+    CHECK(mfprio::config::flux_time_after(c, 0) == 501);
+    std::vector<mfprio::config::flux_update> updates(3);
+    updates[0].time = 5;
+    updates[1].time = 9;
+    updates[2].time = 7;
+    CHECK(&mfprio::config::latest_flux_update(updates) == &updates[1]);
+}

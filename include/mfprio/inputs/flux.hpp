@@ -1321,102 +1321,33 @@ struct flux_history {
     return h;
 }
 
-/// Each job's priority as mfprio computes it from a Flux history, by job index (none: not
-/// pending, or a user and bank no database the plugin received holds).
-struct flux_computed {
-    std::vector<std::optional<std::int64_t>> priority;
-    /// The plugin's terms and where its factors came from (--explain); empty without
-    /// flux-accounting's plugin.
-    std::vector<std::optional<config::flux_plugin_priority>> terms;
-};
-
-/// The time of a priority-update sent after everything `b` holds (its jobs' submissions and
-/// events, its capture) and after `t`: a second after the latest of them.
-[[nodiscard]] inline double flux_time_after(const flux_bundle& b, double t) {
-    for (const auto& j : b.jobs) t = std::max(t, j.t_submit);
-    for (const auto& j : b.jobs)
-        for (const auto& e : j.events) t = std::max(t, e.time);
-    if (b.captured) t = std::max(t, *b.captured);
-    return t + 1;
+/// What the replays of the priority plugin take of `h` (mfprio/replay/flux_plugin.hpp's
+/// `flux_capture`): its latest bundle's jobs and capture time, every update and the plugin's
+/// history. It views `h`, which must outlive it.
+[[nodiscard]] inline config::flux_capture flux_capture_of(const flux_history& h) noexcept {
+    return {.jobs = h.latest.jobs,
+            .captured = h.latest.captured,
+            .plugin = h.latest.plugin,
+            .updates = h.updates,
+            .held = h.held,
+            .history = h.plugin_history()};
 }
 
-/// The latest update of `h` (which must hold one).
-[[nodiscard]] inline const config::flux_update& latest_flux_update(const flux_history& h) {
-    MFPRIO_ASSERT(!h.updates.empty());
-    return *std::max_element(h.updates.begin(), h.updates.end(), [](const auto& x, const auto& y) { return x.time < y.time; });
-}
+using config::flux_computed;
+using config::flux_whatif_result;
 
-/// What Flux holds now: flux-accounting's plugin replayed over every update of `h` (or
-/// flux-core's own priorities, the urgency, without the plugin). With `next_update`, what the
-/// next `flux account-priority-update` gives: the latest database sent again after everything
-/// the bundle holds, the pairs keeping their caches.
+/// What Flux holds now, or with `next_update` after the next priority-update
+/// (`config::flux_priorities_now` over `flux_capture_of(h)`).
 [[nodiscard]] inline flux_computed compute_flux_priorities(const flux_history& h, const config::flux_plugin_options& opt,
                                                            bool next_update = false) {
-    const flux_bundle& b = h.latest;
-    flux_computed out;
-    out.priority.resize(b.jobs.size());
-    if (!b.plugin) {
-        const auto r = config::flux_core_priorities(b.jobs);
-        for (std::size_t k = 0; k < r.size(); ++k)
-            if (r[k]) out.priority[k] = r[k]->value;
-        return out;
-    }
-    if (next_update && !h.updates.empty()) {
-        std::vector<config::flux_update> after = h.updates;
-        config::flux_update next = latest_flux_update(h);
-        next.time = flux_time_after(b, next.time);
-        next.predicted = true;
-        after.push_back(std::move(next));
-        out.terms = config::replay_flux_plugin(after, b.jobs, opt, h.held, h.plugin_history());
-    } else {
-        out.terms = config::replay_flux_plugin(h.updates, b.jobs, opt, h.held, h.plugin_history());
-    }
-    for (std::size_t k = 0; k < out.terms.size(); ++k)
-        if (out.terms[k]) out.priority[k] = out.terms[k]->value.value;
-    return out;
+    return config::flux_priorities_now(flux_capture_of(h), opt, next_update);
 }
 
-/// What `flux account` edits would give (`mfprio queue --set`): `changes` (KEY=VALUE, as
-/// config::apply_flux_change takes them) made to the latest database of `h`, which needs
-/// flux-accounting's plugin and an update. With `new_submissions`, each job computed as it
-/// arrives under the changed database; otherwise the next priority-update after everything
-/// the bundle holds, the pairs keeping their caches. `error`: the change that cannot be made,
-/// and why.
-struct flux_whatif_result {
-    std::string error;
-    std::vector<std::optional<std::int64_t>> priority; ///< by job index, as compute_flux_priorities
-};
-
+/// What `flux account` edits would give (`config::flux_whatif` over `flux_capture_of(h)`).
 [[nodiscard]] inline flux_whatif_result flux_whatif(const flux_history& h,
                                                     std::span<const std::pair<std::string, std::string>> changes,
                                                     const config::flux_plugin_options& opt, bool new_submissions) {
-    flux_whatif_result out;
-    const flux_bundle& b = h.latest;
-    MFPRIO_ASSERT(b.plugin && !h.updates.empty());
-    const config::flux_update& latest = latest_flux_update(h);
-    config::flux_update changed{.time = latest.time, .db = latest.db, .predicted = true};
-    for (const auto& [k, v] : changes)
-        if (auto why = config::apply_flux_change(changed.db, k, v); !why.empty()) {
-            out.error = std::move(why);
-            return out;
-        }
-    std::vector<config::flux_update> after;
-    std::span<const config::flux_cached_pair> held;
-    if (new_submissions) {
-        changed.time = 0; // before every submission: each job computed as it arrives
-        after.push_back(std::move(changed));
-    } else {
-        changed.time = flux_time_after(b, changed.time);
-        after = h.updates;
-        after.push_back(std::move(changed));
-        held = h.held;
-    }
-    const auto r = config::replay_flux_plugin(after, b.jobs, opt, held,
-                                              new_submissions ? config::flux_plugin_history{} : h.plugin_history());
-    out.priority.resize(b.jobs.size());
-    for (std::size_t k = 0; k < r.size(); ++k)
-        if (r[k]) out.priority[k] = r[k]->value.value;
-    return out;
+    return config::flux_whatif(flux_capture_of(h), changes, opt, new_submissions);
 }
 
 } // namespace mfprio::inputs

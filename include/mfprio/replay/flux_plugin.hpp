@@ -874,4 +874,112 @@ replay_flux_plugin(std::span<const flux_update> updates, std::span<const flux_jo
     return order;
 }
 
+/// What the replays below take of a capture of Flux (mfprio/inputs/flux.hpp builds it from a
+/// bundle and the bundles before it): the jobs Flux printed and when, whether flux-accounting's
+/// plugin was loaded, the databases it received, its cache in the oldest capture and its
+/// history. It views what it is built from.
+struct flux_capture {
+    std::span<const flux_job_row> jobs{};
+    std::optional<double> captured{}; ///< when the commands ran
+    bool plugin = false;              ///< flux-accounting's plugin was loaded
+    std::span<const flux_update> updates{};
+    std::span<const flux_cached_pair> held{};
+    flux_plugin_history history{};
+};
+
+/// The time of a priority-update sent after everything `c` holds (its jobs' submissions and
+/// events, its capture) and after `t`: a second after the latest of them.
+[[nodiscard]] inline double flux_time_after(const flux_capture& c, double t) {
+    for (const auto& j : c.jobs) t = std::max(t, j.t_submit);
+    for (const auto& j : c.jobs)
+        for (const auto& e : j.events) t = std::max(t, e.time);
+    if (c.captured) t = std::max(t, *c.captured);
+    return t + 1;
+}
+
+/// The latest of `updates` (which must hold one).
+[[nodiscard]] inline const flux_update& latest_flux_update(std::span<const flux_update> updates) {
+    MFPRIO_ASSERT(!updates.empty());
+    return *std::max_element(updates.begin(), updates.end(), [](const auto& x, const auto& y) { return x.time < y.time; });
+}
+
+/// Each job's priority as mfprio computes it from a capture, by job index (none: not
+/// pending, or a user and bank no database the plugin received holds).
+struct flux_computed {
+    std::vector<std::optional<std::int64_t>> priority;
+    /// The plugin's terms and where its factors came from (--explain); empty without
+    /// flux-accounting's plugin.
+    std::vector<std::optional<flux_plugin_priority>> terms;
+};
+
+/// What Flux holds now: flux-accounting's plugin replayed over every update of `c` (or
+/// flux-core's own priorities, the urgency, without the plugin). With `next_update`, what the
+/// next `flux account-priority-update` gives: the latest database sent again after everything
+/// the capture holds, the pairs keeping their caches.
+[[nodiscard]] inline flux_computed flux_priorities_now(const flux_capture& c, const flux_plugin_options& opt,
+                                                       bool next_update = false) {
+    flux_computed out;
+    out.priority.resize(c.jobs.size());
+    if (!c.plugin) {
+        const auto r = flux_core_priorities(c.jobs);
+        for (std::size_t k = 0; k < r.size(); ++k)
+            if (r[k]) out.priority[k] = r[k]->value;
+        return out;
+    }
+    if (next_update && !c.updates.empty()) {
+        std::vector<flux_update> after(c.updates.begin(), c.updates.end());
+        flux_update next = latest_flux_update(c.updates);
+        next.time = flux_time_after(c, next.time);
+        next.predicted = true;
+        after.push_back(std::move(next));
+        out.terms = replay_flux_plugin(after, c.jobs, opt, c.held, c.history);
+    } else {
+        out.terms = replay_flux_plugin(c.updates, c.jobs, opt, c.held, c.history);
+    }
+    for (std::size_t k = 0; k < out.terms.size(); ++k)
+        if (out.terms[k]) out.priority[k] = out.terms[k]->value.value;
+    return out;
+}
+
+/// What `flux account` edits would give (`mfprio queue --set`): `changes` (KEY=VALUE, as
+/// `apply_flux_change` takes them) made to the latest database of `c`, which needs
+/// flux-accounting's plugin and an update. With `new_submissions`, each job computed as it
+/// arrives under the changed database; otherwise the next priority-update after everything
+/// the capture holds, the pairs keeping their caches. `error`: the change that cannot be
+/// made, and why.
+struct flux_whatif_result {
+    std::string error;
+    std::vector<std::optional<std::int64_t>> priority; ///< by job index, as flux_priorities_now
+};
+
+[[nodiscard]] inline flux_whatif_result flux_whatif(const flux_capture& c,
+                                                    std::span<const std::pair<std::string, std::string>> changes,
+                                                    const flux_plugin_options& opt, bool new_submissions) {
+    flux_whatif_result out;
+    MFPRIO_ASSERT(c.plugin && !c.updates.empty());
+    const flux_update& latest = latest_flux_update(c.updates);
+    flux_update changed{.time = latest.time, .db = latest.db, .predicted = true};
+    for (const auto& [k, v] : changes)
+        if (auto why = apply_flux_change(changed.db, k, v); !why.empty()) {
+            out.error = std::move(why);
+            return out;
+        }
+    std::vector<flux_update> after;
+    std::span<const flux_cached_pair> held;
+    if (new_submissions) {
+        changed.time = 0; // before every submission: each job computed as it arrives
+        after.push_back(std::move(changed));
+    } else {
+        changed.time = flux_time_after(c, changed.time);
+        after.assign(c.updates.begin(), c.updates.end());
+        after.push_back(std::move(changed));
+        held = c.held;
+    }
+    const auto r = replay_flux_plugin(after, c.jobs, opt, held, new_submissions ? flux_plugin_history{} : c.history);
+    out.priority.resize(c.jobs.size());
+    for (std::size_t k = 0; k < r.size(); ++k)
+        if (r[k]) out.priority[k] = r[k]->value.value;
+    return out;
+}
+
 } // namespace mfprio::config
