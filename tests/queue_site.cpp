@@ -112,11 +112,8 @@ TEST_CASE("site policy: errors name the file, line, column and what is wrong") {
 namespace {
 constexpr std::int64_t gpu_now = 1'800'000'000;
 site_job gpu_pending(std::uint64_t gpus, std::uint32_t limit_minutes, std::uint64_t used_minutes) {
-    site_job j;
-    j.id = 1;
-    j.submit_time = gpu_now - 3600;
+    site_job j = pending(gpu_now - 3600, limit_minutes);
     j.gpus = gpus;
-    j.time_limit = limit_minutes;
     j.owner_gpu_minutes = used_minutes;
     return j;
 }
