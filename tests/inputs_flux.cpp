@@ -205,8 +205,9 @@ TEST_CASE("flux readers: a bad value is refused at its file, line and column") {
     CHECK(err(mfprio::inputs::flux_factors_from("[{\"factor\": \"queue\", \"weight\": \"many\"}]", "f.json")) ==
           "f.json:1:32: \"weight\": 'many' is not an integer weight");
     CHECK(err(mfprio::inputs::flux_queues_from("[{\"queue\": \"batch\", \"priority\": 1}", "q.json")).starts_with("q.json:1:"));
-    // A queue's priority is a C int in flux-accounting, a bank's a finite double: the same
-    // ranges as the queue and bank tables (mfprio/read/flux_tables.hpp).
+    // A queue's priority is a C int in flux-accounting 0.60 (Queue::priority,
+    // src/plugins/accounting.hpp), a bank's a double (Bank::priority) that mfprio takes within
+    // +-1e300: the same ranges as the queue and bank tables (mfprio/read/flux_tables.hpp).
     CHECK(err(mfprio::inputs::flux_queues_from("[{\"queue\": \"batch\", \"priority\": 2147483648}]", "q.json")) ==
           "q.json:1:33: \"priority\": '2147483648' is not an integer from -2147483648 to 2147483647");
     CHECK(err(mfprio::inputs::flux_banks_from("[{\"bank\": \"root\", \"priority\": 1e301}]", "b.json")) ==

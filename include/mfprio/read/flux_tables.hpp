@@ -54,15 +54,16 @@ struct flux_bank_row {
     std::size_t line = 0; ///< where it was read (0: not from a file)
 };
 
-/// The range of a queue's priority, as every reader checks it: flux-accounting keeps it
-/// in a C int.
+/// The range of a queue's priority, as every reader checks it: flux-accounting 0.60 keeps it
+/// in a C int (`Queue::priority` in src/plugins/accounting.hpp; queue_table's int(11)).
 inline constexpr std::int64_t flux_queue_priority_min = std::numeric_limits<std::int32_t>::min();
 inline constexpr std::int64_t flux_queue_priority_max = std::numeric_limits<std::int32_t>::max();
 [[nodiscard]] constexpr bool flux_queue_priority_ok(std::int64_t p) noexcept {
     return p >= flux_queue_priority_min && p <= flux_queue_priority_max;
 }
-/// The range of a bank's priority, as every reader checks it: a finite number within
-/// +-1e300 (a product with a weight stays finite).
+/// The range of a bank's priority, as every reader checks it: flux-accounting 0.60 keeps it
+/// in a double (`Bank::priority` in src/plugins/accounting.hpp; bank_table's real); mfprio
+/// takes a finite number within +-1e300, so that a product with a weight stays finite.
 inline constexpr double flux_bank_priority_limit = 1e300;
 [[nodiscard]] constexpr bool flux_bank_priority_ok(double p) noexcept {
     return p >= -flux_bank_priority_limit && p <= flux_bank_priority_limit; // false for NaN
