@@ -575,6 +575,7 @@ live_checks() {
         n=$(sed -n 's/^#define SLURM_VERSION_NUMBER //p' "$root/prefix/include/slurm/slurm_version.h")
         version=$(printf '%d.%02d.%d' $((n >> 16)) $(((n >> 8) & 255)) $((n & 255)))
         MFPRIO_SLURM_PREFIX=$root/prefix run_live "Slurm-$version" run.sh '^live Slurm: (skipped|mfprio and|DIFFERENT|[0-9]+ differences)'
+        side_by_side_check "$root"
         if plugin=$(build_site_plugin_for "$root"); then
             MFPRIO_SLURM_PREFIX=$root/prefix MFPRIO_SITE_PLUGIN_DIR=$plugin \
                 run_live "site_factor-$version" site_factor.sh '^live site_factor: '
@@ -687,6 +688,24 @@ build_site_plugin_for() {
             ninja -C "$repo/build-site-current" examples/site_factor/site_factor_mfprio.so
     } >"$log" 2>&1 || return 1
     echo "$repo/build-site-current/examples/site_factor"
+}
+
+# side_by_side_check ROOT: bench/slurm_side_by_side built against build_current_slurm's
+# ROOT (its source tree, built in place) and run on small inputs: Slurm's own
+# priority/multifactor code and mfprio must agree to the bit on every job and association
+# before it times anything (bench/README.md, "slurm_side_by_side"). In build-sbs/.
+side_by_side_check() {
+    local root=$1 log=$logdir/slurm-side-by-side.log
+    say "slurm_side_by_side against ${current_slurm_archive##*/}"
+    if {
+        configure "$repo/build-sbs" -Dslurm_source="$root/src" -Dtests=false -Dbenchmarks=true -Dwerror=true &&
+            ninja -C "$repo/build-sbs" bench/slurm_side_by_side &&
+            MFPRIO_BENCH_SMALL=1 "$repo/build-sbs/bench/slurm_side_by_side"
+    } >"$log" 2>&1; then
+        pass "slurm_side_by_side (Slurm's own code, small inputs)"
+    else
+        fail "slurm_side_by_side: see $log"
+    fi
 }
 
 cmd_test() {

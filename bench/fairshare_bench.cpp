@@ -52,6 +52,8 @@
 
 #include <benchmark/benchmark.h>
 
+#include "fairshare_trees.hpp"
+
 #include <mfprio/fairshare/columns.hpp>
 #include <mfprio/fairshare/compute.hpp>
 #include <mfprio/fairshare/decay.hpp>
@@ -65,7 +67,7 @@ namespace {
 
 namespace fs = mfprio::fairshare;
 
-constexpr std::uint32_t seed = 20240917u;
+constexpr std::uint32_t seed = mfprio_bench::tree_seed;
 
 /// True when MFPRIO_BENCH_SMALL is set to anything but "" or "0".
 bool small_run() {
@@ -78,88 +80,13 @@ bool small_run() {
     std::abort();
 }
 
-// ---- Trees ----------------------------------------------------------------------------------
+// ---- Trees: fairshare_trees.hpp --------------------------------------------------------
 
-enum class shape : std::uint8_t { ref, flat, deep, wide };
-
-const char* name_of(shape s) {
-    switch (s) {
-    case shape::ref: return "ref";
-    case shape::flat: return "flat";
-    case shape::deep: return "deep";
-    case shape::wide: return "wide";
-    }
-    return "?";
-}
-
-struct tree_spec {
-    shape kind;
-    std::size_t size; ///< nominal association count (ref: users per sub-account)
-};
-
-/// `prefix` followed by `k` ("u12"). (gcc 12's -Wrestrict misfires on literal + string.)
-std::string label(const char* prefix, std::size_t k) {
-    std::string s(prefix);
-    s += std::to_string(k);
-    return s;
-}
-
-/// Random shares and usage for the builder, from one fixed-seed stream.
-struct tree_maker {
-    std::mt19937_64 rng{seed};
-    fs::tree_builder b;
-
-    std::uint32_t shares() { return static_cast<std::uint32_t>(std::uniform_int_distribution<int>(1, 100)(rng)); }
-    long double usage() { return std::uniform_real_distribution<double>(0.0, 1e9)(rng); }
-    std::uint32_t account(std::uint32_t parent, const std::string& name) { return b.add_account(parent, name, shares()); }
-    void users(std::uint32_t acct, std::size_t count, std::size_t& serial) {
-        for (std::size_t k = 0; k < count; ++k) {
-            const std::uint32_t s = shares();
-            b.add_user(acct, label("u", serial++), s, usage());
-        }
-    }
-};
-
-/// Builds one tree. Account usage is random too, and overwritten by the aggregation.
-fs::tree make_tree(const tree_spec& spec) {
-    tree_maker m;
-    std::size_t serial = 0;
-    switch (spec.kind) {
-    case shape::ref:
-        for (std::size_t i = 0; i < 10; ++i) {
-            const std::uint32_t a = m.account(0, label("a", i));
-            for (std::size_t j = 0; j < 10; ++j) {
-                const std::uint32_t s = m.account(a, label("a", i) + label("s", j));
-                m.users(s, spec.size, serial);
-            }
-        }
-        break;
-    case shape::flat: {
-        const std::uint32_t a = m.account(0, "a0");
-        m.users(a, spec.size > 2 ? spec.size - 2 : 1, serial);
-        break;
-    }
-    case shape::deep: {
-        constexpr std::size_t depth = 16, per_account = 4;
-        const std::size_t chains = std::max<std::size_t>(1, (spec.size - 1) / (depth * (1 + per_account)));
-        for (std::size_t c = 0; c < chains; ++c) {
-            std::uint32_t parent = 0;
-            for (std::size_t d = 0; d < depth; ++d) {
-                parent = m.account(parent, label("c", c) + label("d", d));
-                m.users(parent, per_account, serial);
-            }
-        }
-        break;
-    }
-    case shape::wide: {
-        constexpr std::size_t per_account = 4;
-        const std::size_t accounts = std::max<std::size_t>(1, (spec.size - 1) / (1 + per_account));
-        for (std::size_t a = 0; a < accounts; ++a) m.users(m.account(0, label("a", a)), per_account, serial);
-        break;
-    }
-    }
-    return m.b.build();
-}
+using mfprio_bench::label;
+using mfprio_bench::make_tree;
+using mfprio_bench::name_of;
+using mfprio_bench::shape;
+using mfprio_bench::tree_spec;
 
 std::string tree_label(const tree_spec& spec) {
     if (spec.kind == shape::ref) return label("ref/", 1 + 10 + 100 + 100 * spec.size);

@@ -79,25 +79,11 @@ using mfprio_bench::workload;
 
 // ---- The engines ---------------------------------------------------------------------------
 
-// PriorityWeightAge=1000 PriorityWeightAssoc=100 PriorityWeightFairshare=10000
-// PriorityWeightJobSize=1000 PriorityWeightPartition=1000 PriorityWeightQOS=2000
-// PriorityWeightTRES=CPU=1000,Mem=500,GRES/gpu=2000 PriorityMaxAge=7-0 (as slurm_engine_bench)
-constexpr ms::weights bench_weights{1000, 100, 10000, 1000, 1000, 2000};
-
-ms::settings bench_settings() {
-    ms::settings s{};
-    s.max_age = 604800;
-    s.tres = mfprio_bench::slurm_workload::tres_weights();
-    return s;
-}
-
-ms::multifactor_engine make_runtime() { return ms::make_multifactor(bench_weights, bench_settings()); }
-
-auto make_fixed() {
-    return ms::make_fixed_multifactor<bench_weights.age, bench_weights.assoc, bench_weights.fairshare,
-                                      bench_weights.job_size, bench_weights.partition, bench_weights.qos>(
-        bench_settings());
-}
+// The benchmarks' slurm.conf (slurm_workload.hpp), as slurm_engine_bench.
+using mfprio_bench::bench_settings;
+using mfprio_bench::bench_weights;
+using mfprio_bench::make_fixed;
+using mfprio_bench::make_runtime;
 
 /// The same nine terms as a policy file: names, weights and order of `make_multifactor`.
 constexpr std::string_view slurm_policy = "# slurm.conf's weights, in Slurm's order of addition\n"

@@ -46,28 +46,11 @@ namespace {
 namespace ms = mfprio::slurm;
 using mfprio_bench::workload;
 
-// PriorityWeightAge=1000 PriorityWeightAssoc=100 PriorityWeightFairshare=10000
-// PriorityWeightJobSize=1000 PriorityWeightPartition=1000 PriorityWeightQOS=2000
-// PriorityWeightTRES=CPU=1000,Mem=500,GRES/gpu=2000 PriorityMaxAge=7-0
-constexpr ms::weights bench_weights{1000, 100, 10000, 1000, 1000, 2000};
-
-ms::settings bench_settings() {
-    ms::settings s{};
-    s.max_age = 604800;
-    s.tres = mfprio_bench::slurm_workload::tres_weights();
-    return s;
-}
-
-using fixed_engine = ms::fixed_multifactor_engine<bench_weights.age, bench_weights.assoc, bench_weights.fairshare,
-                                                  bench_weights.job_size, bench_weights.partition, bench_weights.qos>;
-
-fixed_engine make_fixed() {
-    return ms::make_fixed_multifactor<bench_weights.age, bench_weights.assoc, bench_weights.fairshare,
-                                      bench_weights.job_size, bench_weights.partition, bench_weights.qos>(
-        bench_settings());
-}
-
-ms::multifactor_engine make_runtime() { return ms::make_multifactor(bench_weights, bench_settings()); }
+// The benchmarks' slurm.conf and engines (slurm_workload.hpp).
+using mfprio_bench::bench_settings;
+using mfprio_bench::bench_weights;
+using mfprio_bench::make_fixed;
+using mfprio_bench::make_runtime;
 
 // ---- The runtime-dispatched baseline -------------------------------------------------------
 

@@ -18,6 +18,7 @@
 
 #include <mfprio/core/job.hpp>
 #include <mfprio/slurm/context.hpp>
+#include <mfprio/slurm/multifactor.hpp>
 #include <mfprio/slurm/tres.hpp>
 
 namespace mfprio_bench {
@@ -182,6 +183,35 @@ struct slurm_workload {
         return t;
     }
 };
+
+// The benchmarks' slurm.conf: PriorityWeightAge=1000 PriorityWeightAssoc=100
+// PriorityWeightFairshare=10000 PriorityWeightJobSize=1000 PriorityWeightPartition=1000
+// PriorityWeightQOS=2000 PriorityWeightTRES=CPU=1000,Mem=500,GRES/gpu=2000 PriorityMaxAge=7-0.
+inline constexpr mfprio::slurm::weights bench_weights{1000, 100, 10000, 1000, 1000, 2000};
+inline constexpr std::uint32_t bench_max_age = 604800;
+inline constexpr const char* bench_tres_weights = "CPU=1000,Mem=500,GRES/gpu=2000";
+
+inline mfprio::slurm::settings bench_settings() {
+    mfprio::slurm::settings s{};
+    s.max_age = bench_max_age;
+    s.tres = slurm_workload::tres_weights();
+    return s;
+}
+
+/// The engine with the benchmarks' weights as template arguments.
+using fixed_engine = mfprio::slurm::fixed_multifactor_engine<bench_weights.age, bench_weights.assoc,
+    bench_weights.fairshare, bench_weights.job_size, bench_weights.partition, bench_weights.qos>;
+
+inline fixed_engine make_fixed() {
+    return mfprio::slurm::make_fixed_multifactor<bench_weights.age, bench_weights.assoc, bench_weights.fairshare,
+                                                 bench_weights.job_size, bench_weights.partition, bench_weights.qos>(
+        bench_settings());
+}
+
+/// The same weights read at run time, as from slurm.conf.
+inline mfprio::slurm::multifactor_engine make_runtime() {
+    return mfprio::slurm::make_multifactor(bench_weights, bench_settings());
+}
 
 /// The workload of this run, built on first use (outside any timed region).
 inline const slurm_workload& workload() {
