@@ -5,13 +5,17 @@
 /// request table owned by the workload: one row per job (in job order), one column per TRES
 /// the jobs ask for (cpu, mem, node, gres/gpu: TRES ids 0, 1, 3, 8), as a scheduler keeps only
 /// the TRES it tracks. The job count is 1,000,000, or 10,000 when MFPRIO_BENCH_SMALL=1 (the smoke run
-/// of the test suite). Everything here is set up once, outside the timed loops.
+/// of the test suite), or four times the last-level cache's worth when
+/// MFPRIO_BENCH_OUT_OF_CACHE=1 (`job_count`). Everything here is set up once, outside the
+/// timed loops.
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <unistd.h>
 #include <random>
 #include <span>
 #include <vector>
@@ -33,7 +37,57 @@ inline bool small_run() {
     return v != nullptr && *v != '\0' && std::strcmp(v, "0") != 0;
 }
 
-inline std::size_t job_count() { return small_run() ? small_jobs : full_jobs; }
+/// Bytes a job brings into the batch: its 64-byte record, its TRES request row (4 doubles)
+/// and its 8-byte result (the association entries, 10,000 x 16 bytes, stay in cache).
+inline constexpr std::size_t bytes_per_job = 64 + 4 * sizeof(double) + 8;
+
+/// The last-level cache of the CPU this runs on, in bytes (the largest cache level the C
+/// library or sysfs reports), or 0 when neither says.
+inline std::size_t last_level_cache_bytes() {
+    long best = 0;
+#ifdef _SC_LEVEL4_CACHE_SIZE
+    for (int name : {_SC_LEVEL2_CACHE_SIZE, _SC_LEVEL3_CACHE_SIZE, _SC_LEVEL4_CACHE_SIZE}) best = std::max(best, sysconf(name));
+#endif
+    for (int index = 0; index < 8; ++index) {
+        char path[96];
+        std::snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/size", index);
+        std::FILE* f = std::fopen(path, "r");
+        if (f == nullptr) continue;
+        long kib = 0;
+        char unit = 0;
+        if (std::fscanf(f, "%ld%c", &kib, &unit) == 2) {
+            const long bytes = unit == 'M' ? kib << 20 : unit == 'K' ? kib << 10 : kib;
+            best = std::max(best, bytes);
+        }
+        std::fclose(f);
+    }
+    return best > 0 ? static_cast<std::size_t>(best) : 0;
+}
+
+/// True when MFPRIO_BENCH_OUT_OF_CACHE is set to anything but "" or "0".
+inline bool out_of_cache_run() {
+    const char* v = std::getenv("MFPRIO_BENCH_OUT_OF_CACHE");
+    return v != nullptr && *v != '\0' && std::strcmp(v, "0") != 0;
+}
+
+/// Jobs whose bytes (`bytes_per_job`) are four times the last-level cache, at least
+/// `full_jobs`: a batch over them streams from main memory.
+inline std::size_t out_of_cache_jobs() {
+    const std::size_t n = 4 * last_level_cache_bytes() / bytes_per_job;
+    return std::max(n, full_jobs);
+}
+
+/// The job count of this run: `small_jobs` with MFPRIO_BENCH_SMALL=1, `out_of_cache_jobs()`
+/// with MFPRIO_BENCH_OUT_OF_CACHE=1 (said on stderr, with the cache size it came from),
+/// else `full_jobs`.
+inline std::size_t job_count() {
+    if (small_run()) return small_jobs;
+    if (!out_of_cache_run()) return full_jobs;
+    const std::size_t n = out_of_cache_jobs();
+    std::fprintf(stderr, "mfprio bench: %zu jobs (%zu MiB) for a last-level cache of %zu MiB\n", n,
+                 n * bytes_per_job >> 20, last_level_cache_bytes() >> 20);
+    return n;
+}
 
 /// True when MFPRIO_BENCH_FULL_TRES is set to anything but "" or "0": the TRES request rows
 /// then hold every TRES id 0..8 (72 bytes a job) instead of the four the jobs ask for (32).
