@@ -1,6 +1,6 @@
-// The classic-family passes on several threads (classic, linear, depth-oblivious with
-// `threads` > 1): every column must be bit-identical to the one-thread pass, which the other
-// fairshare_* suites check against the reference. The trees are large enough to be cut in
+// The passes on several threads (classic, linear, depth-oblivious and Fair Tree, ties as
+// Slurm's code breaks them or merged, with `threads` > 1): every column must be bit-identical
+// to the one-thread pass, which the other fairshare_* suites check against the reference. The trees are large enough to be cut in
 // parts (at least 8,192 associations a part) and hold every case the passes branch on:
 // FairShare=parent on users and on accounts (under the root and deeper), zero shares, zero
 // usage, users beside sub-accounts, a deep chain of accounts, users directly under the root.
@@ -11,6 +11,7 @@
 #include <mfprio/fairshare/classic.hpp>
 #include <mfprio/fairshare/compute.hpp>
 #include <mfprio/fairshare/depth_oblivious.hpp>
+#include <mfprio/fairshare/fair_tree.hpp>
 #include <mfprio/fairshare/linear.hpp>
 
 #include <atomic>
@@ -79,7 +80,7 @@ std::size_t first_difference(const columns& a, const columns& b) {
 
 } // namespace
 
-TEST_CASE("fairshare: classic, linear and depth-oblivious on several threads give the one-thread columns") {
+TEST_CASE("fairshare: classic, linear, depth-oblivious and Fair Tree on several threads give the one-thread columns") {
     for (const std::uint32_t seed : {1u, 2u, 3u}) {
         // Seed 3's chain is 70 accounts deep: deeper than the passes' one-sweep ways take
         // (63), so both the one-thread and the several-thread passes take their general ways.
@@ -92,9 +93,11 @@ TEST_CASE("fairshare: classic, linear and depth-oblivious on several threads giv
         for (const unsigned parts : {2u, 3u})
             for (unsigned part = 1; part < parts; ++part)
                 CHECK(fairshare_test::inside_a_list(t, mfprio::detail::part_begin(t.child_begin[t.size()], parts, part)));
-        for (const algorithm algo : {algorithm::classic, algorithm::linear, algorithm::depth_oblivious})
+        for (const algorithm algo : {algorithm::classic, algorithm::linear, algorithm::depth_oblivious,
+                                     algorithm::fair_tree, algorithm::fair_tree_merge})
             for (const std::uint16_t damping : {std::uint16_t{1}, std::uint16_t{3}}) {
-                if (algo == algorithm::linear && damping != 1) continue; // linear has no damping
+                // Linear and Fair Tree have no damping.
+                if (algo != algorithm::classic && algo != algorithm::depth_oblivious && damping != 1) continue;
                 CAPTURE(seed);
                 CAPTURE(name_of(algo));
                 CAPTURE(damping);
@@ -119,10 +122,32 @@ TEST_CASE("fairshare: classic, linear and depth-oblivious on several threads giv
     }
 }
 
+TEST_CASE("fairshare: Fair Tree on several threads with a workspace reused across trees and tie modes") {
+    // The sorts of the sibling groups run in slices of the workspace's key buffers; a
+    // workspace that served another tree (or the other tie mode) must not leak into a pass.
+    const tree small = big_tree(5, 300);
+    const tree t = big_tree(4, 1200);
+    REQUIRE(mfprio::detail::parts_for(t.size(), 2, 8192) == 2);
+    fair_tree_workspace ws;
+    for (const bool merge : {false, true}) {
+        CAPTURE(merge);
+        columns one, many;
+        fair_tree(t, one, merge);
+        fair_tree(small, many, ws, !merge, 2);
+        fair_tree(t, many, ws, merge, 2);
+        CHECK(first_difference(one, many) == t.size());
+        // Tied LFs are many in this tree (zero usage: +inf; zero shares: 0): the tie rules
+        // are exercised, not only distinct values.
+        std::size_t tied = 0;
+        for (std::uint32_t a = 1; a < t.size(); ++a) tied += t.is_user(a) && one.level_fs[a] == 0.0L;
+        CHECK(tied > 100);
+    }
+}
+
 TEST_CASE("fairshare: a small tree stays on the calling thread and gives the same columns") {
     const tree t = big_tree(9, 10);
     REQUIRE(mfprio::detail::parts_for(t.size(), 2, 8192) == 1);
-    for (const algorithm algo : {algorithm::classic, algorithm::depth_oblivious}) {
+    for (const algorithm algo : {algorithm::classic, algorithm::depth_oblivious, algorithm::fair_tree}) {
         columns one, two;
         compute(t, one, {algo, 1, 1});
         compute(t, two, {algo, 1, 2});

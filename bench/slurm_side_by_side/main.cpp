@@ -9,9 +9,10 @@
 //                  thread calls for each job) against mfprio's one-job call, `priority`;
 //   batch -O2/-O3  the same Slurm loop against mfprio's batch, built at -O2 and at -O3;
 //   Fair Tree      Slurm's Fair Tree walk of every association (fair_tree_decay's middle
-//                  step) against mfprio's fair_tree;
+//                  step) against mfprio's fair_tree, on one thread and on two;
 //   classic        PriorityFlags=NO_FAIR_TREE: Slurm's walk of the accounts and every user's
-//                  effective usage and factor, against mfprio's classic pass.
+//                  effective usage and factor, against mfprio's classic pass, on one thread
+//                  and on two (Slurm's passes run on one).
 // The jobs are bench/slurm_workload.hpp's (Slurm's seven weighted terms, three weighted TRES,
 // site and nice); the associations are fairshare_trees.hpp's reference tree (10 accounts x 10
 // sub-accounts x 999 users: 100,011), and each job's association is one of its users, so the
@@ -263,8 +264,10 @@ int main(int argc, char** argv) {
     fs::fair_tree_workspace ws;
     sbs_set_fair_tree(1);
     sbs_fair_tree_pass();
-    sbs::o2::fair_tree(t, ft, ws);
+    sbs::o2::fair_tree(t, ft, ws, 1);
     check_assocs("Fair Tree", t, ft, true);
+    sbs::o2::fair_tree(t, ft, ws, 2);
+    check_assocs("Fair Tree, 2 threads", t, ft, true);
     for (std::size_t a = 0; a < used; ++a) w.fairshare[a] = ft.fs_factor[users[a]];
 
     // The jobs as slurmctld holds them, each priority checked against every mfprio variant.
@@ -314,8 +317,10 @@ int main(int argc, char** argv) {
     // Classic, checked.
     sbs_set_fair_tree(0);
     sbs_classic_pass();
-    sbs::o2::classic(t, classic);
+    sbs::o2::classic(t, classic, 1);
     check_assocs("classic", t, classic, false);
+    sbs::o2::classic(t, classic, 2);
+    check_assocs("classic, 2 threads", t, classic, false);
 
     std::printf("slurm_side_by_side: Slurm %s's priority/multifactor against mfprio, %zu jobs, %zu associations\n"
                 "every priority and every association's result identical to the bit; %d rounds\n\n",
@@ -329,12 +334,14 @@ int main(int argc, char** argv) {
         {"per-job call", "job", opt.jobs, jobs_slurm, [&] { sbs::o2::one_job(w, out); }, {}, {}, {}},
         {"batch -O2", "job", opt.jobs, jobs_slurm, [&] { sbs::o2::batch(w, out); }, {}, {}, {}},
         {"batch -O3", "job", opt.jobs, jobs_slurm, [&] { sbs::o3::batch(w, out); }, {}, {}, {}},
-        {"Fair Tree", "assoc", t.size(), [] { sbs_fair_tree_pass(); }, [&] { sbs::o2::fair_tree(t, ft, ws); }, {}, {}, {}},
+        {"Fair Tree", "assoc", t.size(), [] { sbs_fair_tree_pass(); }, [&] { sbs::o2::fair_tree(t, ft, ws, 1); }, {}, {}, {}},
+        {"  2 threads", "assoc", t.size(), [] { sbs_fair_tree_pass(); }, [&] { sbs::o2::fair_tree(t, ft, ws, 2); }, {}, {}, {}},
     };
     run_rounds(fair_tree_mode, opt.rounds);
     sbs_set_fair_tree(0);
     std::vector<comparison> classic_mode = {
-        {"classic", "assoc", t.size(), [] { sbs_classic_pass(); }, [&] { sbs::o2::classic(t, classic); }, {}, {}, {}},
+        {"classic", "assoc", t.size(), [] { sbs_classic_pass(); }, [&] { sbs::o2::classic(t, classic, 1); }, {}, {}, {}},
+        {"  2 threads", "assoc", t.size(), [] { sbs_classic_pass(); }, [&] { sbs::o2::classic(t, classic, 2); }, {}, {}, {}},
     };
     run_rounds(classic_mode, opt.rounds);
 

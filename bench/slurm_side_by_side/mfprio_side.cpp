@@ -31,12 +31,12 @@ void batch(const mfprio_bench::slurm_workload& w, std::span<mfprio::priority_val
 }
 
 void fair_tree(const mfprio::fairshare::tree& t, mfprio::fairshare::columns& c,
-               mfprio::fairshare::fair_tree_workspace& ws) {
-    mfprio::fairshare::fair_tree(t, c, ws, false);
+               mfprio::fairshare::fair_tree_workspace& ws, unsigned threads) {
+    mfprio::fairshare::fair_tree(t, c, ws, false, threads);
 }
 
-void classic(const mfprio::fairshare::tree& t, mfprio::fairshare::columns& c) {
-    mfprio::fairshare::compute(t, c, {mfprio::fairshare::algorithm::classic, 1});
+void classic(const mfprio::fairshare::tree& t, mfprio::fairshare::columns& c, unsigned threads) {
+    mfprio::fairshare::compute(t, c, {mfprio::fairshare::algorithm::classic, 1, threads});
 }
 
 } // namespace sbs::MFPRIO_SBS_LEVEL

@@ -21,11 +21,11 @@ namespace sbs {
     void one_job(const mfprio_bench::slurm_workload& w, std::span<mfprio::priority_value> out);                  \
     /** The engine's batch over the workload. */                                                                   \
     void batch(const mfprio_bench::slurm_workload& w, std::span<mfprio::priority_value> out);                    \
-    /** Slurm's Fair Tree (ties as its code breaks them), workspace reused. */                                    \
+    /** Slurm's Fair Tree (ties as its code breaks them) on `threads` threads, workspace reused. */             \
     void fair_tree(const mfprio::fairshare::tree& t, mfprio::fairshare::columns& c,                               \
-                   mfprio::fairshare::fair_tree_workspace& ws);                                                   \
-    /** The classic algorithm (PriorityFlags=NO_FAIR_TREE), columns reused. */                                    \
-    void classic(const mfprio::fairshare::tree& t, mfprio::fairshare::columns& c);                               \
+                   mfprio::fairshare::fair_tree_workspace& ws, unsigned threads);                                 \
+    /** The classic algorithm (PriorityFlags=NO_FAIR_TREE) on `threads` threads, columns reused. */               \
+    void classic(const mfprio::fairshare::tree& t, mfprio::fairshare::columns& c, unsigned threads);             \
     }
 
 MFPRIO_SBS_DECLARE(o2)

@@ -10,14 +10,13 @@
 /// pass, which is what Slurm shows once usage stops changing (the reference's
 /// recommendation); a live Slurm controller can lag by one PriorityCalcPeriod.
 
+#include <algorithm>
 #include <array>
-#include <atomic>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
 #include <span>
-#include <utility>
 
 #include <mfprio/core/assert.hpp>
 #include <mfprio/core/parallel.hpp>
@@ -82,15 +81,23 @@ inline void classic_columns(const tree& t, columns& c) {
 /// Always inlined: in a translation unit with several passes gcc 12 called it out of line
 /// from the sweeps, passing UE_parent through the stack (a long double store and reload
 /// per association); the classic pass in `bench/fairshare_bench` took 6% longer.
+///
+/// `root_usage` is the root's RawUsage (`t.usage_raw[0]`): the sweeps read it once, where
+/// the compiler could not keep it in a register across their long double stores.
 [[nodiscard, gnu::always_inline]] inline long double classic_usage_efctv(const tree& t, std::uint32_t a,
-                                                                         long double ue_parent) noexcept {
+                                                                         long double ue_parent,
+                                                                         long double root_usage) noexcept {
     MFPRIO_ASSERT(a != 0 && a < t.size());
-    const long double un = usage_norm(t, a);
+    const long double un = usage_norm(t.usage_raw[a], root_usage);
     if (t.fs_parent[a] == 0) return un;
     if (t.is_use_parent(a)) return ue_parent;
     if (t.level_shares[a] == 0) return ue_parent;
-    return un + (ue_parent - un) * (static_cast<long double>(t.shares_raw[a]) /
-                                    static_cast<long double>(t.level_shares[a]));
+    return un + (ue_parent - un) * t.level_part[a]; // shares_raw / level_shares, derived with the tree
+}
+
+/// `classic_usage_efctv` with the tree's own root usage.
+[[nodiscard]] inline long double classic_usage_efctv(const tree& t, std::uint32_t a, long double ue_parent) noexcept {
+    return classic_usage_efctv(t, a, ue_parent, t.usage_raw[0]);
 }
 
 namespace detail {
@@ -111,112 +118,22 @@ inline void copy_from_fs_parents(const tree& t, columns& c, std::span<const std:
         }
 }
 
-/// The one-thread classic family's pass in one sweep, shares included (`share_path`), for
-/// a tree in depth-first order no deeper than 63. Returns false, having written partial
-/// columns, for another tree; `classic_sweep` then does everything its general way.
-template <class Factor>
-[[nodiscard]] bool classic_path_sweep(const tree& t, columns& c, Factor& factor) {
-    const std::size_t n = t.size();
-    long double* const ue = c.usage_efctv.data();
-    double* const s = c.shares_norm.data();
-    double* const f = c.fs_factor.data();
-    share_path path;
-    pow2_writer w;
-    s[0] = 1.0;
-    ue[0] = 1.0L;
-    factor(ue[0], s[0], f, w);
-    double product = 0.0;
-    for (std::uint32_t a = 1; a < n; ++a) {
-        if (!path.enter(t, a, product)) return false;
-        const std::uint32_t p = t.fs_parent[a];
-        ue[a] = classic_usage_efctv(t, a, ue[p]);
-        if (t.is_use_parent(a)) {
-            w.flush(); // the parent's factor may wait in the writer
-            s[a] = s[p];
-            f[a] = f[p];
-        } else {
-            s[a] = product;
-            factor(ue[a], product, f + a, w);
-        }
-    }
-    return true;
-}
-
-/// The classic family's pass on `parts` threads, shares included, for a tree in
-/// depth-first order no deeper than 63: the accounts' UE first, top-down on the calling
-/// thread (an account's UE needs its fs parent's, and accounts are few); then, split among
-/// the threads, each part's sweep along the depth-first path (`share_path`, started at the
-/// part's first association) with the users' UE (a user's fs parent is an account, now
-/// final) and the factors; FairShare=parent associations copy their fs parent's shares and
-/// factor last (an fs parent is never FairShare=parent itself, and may lie in another
-/// part). Returns false, having written partial columns, for another tree.
-template <class Factor>
-[[nodiscard]] bool classic_path_parts(const tree& t, columns& c, Factor& factor, unsigned parts) {
-    const std::size_t n = t.size();
-    long double* const ue = c.usage_efctv.data();
-    double* const s = c.shares_norm.data();
-    double* const f = c.fs_factor.data();
-    std::atomic<bool> failed{false};
-    std::array<std::size_t, 64> copies{};
-    s[0] = 1.0;
-    ue[0] = 1.0L;
-    auto accounts = [&](unsigned part) noexcept {
-        if (part != 0) return; // the helpers start meanwhile
-        for (std::uint32_t a = 1; a < n; ++a)
-            if (!t.is_user(a)) ue[a] = classic_usage_efctv(t, a, ue[t.fs_parent[a]]);
-    };
-    auto sweep = [&](unsigned part) noexcept {
-        const std::size_t begin = mfprio::detail::part_begin(n, parts, part);
-        const auto b = static_cast<std::uint32_t>(begin == 0 ? 1 : begin);
-        const auto e = static_cast<std::uint32_t>(mfprio::detail::part_begin(n, parts, part + 1));
-        share_path path;
-        pow2_writer w;
-        if (part == 0) factor(ue[0], s[0], f, w);
-        if (b >= e) return;
-        if (!path.start_at(t, b)) {
-            failed.store(true, std::memory_order_relaxed);
-            return;
-        }
-        std::size_t copying = 0;
-        double product = 0.0;
-        for (std::uint32_t a = b; a < e; ++a) {
-            if (!path.enter(t, a, product)) {
-                failed.store(true, std::memory_order_relaxed);
-                return;
-            }
-            if (t.is_user(a)) ue[a] = classic_usage_efctv(t, a, ue[t.fs_parent[a]]);
-            if (t.is_use_parent(a)) {
-                ++copying;
-            } else {
-                s[a] = product;
-                factor(ue[a], product, f + a, w);
-            }
-        }
-        copies[part] = copying;
-    };
-    mfprio::detail::parallel_rounds(parts, accounts, [] {}, sweep);
-    if (failed.load(std::memory_order_relaxed)) return false;
-    copy_from_fs_parents(t, c, {copies.data(), parts}, true);
-    return true;
-}
-
-/// The classic family's pass: `shares_norm` (classic product), `usage_efctv` (root 1.0) and
-/// `fs_factor` = factor(UE, S) of the association, or of its fs parent for
-/// FairShare=parent (copied: the parent comes earlier, same inputs, same value). Slurm
-/// never computes the root's own factor (no job charges the root association itself);
-/// mfprio gives it the formula's value. No allocation once the columns have the tree's size.
+/// The classic family's pass: `shares_norm` (the tree's classic normalized shares, derived
+/// with it), `usage_efctv` (root 1.0) and `fs_factor` = factor(UE, S) of the association, or
+/// of its fs parent for FairShare=parent (copied: the parent comes earlier, same inputs, same
+/// value). Slurm never computes the root's own factor (no job charges the root association
+/// itself); mfprio gives it the formula's value. No allocation once the columns have the
+/// tree's size.
 ///
-/// A tree in depth-first order no deeper than 63 (every tree `tree_builder` makes, up to
-/// that depth) takes `classic_path_sweep`, or with several threads `classic_path_parts`:
-/// the shares in the same sweep. Other trees take the general way below: the shares first
-/// (`classic_shares`), then UE and F in one sweep; with `threads` > 1 (and a tree big
-/// enough to be worth it) two rounds of threads: first every association's shares, split
-/// among the threads, and the accounts' UE, top-down on the first thread after its part
-/// (an account's UE needs its fs parent's, and the accounts are few); then the users' UE
-/// (a user's fs parent is an account, now final) and every factor, split among the
-/// threads. FairShare=parent associations copy their fs parent's shares and factor last
-/// (an fs parent is never FairShare=parent itself). Every way computes each value by the
-/// same function from the same inputs, so the columns are bit-identical.
+/// Lineage order puts every fs parent (a proper ancestor) before its fs children, so an index
+/// sweep is a top-down walk of the children lists: each parent's UE is known, and so is its
+/// factor. On one thread, UE and F in one sweep. With `threads` > 1 (and a tree big enough to
+/// be worth it), two rounds of threads: first the accounts' UE, top-down on the first thread
+/// (an account's UE needs its fs parent's, and the accounts are few); then the users' UE (a
+/// user's fs parent is an account, now final) and every factor, split among the threads;
+/// FairShare=parent associations copy their fs parent's factor last (an fs parent is never
+/// FairShare=parent itself, and may lie in another part). Every way computes each value by
+/// the same function from the same inputs, so the columns are bit-identical.
 ///
 /// `factor(ue, s, out, w)` writes the factor of UE and S to `*out`, possibly through the
 /// `pow2_writer` w (at its next flush: the sweep flushes before it copies a factor, and
@@ -227,90 +144,75 @@ void classic_sweep(const tree& t, columns& c, Factor factor, unsigned threads = 
     const unsigned parts = mfprio::detail::parts_for(n, threads, 8192);
     classic_columns(t, c);
     if (n == 0) return;
+    MFPRIO_ASSERT(t.classic_shares.size() == n && t.level_part.size() == n); // derived with the tree
     long double* const ue = c.usage_efctv.data();
     double* const s = c.shares_norm.data();
     double* const f = c.fs_factor.data();
+    const double* const shares = t.classic_shares.data();
+    const long double root = t.usage_raw[0];
+    ue[0] = 1.0L;
+    s[0] = shares[0];
     if (parts <= 1) {
-        if (classic_path_sweep(t, c, factor)) return;
-        classic_shares(t, c.shares_norm);
-        // Lineage order puts every fs parent (a proper ancestor) before its fs children, so
-        // an index sweep is a top-down walk of the children lists: each parent's UE is
-        // known, and so is its factor. UE and F in one sweep.
         pow2_writer w;
-        ue[0] = 1.0L;
         factor(ue[0], s[0], f, w);
         for (std::uint32_t a = 1; a < n; ++a) {
             const std::uint32_t p = t.fs_parent[a];
-            ue[a] = classic_usage_efctv(t, a, ue[p]);
+            ue[a] = classic_usage_efctv(t, a, ue[p], root);
+            s[a] = shares[a];
             if (t.is_use_parent(a)) {
                 w.flush(); // the parent's factor may wait in the writer
                 f[a] = f[p];
             } else {
-                factor(ue[a], s[a], f + a, w);
+                factor(ue[a], shares[a], f + a, w);
             }
         }
         return;
     }
-    if (classic_path_parts(t, c, factor, parts)) return;
-    auto range = [n, parts](unsigned part) {
-        const std::size_t b = mfprio::detail::part_begin(n, parts, part);
-        const std::size_t e = mfprio::detail::part_begin(n, parts, part + 1);
-        return std::pair{static_cast<std::uint32_t>(b == 0 ? 1 : b), static_cast<std::uint32_t>(e)};
-    };
-    // The accounts' terms of the classic product here (a user's chain holds accounts and
-    // itself), laid out in the factor column (overwritten below); then, split among the
-    // threads, the users' terms, every product, and how many associations are
-    // FairShare=parent; and the accounts' UE (top-down: an account's needs its fs parent's;
-    // it needs no shares) after part 0's share.
-    s[0] = 1.0;
-    for (std::uint32_t a = 1; a < n; ++a)
-        if (!t.is_user(a)) f[a] = share_ratio(t, a);
+    std::copy(t.classic_shares.begin(), t.classic_shares.end(), s);
     std::array<std::size_t, 64> copies{};
-    auto shares_round = [&](unsigned part) noexcept {
-        const auto [b, e] = range(part);
-        for (std::uint32_t a = b; a < e; ++a)
-            if (t.is_user(a)) f[a] = share_ratio(t, a);
-        std::size_t copying = 0;
-        for (std::uint32_t a = b; a < e; ++a) {
-            if (t.is_use_parent(a)) ++copying;
-            else s[a] = chain_product(t, f, a);
-        }
-        copies[part] = copying;
-        if (part != 0) return;
-        ue[0] = 1.0L;
+    auto accounts = [&](unsigned part) noexcept {
+        if (part != 0) return; // the helpers start meanwhile
         for (std::uint32_t a = 1; a < n; ++a)
-            if (!t.is_user(a)) ue[a] = classic_usage_efctv(t, a, ue[t.fs_parent[a]]);
+            if (!t.is_user(a)) ue[a] = classic_usage_efctv(t, a, ue[t.fs_parent[a]], root);
     };
-    // Then the users' UE (a user's fs parent is an account, now final) and every factor;
-    // FairShare=parent associations copy their fs parent's shares and factor last (an fs
-    // parent is never FairShare=parent itself), when there are any. Both rounds on the same
-    // threads.
-    auto factors_round = [&](unsigned part) noexcept {
-        const auto [b, e] = range(part);
+    auto factors = [&](unsigned part) noexcept {
+        const std::size_t begin = mfprio::detail::part_begin(n, parts, part);
+        const auto b = static_cast<std::uint32_t>(begin == 0 ? 1 : begin);
+        const auto e = static_cast<std::uint32_t>(mfprio::detail::part_begin(n, parts, part + 1));
         pow2_writer w;
         if (part == 0) factor(ue[0], s[0], f, w);
+        std::size_t copying = 0;
         for (std::uint32_t a = b; a < e; ++a) {
-            if (t.is_user(a)) ue[a] = classic_usage_efctv(t, a, ue[t.fs_parent[a]]);
-            if (!t.is_use_parent(a)) factor(ue[a], s[a], f + a, w);
+            if (t.is_user(a)) ue[a] = classic_usage_efctv(t, a, ue[t.fs_parent[a]], root);
+            if (t.is_use_parent(a)) ++copying;
+            else factor(ue[a], shares[a], f + a, w);
         }
+        copies[part] = copying;
     };
-    mfprio::detail::parallel_rounds(parts, shares_round, [] {}, factors_round);
+    mfprio::detail::parallel_rounds(parts, accounts, [] {}, factors);
     copy_from_fs_parents(t, c, {copies.data(), parts}, true);
 }
 
 } // namespace detail
 
 /// Slurm's classic fair-share over the whole tree (`PriorityFlags=NO_FAIR_TREE`): fills
-/// `shares_norm` (classic product), `usage_efctv` (root 1.0, as Slurm's init sets it) and
+/// `shares_norm` (classic product, derived with the tree), `usage_efctv` (root 1.0, as Slurm's init sets it) and
 /// `fs_factor` for every association (sshare prints the factor for users only), and sets
 /// `has_level_fs = false` (`level_fs` empty: `columns::level_fs_of` gives NaN). `damping`
-/// is FairShareDampeningFactor (at least 1, Slurm's default 1). O(size x depth) for the shares, O(size) for the rest.
+/// is FairShareDampeningFactor (at least 1, Slurm's default 1). O(size).
 ///
 /// `threads` > 1 shares the pass among that many threads (started for the pass and joined
 /// before it returns) when the tree is big enough; the columns are bit-identical to one
 /// thread's.
 inline void classic(const tree& t, columns& c, std::uint16_t damping = 1, unsigned threads = 1) {
     MFPRIO_ASSERT(damping >= 1);
+    // Slurm's default damping (1) as a constant: the sweep then has no test per association.
+    if (damping == 1) {
+        detail::classic_sweep(t, c, [](long double ue, double s, double* out, detail::pow2_writer& w) noexcept {
+            detail::classic_factor_to(ue, s, 1, out, w);
+        }, threads);
+        return;
+    }
     detail::classic_sweep(t, c, [damping](long double ue, double s, double* out, detail::pow2_writer& w) noexcept {
         detail::classic_factor_to(ue, s, damping, out, w);
     }, threads);

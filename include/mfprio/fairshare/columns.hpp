@@ -46,11 +46,15 @@ struct columns {
 
 /// Normalized usage (Slurm's `set_assoc_usage_norm`): usage over the root's usage, 0 when
 /// the root has none, capped at 1. Computed in long double as Slurm does.
-[[nodiscard]] inline long double usage_norm(const tree& t, std::uint32_t a) noexcept {
-    const long double root = t.usage_raw[0];
+[[nodiscard]] inline long double usage_norm(long double usage, long double root) noexcept {
     if (root == 0.0L) return 0.0L;
-    const long double un = t.usage_raw[a] / root;
+    const long double un = usage / root;
     return un > 1.0L ? 1.0L : un;
+}
+
+/// Normalized usage of association `a` of `t` (`usage_norm` of its usage and the root's).
+[[nodiscard]] inline long double usage_norm(const tree& t, std::uint32_t a) noexcept {
+    return usage_norm(t.usage_raw[a], t.usage_raw[0]);
 }
 
 } // namespace mfprio::fairshare

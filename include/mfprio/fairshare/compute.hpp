@@ -22,9 +22,9 @@ namespace mfprio::fairshare {
 struct options {
     algorithm algo = algorithm::fair_tree; ///< Slurm's default
     std::uint16_t damping = 1;             ///< FairShareDampeningFactor (classic family)
-    /// Threads a classic, depth-oblivious or linear pass may use (started for the pass and
-    /// joined before it returns; the results are bit-identical to one thread's). Fair Tree
-    /// and flux-accounting's tree always run on the calling thread.
+    /// Threads a classic, depth-oblivious, linear or Fair Tree pass may use (started for the
+    /// pass and joined before it returns; the results are bit-identical to one thread's).
+    /// flux-accounting's tree always runs on the calling thread.
     unsigned threads = 1;
 };
 
@@ -32,8 +32,8 @@ struct options {
 inline void compute(const tree& t, columns& c, const options& o = {}) {
     switch (o.algo) {
     case algorithm::classic: classic(t, c, o.damping, o.threads); break;
-    case algorithm::fair_tree: fair_tree(t, c, false); break;
-    case algorithm::fair_tree_merge: fair_tree(t, c, true); break;
+    case algorithm::fair_tree: fair_tree(t, c, false, o.threads); break;
+    case algorithm::fair_tree_merge: fair_tree(t, c, true, o.threads); break;
     case algorithm::depth_oblivious: depth_oblivious(t, c, o.damping, o.threads); break;
     case algorithm::flux: flux_tree(t, c); break;
     case algorithm::linear: linear(t, c, o.threads); break;

@@ -8,8 +8,10 @@
 /// the other, in lineage order; the default) and Fair Tree as documented (tied sibling
 /// accounts have their children lists merged before sorting).
 ///
-/// Cost: O(A) for the level fair-shares plus one sort per visited sibling group; no
-/// allocation once a `fair_tree_workspace` has served a tree of that size.
+/// Cost: O(A) for the level fair-shares plus one sort per sibling group (and per merged
+/// group with merged ties); no allocation once a `fair_tree_workspace` has served a tree of
+/// that size. The level fair-shares and the sorts can be shared among threads; the walk that
+/// ranks the users runs on the calling thread.
 
 #include <algorithm>
 #include <bit>
@@ -20,6 +22,7 @@
 #include <vector>
 
 #include <mfprio/core/assert.hpp>
+#include <mfprio/core/parallel.hpp>
 #include <mfprio/fairshare/columns.hpp>
 #include <mfprio/fairshare/shares.hpp>
 #include <mfprio/fairshare/tree.hpp>
@@ -167,30 +170,24 @@ struct fair_tree_workspace {
 ///
 /// Floating point as Slurm on x86-64 (slurm.md 3.3.5): S in double, U and LF in long double,
 /// exact equality for ties. Inputs: usages must not be NaN.
-inline void fair_tree(const tree& t, columns& c, fair_tree_workspace& ws, bool merge_ties = false) {
+///
+/// `threads` > 1 computes the level fair-shares, then sorts the sibling groups, on that many
+/// threads (started for the pass and joined before it returns) when the tree is big enough;
+/// the walk follows on the calling thread. The columns are bit-identical to one thread's (the
+/// sort order is total, so every way sorts a group alike).
+inline void fair_tree(const tree& t, columns& c, fair_tree_workspace& ws, bool merge_ties = false,
+                      unsigned threads = 1) {
     const std::size_t n = t.size();
     if (c.shares_norm.size() != n || c.usage_efctv.size() != n || c.level_fs.size() != n || c.fs_factor.size() != n)
         c.resize(n);
     c.has_level_fs = true;
     if (n == 0) return;
+    MFPRIO_ASSERT(t.fair_tree_shares.size() == n); // derived with the tree
 
-    // Level fair-shares: each depends on the association and its fs parent only, so one
-    // linear pass gives every value the walk will read.
     c.shares_norm[0] = 0.0;
     c.usage_efctv[0] = 1.0L;
     c.level_fs[0] = fair_tree_no_val;
     c.fs_factor[0] = 0.0;
-    for (std::uint32_t a = 1; a < n; ++a) {
-        const long double parent_usage = t.usage_raw[t.fs_parent[a]];
-        const long double u = parent_usage != 0.0L ? t.usage_raw[a] / parent_usage : 0.0L;
-        const double s = fair_tree_share(t, a);
-        MFPRIO_ASSERT(u == u); // NaN usage breaks the sort's ordering
-        c.shares_norm[a] = s;
-        c.usage_efctv[a] = u;
-        c.level_fs[a] = fair_tree_level_fs(s, u, t.user[a] != 0, t.is_use_parent(a));
-        c.fs_factor[a] = 0.0;
-    }
-
     const long double* const lf = c.level_fs.data();
     const std::uint8_t* const user = t.user.data();
     const detail::sibling_order<long double> before{lf, user};
@@ -199,15 +196,53 @@ inline void fair_tree(const tree& t, columns& c, fair_tree_workspace& ws, bool m
     if (merge_ties && ws.merged.size() < n) ws.merged.resize(n);
     if (ws.keys.size() < 2 * n) ws.keys.resize(2 * n);
     ws.frames.clear();
-    std::uint32_t merged_top = 0;
 
-    const auto sort = [&](std::uint32_t* b, std::uint32_t* e) {
-        detail::sort_siblings(b, e, before, ws.keys.data(), ws.keys.data() + n);
+    // Level fair-shares of the associations [b, e): each depends on the association and its
+    // fs parent only.
+    const auto level = [&](std::uint32_t b, std::uint32_t e) noexcept {
+        for (std::uint32_t a = b < 1 ? 1 : b; a < e; ++a) {
+            const long double parent_usage = t.usage_raw[t.fs_parent[a]];
+            const long double u = parent_usage != 0.0L ? t.usage_raw[a] / parent_usage : 0.0L;
+            const double s = t.fair_tree_shares[a]; // `fair_tree_share`, derived with the tree
+            MFPRIO_ASSERT(u == u);                  // NaN usage breaks the sort's ordering
+            c.shares_norm[a] = s;
+            c.usage_efctv[a] = u;
+            c.level_fs[a] = fair_tree_level_fs(s, u, user[a] != 0, t.is_use_parent(a));
+            c.fs_factor[a] = 0.0;
+        }
     };
+    // The children lists of the accounts [b, e), each sorted: a list at offset k of `order`
+    // sorts in the key buffers' slice at 2k (the lists are disjoint, so are the slices).
+    const auto sort_lists = [&](std::uint32_t b, std::uint32_t e) noexcept {
+        for (std::uint32_t a = b; a < e; ++a) {
+            if (user[a]) continue;
+            const std::uint32_t lo = t.child_begin[a], hi = t.child_begin[a + 1];
+            if (hi - lo < 2) continue;
+            std::uint64_t* const keys = ws.keys.data() + 2 * std::size_t{lo};
+            detail::sort_siblings(ws.order.data() + lo, ws.order.data() + hi, before, keys, keys + (hi - lo));
+        }
+    };
+    // Every level fair-share before any list is sorted (a list's order reads its members').
+    const unsigned parts = mfprio::detail::parts_for(n, threads, 8192);
+    if (parts <= 1) {
+        level(1, static_cast<std::uint32_t>(n));
+        sort_lists(0, static_cast<std::uint32_t>(n));
+    } else {
+        const auto range = [n, parts](unsigned part) {
+            return std::pair{static_cast<std::uint32_t>(mfprio::detail::part_begin(n, parts, part)),
+                             static_cast<std::uint32_t>(mfprio::detail::part_begin(n, parts, part + 1))};
+        };
+        mfprio::detail::parallel_rounds(
+            parts, [&](unsigned part) noexcept { const auto [b, e] = range(part); level(b, e); }, [] {},
+            [&](unsigned part) noexcept { const auto [b, e] = range(part); sort_lists(b, e); });
+    }
+
+    // The walk (on this thread): the sorted lists, and in merge mode the merged lists of tied
+    // accounts, sorted when they are built.
+    std::uint32_t merged_top = 0;
     const auto push_children = [&](std::uint32_t a, bool tied) {
         std::uint32_t* const b = ws.order.data() + t.child_begin[a];
         std::uint32_t* const e = ws.order.data() + t.child_begin[a + 1];
-        sort(b, e);
         ws.frames.push_back(
             {.begin = b, .pos = b, .end = e, .prev = fair_tree_no_val, .merged_mark = merged_top, .account_tied = tied});
     };
@@ -246,7 +281,7 @@ inline void fair_tree(const tree& t, columns& c, fair_tree_workspace& ws, bool m
                     for (const std::uint32_t ch : t.children_of(*p)) *e++ = ch;
                 f.pos = run_end;
                 merged_top = static_cast<std::uint32_t>(e - ws.merged.data());
-                sort(b, e);
+                detail::sort_siblings(b, e, before, ws.keys.data(), ws.keys.data() + n);
                 // (The push may move the frames: f is stale from here.)
                 ws.frames.push_back(
                     {.begin = b, .pos = b, .end = e, .prev = fair_tree_no_val, .merged_mark = mark, .account_tied = tied});
@@ -258,9 +293,9 @@ inline void fair_tree(const tree& t, columns& c, fair_tree_workspace& ws, bool m
 }
 
 /// Slurm's Fair Tree with a scratch workspace of its own (allocates on every call).
-inline void fair_tree(const tree& t, columns& c, bool merge_ties = false) {
+inline void fair_tree(const tree& t, columns& c, bool merge_ties = false, unsigned threads = 1) {
     fair_tree_workspace ws;
-    fair_tree(t, c, ws, merge_ties);
+    fair_tree(t, c, ws, merge_ties, threads);
 }
 
 } // namespace mfprio::fairshare

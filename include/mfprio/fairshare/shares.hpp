@@ -169,4 +169,17 @@ inline void fair_tree_shares(const tree& t, std::span<double> out) noexcept {
     return out;
 }
 
+inline void tree_builder::derive(tree& t) {
+    derive_links(t);
+    const std::size_t n = t.size();
+    t.classic_shares.resize(n);
+    classic_shares(t, t.classic_shares);
+    t.fair_tree_shares.resize(n);
+    fair_tree_shares(t, t.fair_tree_shares);
+    t.level_part.assign(n, 0.0L);
+    for (std::uint32_t a = 1; a < n; ++a)
+        if (!t.is_use_parent(a) && t.level_shares[a] != 0)
+            t.level_part[a] = static_cast<long double>(t.shares_raw[a]) / static_cast<long double>(t.level_shares[a]);
+}
+
 } // namespace mfprio::fairshare

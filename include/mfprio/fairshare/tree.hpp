@@ -37,6 +37,12 @@ struct tree {
     std::vector<std::uint32_t> child_begin;  ///< children of a are children[child_begin[a] .. child_begin[a+1])
     std::vector<std::uint32_t> children;     ///< fs-children (the flattened lists), lineage order
     std::vector<long double> usage_raw;      ///< RawUsage; accounts hold the sum of their users
+    // Derived from the shares by `tree_builder::derive` (the shares change when an
+    // administrator edits them, usage at every pass: the passes read these instead of
+    // dividing again).
+    std::vector<double> classic_shares;      ///< classic normalized shares (`fairshare::classic_shares`)
+    std::vector<double> fair_tree_shares;    ///< Fair Tree normalized shares (`fairshare::fair_tree_shares`)
+    std::vector<long double> level_part;     ///< shares_raw / level_shares in long double (classic UE's weight; 0 where either is unusable)
     std::vector<std::string> account;        ///< account name (of the user's account for users)
     std::vector<std::string> user_name;      ///< user name, empty for accounts
     std::vector<std::string> partition;      ///< partition of a per-partition user association
@@ -147,9 +153,14 @@ public:
         return t;
     }
 
-    /// Derives fs parents, children lists and level shares of a tree whose parent, shares
-    /// and user columns are set and in lineage order; aggregates usage.
-    static void derive(tree& t) {
+    /// Derives fs parents, children lists, level shares and the normalized shares of a tree
+    /// whose parent, shares and user columns are set and in lineage order; aggregates usage.
+    /// (Defined after shares.hpp's functions, at the end of that header.)
+    static void derive(tree& t);
+
+private:
+    /// `derive` but the normalized shares.
+    static void derive_links(tree& t) {
         const std::size_t n = t.size();
         t.fs_parent.assign(n, none);
         for (std::uint32_t a = 1; a < n; ++a) {
@@ -176,7 +187,6 @@ public:
         t.aggregate_usage();
     }
 
-private:
     std::uint32_t add(std::string name, std::string user, std::string partition, std::uint32_t parent,
                       std::uint32_t shares, bool is_user, long double usage) {
         MFPRIO_ASSERT(parent == none || parent < parent_.size());
@@ -198,3 +208,6 @@ private:
 };
 
 } // namespace mfprio::fairshare
+
+// tree_builder::derive needs the normalized shares' functions, which need the tree.
+#include <mfprio/fairshare/shares.hpp>
