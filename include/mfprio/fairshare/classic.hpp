@@ -10,7 +10,6 @@
 /// pass, which is what Slurm shows once usage stops changing (the reference's
 /// recommendation); a live Slurm controller can lag by one PriorityCalcPeriod.
 
-#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstddef>
@@ -168,7 +167,6 @@ void classic_sweep(const tree& t, columns& c, Factor factor, unsigned threads = 
         }
         return;
     }
-    std::copy(t.classic_shares.begin(), t.classic_shares.end(), s);
     std::array<std::size_t, 64> copies{};
     auto accounts = [&](unsigned part) noexcept {
         if (part != 0) return; // the helpers start meanwhile
@@ -184,6 +182,7 @@ void classic_sweep(const tree& t, columns& c, Factor factor, unsigned threads = 
         std::size_t copying = 0;
         for (std::uint32_t a = b; a < e; ++a) {
             if (t.is_user(a)) ue[a] = classic_usage_efctv(t, a, ue[t.fs_parent[a]], root);
+            s[a] = shares[a];
             if (t.is_use_parent(a)) ++copying;
             else factor(ue[a], shares[a], f + a, w);
         }

@@ -248,6 +248,7 @@ inline void fair_tree(const tree& t, columns& c, fair_tree_workspace& ws, bool m
     };
 
     const double users = static_cast<double>(t.user_count);
+    double* const fs_factor = c.fs_factor.data();
     std::uint32_t rank = static_cast<std::uint32_t>(t.user_count);
     std::uint32_t rnt = rank;
     push_children(0, false);
@@ -258,16 +259,30 @@ inline void fair_tree(const tree& t, columns& c, fair_tree_workspace& ws, bool m
             ws.frames.pop_back();
             continue;
         }
+        if (user[*f.pos]) {
+            // The run of users that starts here, in locals (most of a large tree's entries:
+            // users come first in a group at equal LF, and most groups hold only users).
+            const std::uint32_t* pos = f.pos;
+            long double prev = f.prev;
+            bool tied = pos == f.begin && f.account_tied;
+            do {
+                const std::uint32_t a = *pos++;
+                const long double v = lf[a];
+                tied = tied || prev == v;
+                prev = v;
+                if (!tied) rank = rnt;
+                fs_factor[a] = static_cast<double>(rank) / users;
+                --rnt;
+                tied = false;
+            } while (pos != f.end && user[*pos]);
+            f.pos = pos;
+            f.prev = prev;
+            continue;
+        }
         const std::uint32_t a = *f.pos;
         const bool tied = (f.pos == f.begin && f.account_tied) || f.prev == lf[a];
         f.prev = lf[a];
         ++f.pos;
-        if (user[a]) {
-            if (!tied) rank = rnt;
-            c.fs_factor[a] = static_cast<double>(rank) / users;
-            --rnt;
-            continue;
-        }
         if (merge_ties) {
             // Following accounts with the same LF (sorted right after `a`: users come first
             // at equal LF) join `a`.
