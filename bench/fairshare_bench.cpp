@@ -129,7 +129,8 @@ footprint measure(const fs::tree& t, const fs::columns& c, const fs::fair_tree_w
     f.assocs = t.size();
     f.tree = static_cast<double>(bytes(t.parent) + bytes(t.fs_parent) + bytes(t.shares_raw) + bytes(t.level_shares) +
                                  bytes(t.depth) + bytes(t.user) + bytes(t.child_begin) + bytes(t.children) +
-                                 bytes(t.usage_raw)) / n;
+                                 bytes(t.usage_raw) + bytes(t.classic_shares) + bytes(t.fair_tree_shares) +
+                                 bytes(t.level_part)) / n;
     f.columns = static_cast<double>(bytes(c.shares_norm) + bytes(c.usage_efctv) + bytes(c.level_fs) +
                                     bytes(c.fs_factor)) / n;
     std::size_t names = bytes(t.account) + bytes(t.user_name) + bytes(t.partition);
