@@ -138,7 +138,8 @@ footprint measure(const fs::tree& t, const fs::columns& c, const fs::fair_tree_w
         for (const std::string& s : *col)
             if (s.capacity() > 15) names += s.capacity() + 1; // beyond libstdc++'s small-string buffer
     f.names = static_cast<double>(names) / n;
-    f.fair_tree_ws = static_cast<double>(bytes(fw.order) + bytes(fw.merged) + bytes(fw.keys) + bytes(fw.frames)) / n;
+    f.fair_tree_ws =
+        static_cast<double>(bytes(fw.order) + bytes(fw.merged) + bytes(fw.keys) + bytes(fw.key) + bytes(fw.frames)) / n;
     f.flux_ws = static_cast<double>(bytes(xw.usage) + bytes(xw.weight) + bytes(xw.has_sub_bank) +
                                     bytes(xw.child_begin) + bytes(xw.children) + bytes(xw.merged) + bytes(xw.keys) +
                                     bytes(xw.frames)) / n;

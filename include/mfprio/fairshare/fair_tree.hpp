@@ -78,11 +78,12 @@ template <class T>
 
 /// Sorts [b, e) in `sibling_order` order. Large groups: a stable LSD radix sort on the
 /// coarse key (4 byte passes, a pass skipped when all entries share the digit) with the index
-/// as payload, then each run of equal coarse keys sorted exactly. `tmp_a` and `tmp_b` hold at
-/// least e - b entries. Small groups: a plain comparison sort.
-template <class T>
-void sort_siblings(std::uint32_t* b, std::uint32_t* e, const sibling_order<T>& before, std::uint64_t* tmp_a,
-                   std::uint64_t* tmp_b) noexcept {
+/// as payload, then each run of equal coarse keys sorted exactly. `key_of(x)` is entry x's
+/// `coarse_descending_key` (computed here, or read where the caller kept it). `tmp_a` and
+/// `tmp_b` hold at least e - b entries. Small groups: a plain comparison sort.
+template <class T, class KeyOf>
+void sort_siblings_by(std::uint32_t* b, std::uint32_t* e, const sibling_order<T>& before, KeyOf key_of,
+                      std::uint64_t* tmp_a, std::uint64_t* tmp_b) noexcept {
     const auto m = static_cast<std::size_t>(e - b);
     if (m < 64) {
         std::sort(b, e, before);
@@ -90,7 +91,7 @@ void sort_siblings(std::uint32_t* b, std::uint32_t* e, const sibling_order<T>& b
     }
     std::uint32_t hist[4][256] = {};
     for (std::size_t i = 0; i < m; ++i) {
-        const std::uint32_t k = coarse_descending_key(before.value[b[i]]);
+        const std::uint32_t k = key_of(b[i]);
         tmp_a[i] = (std::uint64_t{k} << 32) | b[i];
         ++hist[0][k & 255u];
         ++hist[1][(k >> 8) & 255u];
@@ -120,6 +121,14 @@ void sort_siblings(std::uint32_t* b, std::uint32_t* e, const sibling_order<T>& b
     }
 }
 
+/// `sort_siblings_by` with each entry's key computed from its value.
+template <class T>
+void sort_siblings(std::uint32_t* b, std::uint32_t* e, const sibling_order<T>& before, std::uint64_t* tmp_a,
+                   std::uint64_t* tmp_b) noexcept {
+    sort_siblings_by(b, e, before, [&](std::uint32_t x) noexcept { return coarse_descending_key(before.value[x]); },
+                     tmp_a, tmp_b);
+}
+
 } // namespace detail
 
 /// Level fair-share of one association (Slurm's `_calc_assoc_fs`) from its level-local
@@ -143,6 +152,7 @@ struct fair_tree_workspace {
     std::vector<std::uint32_t> order;  ///< the tree's children lists, each sorted when visited
     std::vector<std::uint32_t> merged; ///< merged children lists (merge mode), used as a stack
     std::vector<std::uint64_t> keys;   ///< the radix sort's two buffers
+    std::vector<std::uint32_t> key;    ///< each association's coarse sort key, kept by the level pass
     std::vector<detail::fair_tree_frame> frames; ///< the walk's stack, one frame per level
 };
 
@@ -195,7 +205,10 @@ inline void fair_tree(const tree& t, columns& c, fair_tree_workspace& ws, bool m
     ws.order.assign(t.children.begin(), t.children.end());
     if (merge_ties && ws.merged.size() < n) ws.merged.resize(n);
     if (ws.keys.size() < 2 * n) ws.keys.resize(2 * n);
+    if (ws.key.size() < n) ws.key.resize(n);
     ws.frames.clear();
+    std::uint32_t* const key = ws.key.data();
+    const auto key_of = [key](std::uint32_t x) noexcept { return key[x]; };
 
     // Level fair-shares of the associations [b, e): each depends on the association and its
     // fs parent only.
@@ -207,8 +220,10 @@ inline void fair_tree(const tree& t, columns& c, fair_tree_workspace& ws, bool m
             MFPRIO_ASSERT(u == u);                  // NaN usage breaks the sort's ordering
             c.shares_norm[a] = s;
             c.usage_efctv[a] = u;
-            c.level_fs[a] = fair_tree_level_fs(s, u, user[a] != 0, t.is_use_parent(a));
+            const long double v = fair_tree_level_fs(s, u, user[a] != 0, t.is_use_parent(a));
+            c.level_fs[a] = v;
             c.fs_factor[a] = 0.0;
+            key[a] = detail::coarse_descending_key(v); // here, while v is at hand
         }
     };
     // The children lists of the accounts [b, e), each sorted: a list at offset k of `order`
@@ -219,7 +234,7 @@ inline void fair_tree(const tree& t, columns& c, fair_tree_workspace& ws, bool m
             const std::uint32_t lo = t.child_begin[a], hi = t.child_begin[a + 1];
             if (hi - lo < 2) continue;
             std::uint64_t* const keys = ws.keys.data() + 2 * std::size_t{lo};
-            detail::sort_siblings(ws.order.data() + lo, ws.order.data() + hi, before, keys, keys + (hi - lo));
+            detail::sort_siblings_by(ws.order.data() + lo, ws.order.data() + hi, before, key_of, keys, keys + (hi - lo));
         }
     };
     // Every level fair-share before any list is sorted (a list's order reads its members').
@@ -296,7 +311,7 @@ inline void fair_tree(const tree& t, columns& c, fair_tree_workspace& ws, bool m
                     for (const std::uint32_t ch : t.children_of(*p)) *e++ = ch;
                 f.pos = run_end;
                 merged_top = static_cast<std::uint32_t>(e - ws.merged.data());
-                detail::sort_siblings(b, e, before, ws.keys.data(), ws.keys.data() + n);
+                detail::sort_siblings_by(b, e, before, key_of, ws.keys.data(), ws.keys.data() + n);
                 // (The push may move the frames: f is stale from here.)
                 ws.frames.push_back(
                     {.begin = b, .pos = b, .end = e, .prev = fair_tree_no_val, .merged_mark = mark, .account_tied = tied});
