@@ -156,6 +156,133 @@ struct fair_tree_workspace {
     std::vector<detail::fair_tree_frame> frames; ///< the walk's stack, one frame per level
 };
 
+namespace detail {
+
+/// Fair Tree's level pass over the associations [b, e) (the root excluded): S, U, LF and a
+/// zero factor each, and each LF's coarse sort key into `key` (here, while the value is at
+/// hand). Each value depends on the association and its fs parent only.
+inline void fair_tree_levels(const tree& t, columns& c, std::uint32_t* key, std::uint32_t b, std::uint32_t e) noexcept {
+    for (std::uint32_t a = b < 1 ? 1 : b; a < e; ++a) {
+        const long double parent_usage = t.usage_raw[t.fs_parent[a]];
+        const long double u = parent_usage != 0.0L ? t.usage_raw[a] / parent_usage : 0.0L;
+        const double s = t.fair_tree_shares[a]; // `fair_tree_share`, derived with the tree
+        MFPRIO_ASSERT(u == u);                  // NaN usage breaks the sort's ordering
+        c.shares_norm[a] = s;
+        c.usage_efctv[a] = u;
+        const long double v = fair_tree_level_fs(s, u, t.user[a] != 0, t.is_use_parent(a));
+        c.level_fs[a] = v;
+        c.fs_factor[a] = 0.0;
+        key[a] = coarse_descending_key(v);
+    }
+}
+
+/// Sorts the children lists (in `ws.order`) of the accounts [b, e) by the LFs of `c`: a list
+/// at offset k sorts in the key buffers' slice at 2k (the lists are disjoint, so are the
+/// slices, and parts of the tree can be sorted at once).
+inline void fair_tree_sort_lists(const tree& t, const columns& c, fair_tree_workspace& ws, std::uint32_t b,
+                                 std::uint32_t e) noexcept {
+    const sibling_order<long double> before{c.level_fs.data(), t.user.data()};
+    const std::uint32_t* const key = ws.key.data();
+    for (std::uint32_t a = b; a < e; ++a) {
+        if (t.user[a] != 0) continue;
+        const std::uint32_t lo = t.child_begin[a], hi = t.child_begin[a + 1];
+        if (hi - lo < 2) continue;
+        std::uint64_t* const keys = ws.keys.data() + 2 * std::size_t{lo};
+        sort_siblings_by(ws.order.data() + lo, ws.order.data() + hi, before,
+                         [key](std::uint32_t x) noexcept { return key[x]; }, keys, keys + (hi - lo));
+    }
+}
+
+/// The users' ranks so far: the next rank to take (`rnt`), the last given (`rank`), and the
+/// factor of rank r, r / N.
+struct fair_tree_ranks {
+    std::uint32_t rank, rnt;
+    double users;
+};
+
+/// Ranks the run of users that starts at `f.pos` (most of a large tree's entries: users
+/// come first in a group at equal LF, and most groups hold only users), with the position
+/// and the previous LF in locals, and leaves `f` after the run.
+inline void fair_tree_rank_users(fair_tree_frame& f, const long double* lf, const std::uint8_t* user,
+                                 double* fs_factor, fair_tree_ranks& r) noexcept {
+    const std::uint32_t* pos = f.pos;
+    long double prev = f.prev;
+    bool tied = pos == f.begin && f.account_tied;
+    do {
+        const std::uint32_t a = *pos++;
+        const long double v = lf[a];
+        tied = tied || prev == v;
+        prev = v;
+        if (!tied) r.rank = r.rnt;
+        fs_factor[a] = static_cast<double>(r.rank) / r.users;
+        --r.rnt;
+        tied = false;
+    } while (pos != f.end && user[*pos] != 0);
+    f.pos = pos;
+    f.prev = prev;
+}
+
+/// Fair Tree's walk from the root over the sorted lists of `ws.order` (and in merge mode the
+/// merged lists of tied accounts, sorted when they are built), giving each user its factor.
+inline void fair_tree_walk(const tree& t, columns& c, fair_tree_workspace& ws, bool merge_ties) {
+    const std::size_t n = t.size();
+    const long double* const lf = c.level_fs.data();
+    const std::uint8_t* const user = t.user.data();
+    const sibling_order<long double> before{lf, user};
+    const std::uint32_t* const key = ws.key.data();
+    const auto key_of = [key](std::uint32_t x) noexcept { return key[x]; };
+    std::uint32_t merged_top = 0;
+    const auto push_children = [&](std::uint32_t a, bool tied) {
+        std::uint32_t* const b = ws.order.data() + t.child_begin[a];
+        std::uint32_t* const e = ws.order.data() + t.child_begin[a + 1];
+        ws.frames.push_back(
+            {.begin = b, .pos = b, .end = e, .prev = fair_tree_no_val, .merged_mark = merged_top, .account_tied = tied});
+    };
+    fair_tree_ranks ranks{static_cast<std::uint32_t>(t.user_count), static_cast<std::uint32_t>(t.user_count),
+                          static_cast<double>(t.user_count)};
+    ws.frames.clear();
+    push_children(0, false);
+    while (!ws.frames.empty()) {
+        fair_tree_frame& f = ws.frames.back();
+        if (f.pos == f.end) {
+            merged_top = f.merged_mark;
+            ws.frames.pop_back();
+            continue;
+        }
+        if (user[*f.pos] != 0) {
+            fair_tree_rank_users(f, lf, user, c.fs_factor.data(), ranks);
+            continue;
+        }
+        const std::uint32_t a = *f.pos;
+        const bool tied = (f.pos == f.begin && f.account_tied) || f.prev == lf[a];
+        f.prev = lf[a];
+        ++f.pos;
+        if (merge_ties) {
+            // Following accounts with the same LF (sorted right after `a`: users come first
+            // at equal LF) join `a`.
+            const std::uint32_t* run_end = f.pos;
+            while (run_end != f.end && user[*run_end] == 0 && lf[*run_end] == lf[a]) ++run_end;
+            if (run_end != f.pos) {
+                const std::uint32_t mark = merged_top;
+                std::uint32_t* const b = ws.merged.data() + merged_top;
+                std::uint32_t* e = b;
+                for (const std::uint32_t* p = f.pos - 1; p != run_end; ++p)
+                    for (const std::uint32_t ch : t.children_of(*p)) *e++ = ch;
+                f.pos = run_end;
+                merged_top = static_cast<std::uint32_t>(e - ws.merged.data());
+                sort_siblings_by(b, e, before, key_of, ws.keys.data(), ws.keys.data() + n);
+                // (The push may move the frames: f is stale from here.)
+                ws.frames.push_back(
+                    {.begin = b, .pos = b, .end = e, .prev = fair_tree_no_val, .merged_mark = mark, .account_tied = tied});
+                continue;
+            }
+        }
+        push_children(a, tied); // f is stale from here
+    }
+}
+
+} // namespace detail
+
 /// Slurm's Fair Tree over `t`, written into `c` (resized to the tree when its size differs):
 /// - every association: `shares_norm` = S (level-local), `usage_efctv` = U = usage_raw /
 ///   fs parent's usage_raw (0 when that is 0), `level_fs` = LF (`fair_tree_level_fs`);
@@ -198,128 +325,29 @@ inline void fair_tree(const tree& t, columns& c, fair_tree_workspace& ws, bool m
     c.usage_efctv[0] = 1.0L;
     c.level_fs[0] = fair_tree_no_val;
     c.fs_factor[0] = 0.0;
-    const long double* const lf = c.level_fs.data();
-    const std::uint8_t* const user = t.user.data();
-    const detail::sibling_order<long double> before{lf, user};
-
     ws.order.assign(t.children.begin(), t.children.end());
     if (merge_ties && ws.merged.size() < n) ws.merged.resize(n);
     if (ws.keys.size() < 2 * n) ws.keys.resize(2 * n);
     if (ws.key.size() < n) ws.key.resize(n);
-    ws.frames.clear();
-    std::uint32_t* const key = ws.key.data();
-    const auto key_of = [key](std::uint32_t x) noexcept { return key[x]; };
 
-    // Level fair-shares of the associations [b, e): each depends on the association and its
-    // fs parent only.
-    const auto level = [&](std::uint32_t b, std::uint32_t e) noexcept {
-        for (std::uint32_t a = b < 1 ? 1 : b; a < e; ++a) {
-            const long double parent_usage = t.usage_raw[t.fs_parent[a]];
-            const long double u = parent_usage != 0.0L ? t.usage_raw[a] / parent_usage : 0.0L;
-            const double s = t.fair_tree_shares[a]; // `fair_tree_share`, derived with the tree
-            MFPRIO_ASSERT(u == u);                  // NaN usage breaks the sort's ordering
-            c.shares_norm[a] = s;
-            c.usage_efctv[a] = u;
-            const long double v = fair_tree_level_fs(s, u, user[a] != 0, t.is_use_parent(a));
-            c.level_fs[a] = v;
-            c.fs_factor[a] = 0.0;
-            key[a] = detail::coarse_descending_key(v); // here, while v is at hand
-        }
-    };
-    // The children lists of the accounts [b, e), each sorted: a list at offset k of `order`
-    // sorts in the key buffers' slice at 2k (the lists are disjoint, so are the slices).
-    const auto sort_lists = [&](std::uint32_t b, std::uint32_t e) noexcept {
-        for (std::uint32_t a = b; a < e; ++a) {
-            if (user[a]) continue;
-            const std::uint32_t lo = t.child_begin[a], hi = t.child_begin[a + 1];
-            if (hi - lo < 2) continue;
-            std::uint64_t* const keys = ws.keys.data() + 2 * std::size_t{lo};
-            detail::sort_siblings_by(ws.order.data() + lo, ws.order.data() + hi, before, key_of, keys, keys + (hi - lo));
-        }
-    };
     // Every level fair-share before any list is sorted (a list's order reads its members').
     const unsigned parts = mfprio::detail::parts_for(n, threads, 8192);
-    if (parts <= 1) {
-        level(1, static_cast<std::uint32_t>(n));
-        sort_lists(0, static_cast<std::uint32_t>(n));
-    } else {
-        const auto range = [n, parts](unsigned part) {
-            return std::pair{static_cast<std::uint32_t>(mfprio::detail::part_begin(n, parts, part)),
-                             static_cast<std::uint32_t>(mfprio::detail::part_begin(n, parts, part + 1))};
-        };
-        mfprio::detail::parallel_rounds(
-            parts, [&](unsigned part) noexcept { const auto [b, e] = range(part); level(b, e); }, [] {},
-            [&](unsigned part) noexcept { const auto [b, e] = range(part); sort_lists(b, e); });
-    }
-
-    // The walk (on this thread): the sorted lists, and in merge mode the merged lists of tied
-    // accounts, sorted when they are built.
-    std::uint32_t merged_top = 0;
-    const auto push_children = [&](std::uint32_t a, bool tied) {
-        std::uint32_t* const b = ws.order.data() + t.child_begin[a];
-        std::uint32_t* const e = ws.order.data() + t.child_begin[a + 1];
-        ws.frames.push_back(
-            {.begin = b, .pos = b, .end = e, .prev = fair_tree_no_val, .merged_mark = merged_top, .account_tied = tied});
+    const auto range = [n, parts](unsigned part) {
+        return std::pair{static_cast<std::uint32_t>(mfprio::detail::part_begin(n, parts, part)),
+                         static_cast<std::uint32_t>(mfprio::detail::part_begin(n, parts, part + 1))};
     };
-
-    const double users = static_cast<double>(t.user_count);
-    double* const fs_factor = c.fs_factor.data();
-    std::uint32_t rank = static_cast<std::uint32_t>(t.user_count);
-    std::uint32_t rnt = rank;
-    push_children(0, false);
-    while (!ws.frames.empty()) {
-        detail::fair_tree_frame& f = ws.frames.back();
-        if (f.pos == f.end) {
-            merged_top = f.merged_mark;
-            ws.frames.pop_back();
-            continue;
-        }
-        if (user[*f.pos]) {
-            // The run of users that starts here, in locals (most of a large tree's entries:
-            // users come first in a group at equal LF, and most groups hold only users).
-            const std::uint32_t* pos = f.pos;
-            long double prev = f.prev;
-            bool tied = pos == f.begin && f.account_tied;
-            do {
-                const std::uint32_t a = *pos++;
-                const long double v = lf[a];
-                tied = tied || prev == v;
-                prev = v;
-                if (!tied) rank = rnt;
-                fs_factor[a] = static_cast<double>(rank) / users;
-                --rnt;
-                tied = false;
-            } while (pos != f.end && user[*pos]);
-            f.pos = pos;
-            f.prev = prev;
-            continue;
-        }
-        const std::uint32_t a = *f.pos;
-        const bool tied = (f.pos == f.begin && f.account_tied) || f.prev == lf[a];
-        f.prev = lf[a];
-        ++f.pos;
-        if (merge_ties) {
-            // Following accounts with the same LF (sorted right after `a`: users come first
-            // at equal LF) join `a`.
-            const std::uint32_t* run_end = f.pos;
-            while (run_end != f.end && !user[*run_end] && lf[*run_end] == lf[a]) ++run_end;
-            if (run_end != f.pos) {
-                const std::uint32_t mark = merged_top;
-                std::uint32_t* const b = ws.merged.data() + merged_top;
-                std::uint32_t* e = b;
-                for (const std::uint32_t* p = f.pos - 1; p != run_end; ++p)
-                    for (const std::uint32_t ch : t.children_of(*p)) *e++ = ch;
-                f.pos = run_end;
-                merged_top = static_cast<std::uint32_t>(e - ws.merged.data());
-                detail::sort_siblings_by(b, e, before, key_of, ws.keys.data(), ws.keys.data() + n);
-                // (The push may move the frames: f is stale from here.)
-                ws.frames.push_back(
-                    {.begin = b, .pos = b, .end = e, .prev = fair_tree_no_val, .merged_mark = mark, .account_tied = tied});
-                continue;
-            }
-        }
-        push_children(a, tied); // f is stale from here
-    }
+    mfprio::detail::parallel_rounds(
+        parts,
+        [&](unsigned part) noexcept {
+            const auto [b, e] = range(part);
+            detail::fair_tree_levels(t, c, ws.key.data(), b, e);
+        },
+        [] {},
+        [&](unsigned part) noexcept {
+            const auto [b, e] = range(part);
+            detail::fair_tree_sort_lists(t, c, ws, b, e);
+        });
+    detail::fair_tree_walk(t, c, ws, merge_ties);
 }
 
 /// Slurm's Fair Tree with a scratch workspace of its own (allocates on every call).
