@@ -237,8 +237,9 @@ struct classic_by_parts {
 } // namespace
 
 TEST_CASE("fairshare: classic's columns and classic_shares are the pieces composed one association at a time, shallow or deep") {
-    // 40 levels: the one-sweep paths (they keep the path's terms by depth, up to 63); 90
-    // levels: deeper than that, so the pass and `classic_shares` take their general ways.
+    // 40 levels: `classic_shares`'s one-sweep path (it keeps the path's terms by depth, up to
+    // 63); 90 levels: deeper than that, so it takes its general way. The pass reads the shares
+    // `classic_shares` derived with the tree either way.
     for (const std::uint32_t depth : {40u, 90u}) {
         for (const std::uint16_t damping : {std::uint16_t{1}, std::uint16_t{3}}) {
             CAPTURE(depth);

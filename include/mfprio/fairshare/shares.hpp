@@ -76,19 +76,6 @@ public:
         return true;
     }
 
-    /// Makes the path end at association `a`'s parent, so that `a` can be entered next (a
-    /// sweep that starts at `a`): its ancestors' terms, walked up the parent links. False
-    /// when `a` is too deep.
-    [[nodiscard]] bool start_at(const tree& t, std::uint32_t a) noexcept {
-        if (a == 0 || t.depth[a] >= max_depth) return false;
-        for (std::uint32_t x = t.parent[a]; x != 0; x = t.parent[x]) {
-            node_[t.depth[x]] = x;
-            term_[t.depth[x]] = share_ratio(t, x);
-        }
-        depth_ = t.depth[a] - 1;
-        return true;
-    }
-
 private:
     static constexpr std::uint32_t max_depth = 64;
     std::uint32_t node_[max_depth] = {}; // node_[d]: the path's association at depth d (the root at 0)
