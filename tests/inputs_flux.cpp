@@ -652,7 +652,8 @@ TEST_CASE("flux: queue --live names the flux command whose output is wrong, not 
     setenv("PATH", saved.c_str(), 1);
     CHECK(o.status == 65);
     // Line 2, column 8: the URG field (after "7 5001 ").
-    CHECK(o.err == "mfprio: `flux jobs -A -a -o {id.dec} {userid} {urgency} {priority} {state} {queue} {bank} {t_submit}` "
+    CHECK(o.err == "mfprio: `flux jobs -A -a -o {id.dec} {userid} {urgency} {priority} {state} {queue} {bank} {t_submit} "
+                   "{nnodes} {ncores} {duration}` "
                    "output:2:8: URG: '32' is not an urgency from 0 to 31\n");
     fs::remove_all(dir);
 }

@@ -76,7 +76,7 @@ outcome run_queue(std::span<const std::string_view> args) {
     if (explain) {
         for (const auto& j : model->jobs) {
             if (j.id != *explain) continue;
-            o.out = detail::explain_policy_job(j, model->user_names[j.user], engine->explain(j, ctx));
+            o.out = detail::explain_policy_job(j, std::to_string(j.id), model->user_names[j.user], engine->explain(j, ctx));
             return o;
         }
         o.status = exit_data;
@@ -96,9 +96,76 @@ outcome run_queue(std::span<const std::string_view> args) {
     return o;
 }
 
+/// `mfprio queue --from/--live` over a bundle of mfprio's own plugin (mfprio_priority.so):
+/// what it gives each pending job under the policy it reported (or `policy`), the queue or
+/// --check against what Flux holds, or one job's terms (`explain`). The options of
+/// flux-accounting's plugin (`accounting_options`) are a usage error.
+outcome run_jobtap_twin(outcome o, const inputs::flux_bundle& b, const std::string& policy, bool check,
+                        std::optional<std::uint64_t> explain, bool accounting_options) {
+    if (accounting_options)
+        return usage_reporter(o, "queue")("--set, --next-update, --new-submissions and --exact-products are for flux-accounting's "
+                                          "plugin; " + b.dir + " holds mfprio_priority.so's priorities");
+    const inputs::jobtap_report& r = *b.mfprio;
+    auto engine = inputs::jobtap_engine(r, policy);
+    if (!engine) {
+        o.status = exit_data;
+        o.err += "mfprio: " + engine.error().to_string() + "\n";
+        return o;
+    }
+    if (!policy.empty()) {
+        const auto text = config::jobtap_policy_text(policy);
+        if (text && *text != r.policy_text)
+            o.err += "mfprio queue: warning: mfprio_priority.so runs another policy than " + policy +
+                     " (its text differs from the one flux jobtap query prints); the priorities below are " + policy + "'s\n";
+    }
+    if (!r.policy_error.empty())
+        o.err += "mfprio queue: note: mfprio_priority.so refused the last change of its policy (" + r.policy_error +
+                 "); the policy before it is in force\n";
+    const config::jobtap_model model(r.inputs);
+    const auto prio = inputs::jobtap_priorities(b.jobs, model, *engine);
+    if (explain) {
+        const auto k = std::find_if(b.jobs.begin(), b.jobs.end(), [&](const auto& j) { return j.id == *explain; });
+        if (k == b.jobs.end() || !k->pending()) {
+            o.status = exit_data;
+            o.err += "mfprio queue: job " + flux_f58(*explain) + " is not among the pending jobs of the bundle\n";
+            return o;
+        }
+        const config::jobtap_job x{k->userid, k->urgency, k->t_submit, k->queue, k->bank, k->nnodes, k->ncores, k->duration};
+        const flux::job j = model.job(x);
+        o.out = detail::explain_policy_job(j, flux_f58(k->id), report::flux_user(*k), engine->explain(j, model.context())) +
+                "  (at " + std::to_string(r.inputs.now) + ", mfprio_priority.so's last refresh)\n";
+        return o;
+    }
+    if (!check) {
+        o.out += report::render_flux_queue(b.jobs, config::flux_queue_order(b.jobs, prio), prio);
+        return o;
+    }
+    const auto c = report::check_flux(b.jobs, prio, b.expected_order);
+    o.out += c.text;
+    if (c.differ != 0) o.status = 1;
+    return o;
+}
+
+/// `queue --live`'s capture into `dir`, taken again (at most three times in all) while it does
+/// not show one refresh of mfprio's plugin (jobtap_capture_settled).
+bool capture_flux_settled(const std::string& dir, std::string& err, std::vector<std::pair<std::string, std::string>>& ran) {
+    for (int attempt = 0;; ++attempt) {
+        timespec t{};
+        clock_gettime(CLOCK_REALTIME, &t);
+        const double started = static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
+        ran.clear();
+        if (!capture_flux_live(dir, err, ran)) return false;
+        if (jobtap_capture_settled(dir, started)) return true;
+        if (attempt == 2) {
+            err = "mfprio_priority.so refreshed during each of three captures (its period is too short for a capture?)";
+            return false;
+        }
+    }
+}
+
 outcome run_queue_from(std::span<const std::string_view> args) {
     outcome o;
-    std::string dir, save;
+    std::string dir, save, policy;
     bool check = false, live = false, new_submissions = false, force = false, next_update = false;
     std::optional<std::uint64_t> explain;
     std::vector<std::pair<std::string, std::string>> changes;
@@ -113,7 +180,7 @@ outcome run_queue_from(std::span<const std::string_view> args) {
         else if (a == "--force") force = true;
         else if (a == "--new-submissions") new_submissions = true;
         else if (a == "--next-update") next_update = true;
-        else if (a == "--explain" || a == "--set" || a == "--from" || a == "--save") {
+        else if (a == "--explain" || a == "--set" || a == "--from" || a == "--save" || a == "--policy") {
             std::string error;
             const auto value = option_value(args, i, error);
             if (!value) return usage(error);
@@ -126,7 +193,7 @@ outcome run_queue_from(std::span<const std::string_view> args) {
                 if (eq == std::string_view::npos || eq == 0) return usage("--set takes KEY=VALUE, not '" + std::string(v) + "'");
                 changes.emplace_back(std::string(text::trim(v.substr(0, eq))), std::string(text::trim(v.substr(eq + 1))));
             } else {
-                (a == "--from" ? dir : save) = v;
+                (a == "--from" ? dir : a == "--save" ? save : policy) = v;
             }
         } else return usage("option " + std::string(a) + " does not go with --from or --live");
     }
@@ -153,7 +220,7 @@ outcome run_queue_from(std::span<const std::string_view> args) {
             scratch = save = t;
         }
         std::string err;
-        if (!capture_flux_live(save, err, ran)) {
+        if (!capture_flux_settled(save, err, ran)) {
             if (!scratch.empty()) std::filesystem::remove_all(scratch);
             o.status = exit_data;
             o.err += "mfprio queue --live: " + err + "\n";
@@ -181,6 +248,11 @@ outcome run_queue_from(std::span<const std::string_view> args) {
     auto h = inputs::read_flux_history(dir);
     if (!h) return fail(h.error());
     const inputs::flux_bundle& b = h->latest;
+    if (b.mfprio)
+        return run_jobtap_twin(std::move(o), b, policy, check, explain,
+                               !changes.empty() || next_update || opt.exact_products || new_submissions);
+    if (!policy.empty())
+        return usage("--policy with --from or --live is mfprio_priority.so's, not loaded in " + (live ? std::string("the instance") : dir));
     const inputs::flux_computed ours = inputs::compute_flux_priorities(*h, opt, next_update);
     o.err += report::flux_uncomputed_warnings(b.jobs, ours.priority);
     if (explain) {

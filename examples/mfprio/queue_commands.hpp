@@ -40,7 +40,8 @@ using report::flux_f58;
 /// `mfprio queue`'s options: its --help lists them, its parser takes them and no other.
 inline constexpr option_row queue_option_rows[] = {
     {"--policy P", "a policy file (`name = weight` lines, `name.option = value`,\n"
-                   "`preset = NAME` first), or a preset: fcfs, flux-core, flux-accounting"},
+                   "`preset = NAME` first), or a preset: fcfs, flux-core, flux-accounting;\n"
+                   "with --from or --live, mfprio_priority.so's (default: the one it reports)"},
     {"--jobs FILE", "jobs table: JobID|User|SubmitTime, and Bank (or Account), Queue,\n"
                     "Urgency (0..31, default 16), EligibleTime, State, NumNodes, NumCPUs"},
     {"--assoc FILE", "association table (sshare -a -P -l): FairShare by (bank, user)"},
@@ -87,6 +88,7 @@ inline const std::vector<std::string_view> queue_option_names = option_names_of(
 inline const std::string queue_help = render_help(
     "usage: mfprio queue --policy P --jobs FILE [options]\n"
     "       mfprio queue --from DIR | --live [--save DIR] [--check | --next-update] [--exact-products]\n"
+    "       mfprio queue --from DIR | --live [--policy P] [--check]   (mfprio_priority.so loaded)\n"
     "\n"
     "Runs a runtime-configured engine over a jobs table and prints, in queue order, each\n"
     "pending job's priority and every named factor's weighted value (seed 003's table).\n"
@@ -176,11 +178,11 @@ struct flux_tables {
     }
 };
 
-/// `mfprio queue --explain`: each term of the policy for job `j` of `user`, the sum and how
-/// the priority follows from it.
+/// `mfprio queue --explain`: each term of the policy for job `j` (`id` as its input names it)
+/// of `user`, the sum and how the priority follows from it.
 template <class Explained>
-[[nodiscard]] std::string explain_policy_job(const flux::job& j, const std::string& user, const Explained& x) {
-    std::string out = "job " + std::to_string(j.id) + " (user " + user + ", urgency " + std::to_string(j.urgency) + ")\n";
+[[nodiscard]] std::string explain_policy_job(const flux::job& j, std::string_view id, const std::string& user, const Explained& x) {
+    std::string out = "job " + std::string(id) + " (user " + user + ", urgency " + std::to_string(j.urgency) + ")\n";
     for (const auto& term : x.terms) {
         char line[256];
         std::snprintf(line, sizeof line, "  %-12.*s %.17g x %.17g = %.17g\n", static_cast<int>(term.name.size()),
@@ -347,8 +349,9 @@ for pid in pids: os.waitpid(pid, 0)
 
 /// What `queue --live` captures: each bundle file and the `flux` subcommand that prints it
 /// (none: the eventlogs, which flux_capture_program reads itself). `flux jobtap list` says
-/// whether flux-accounting's plugin is loaded; without it, only `flux jobs` is kept (the
-/// others may fail: they are not read). `flux jobs -o` with the fields the replay reads
+/// whether flux-accounting's plugin or mfprio's (examples/flux_priority) is loaded; without
+/// them, only `flux jobs` is kept, with mfprio's its query too (the others may fail: they are
+/// not read). `flux jobs -o` with the fields the replay reads
 /// (--json would print them all) lists the jobs in the order job-list gives them, the order
 /// Flux's queue listing prints.
 /// The commands run in four processes, one after the other in each: those that take longest
@@ -361,7 +364,8 @@ struct flux_capture_file {
 inline const std::vector<flux_capture_file>& flux_capture_files() {
     static const std::vector<flux_capture_file> files = {
         {inputs::flux_files::jobtap_list, {"jobtap", "list"}, 2},
-        {inputs::flux_files::jobs_table, {"jobs", "-A", "-a", "-o", "{id.dec} {userid} {urgency} {priority} {state} {queue} {bank} {t_submit}"}, 1},
+        {inputs::flux_files::jobs_table, {"jobs", "-A", "-a", "-o", "{id.dec} {userid} {urgency} {priority} {state} {queue} {bank} {t_submit} {nnodes} {ncores} {duration}"}, 1},
+        {inputs::flux_files::mfprio_plugin, {"jobtap", "query", "mfprio_priority.so"}, 2},
         {inputs::flux_files::plugin, {"jobtap", "query", "mf_priority.so"}, 2},
         {inputs::flux_files::factors, {"account", "list-factors", "--json"}, 2},
         {inputs::flux_files::queues, {"account", "list-queues", "--json"}, 3},
@@ -455,11 +459,11 @@ inline bool capture_flux_live(const std::string& dir, std::string& err,
         err = "the Flux commands printed more than " + std::to_string(max_command_output) + " bytes together";
         return false;
     }
-    bool plugin = false;
+    bool plugin = false, mine = false; // flux-accounting's plugin, mfprio's
     std::vector<std::pair<std::string, std::string>> outs; // bundle file, what its command printed
     for (std::size_t i = 0; i < files.size(); ++i) {
         const auto& f = files[i];
-        if (i > 1 && !plugin) break;
+        if (i > 1 && !(f.file == inputs::flux_files::mfprio_plugin ? mine : plugin)) continue;
         const auto st = std::find_if(status.begin(), status.end(), [&](const auto& s) { return s.first == f.file; });
         if (st == status.end()) return failed(line_of(f), -1, "mfprio's capture program did not run it");
         if (st->second != 0) return failed(line_of(f), st->second, read_scratch(f.file, ".err").value_or(""));
@@ -470,7 +474,10 @@ inline bool capture_flux_live(const std::string& dir, std::string& err,
             return false;
         }
         if (f.file == files.front().file) {
-            for (const auto& l : text::split_lines(*out)) plugin = plugin || text::trim(l.text) == "mf_priority.so";
+            for (const auto& l : text::split_lines(*out)) {
+                plugin = plugin || text::trim(l.text) == "mf_priority.so";
+                mine = mine || text::trim(l.text) == "mfprio_priority.so";
+            }
             continue; // (not a bundle file)
         }
         outs.emplace_back(std::string(f.file), std::move(*out));
@@ -508,6 +515,24 @@ inline bool capture_flux_live(const std::string& dir, std::string& err,
     if (!write("meta", meta)) return false;
     written.emplace_back("meta", meta);
     return write("manifest", inputs::manifest_text(written));
+}
+
+/// With mfprio's own plugin loaded (the bundle in `dir` holds its query), whether the bundle
+/// shows one refresh of it: its query did not load a changed policy, the plugin last refreshed
+/// before the capture started (`started`, epoch seconds), and a query now reports that same
+/// refresh. Otherwise the jobs' priorities may come from another refresh than the numbers
+/// reported, and the capture is taken again.
+[[nodiscard]] inline bool jobtap_capture_settled(const std::string& dir, double started) {
+    std::ifstream f((std::filesystem::path(dir) / inputs::flux_files::mfprio_plugin).string(), std::ios::binary);
+    if (!f) return true;
+    const std::string text(std::istreambuf_iterator<char>(f), {});
+    const auto r = inputs::read_jobtap_report(text, "query");
+    if (!r) return true; // (said when the bundle is read)
+    if (r->reloaded || r->refreshed >= started) return false;
+    const auto again = run_command({"flux", "jobtap", "query", "mfprio_priority.so"}, 20);
+    if (again.status != 0) return false;
+    const auto r2 = inputs::read_jobtap_report(again.out, "query");
+    return r2 && !r2->reloaded && r2->generation == r->generation;
 }
 
 } // namespace mfprio::cli

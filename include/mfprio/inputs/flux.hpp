@@ -31,6 +31,7 @@
 #include <mfprio/core/assert.hpp>
 #include <mfprio/core/expected.hpp>
 #include <mfprio/inputs/bundle.hpp>
+#include <mfprio/inputs/flux_jobtap.hpp>
 #include <mfprio/inputs/squeue_json.hpp>
 #include <mfprio/text/text.hpp>
 
@@ -411,6 +412,23 @@ namespace detail {
         });
 }
 
+namespace detail {
+/// A job's `nnodes`, `ncores` (whole numbers, 0 or more) or `duration` (seconds, 0 or more) as
+/// `flux jobs` prints it, into `j`; "'VALUE' is not ..." when it is not one.
+[[nodiscard]] inline std::string flux_job_size(config::flux_job_row& j, std::string_view key, const std::string& v) {
+    if (key == "duration") {
+        const auto d = text::parse_double(v);
+        if (!d || !(*d >= 0) || *d > 1e15) return "'" + v + "' is not a duration in seconds";
+        j.duration = *d;
+        return {};
+    }
+    const auto n = text::parse_signed<std::int64_t>(v);
+    if (!n || *n < -1 || *n > 0xffffffffLL) return "'" + v + "' is not a count of " + std::string(key == "nnodes" ? "nodes" : "cores");
+    (key == "nnodes" ? j.nnodes : j.ncores) = *n < 0 ? 0 : *n; // -1: not known
+    return {};
+}
+} // namespace detail
+
 /// `flux jobs -A -a --json`: every job; user names are filled in from `users` by user id.
 [[nodiscard]] inline expected<std::vector<config::flux_job_row>> flux_jobs_from(std::string_view text, std::string_view file,
                                                                                std::span<const config::flux_user_row> users = {}) {
@@ -419,7 +437,8 @@ namespace detail {
         {"urgency", detail::json_kind::number},  {"priority", detail::json_kind::number},
         {"t_submit", detail::json_kind::number}, {"state", detail::json_kind::string},
         {"queue", detail::json_kind::string},    {"bank", detail::json_kind::string},
-        {"username", detail::json_kind::string}};
+        {"username", detail::json_kind::string}, {"nnodes", detail::json_kind::number},
+        {"ncores", detail::json_kind::number},   {"duration", detail::json_kind::number}};
     std::vector<config::flux_job_row> out;
     auto e = detail::json_rows::read(
         text, file, "`flux jobs --json` output", "jobs", job_keys,
@@ -462,6 +481,8 @@ namespace detail {
                 j.bank = v;
             } else if (k == "username") {
                 j.username = v;
+            } else if (k == "nnodes" || k == "ncores" || k == "duration") {
+                return detail::flux_job_size(j, k, v);
             }
             return {};
         });
@@ -503,10 +524,11 @@ namespace detail {
 [[nodiscard]] inline expected<std::vector<config::flux_job_row>> flux_jobs_text_from(std::string_view text, std::string_view file,
                                                                                     std::span<const config::flux_user_row> users = {}) {
     const std::string_view body = config::detail::without_bom(text);
-    enum col { c_id, c_uid, c_user, c_urg, c_pri, c_state, c_s, c_queue, c_bank, c_submit, c_other };
+    enum col { c_id, c_uid, c_user, c_urg, c_pri, c_state, c_s, c_queue, c_bank, c_submit, c_nnodes, c_ncores, c_duration, c_other };
     static constexpr std::pair<std::string_view, col> names[] = {
         {"JOBID", c_id}, {"UID", c_uid}, {"USER", c_user}, {"URG", c_urg}, {"PRI", c_pri}, {"STATE", c_state},
-        {"S", c_s}, {"QUEUE", c_queue}, {"BANK", c_bank}, {"T_SUBMIT", c_submit}};
+        {"S", c_s}, {"QUEUE", c_queue}, {"BANK", c_bank}, {"T_SUBMIT", c_submit}, {"NNODES", c_nnodes},
+        {"NCORES", c_ncores}, {"DURATION", c_duration}};
     std::vector<col> cols;
     std::vector<std::string> header;
     std::vector<config::flux_job_row> out;
@@ -609,6 +631,14 @@ namespace detail {
                 if (!t || *t < 0 || *t > static_cast<double>(text::max_epoch))
                     return bad("is not a time in epoch seconds from 1970 to 9999 (use {t_submit}, not {t_submit!d})");
                 j.t_submit = *t;
+                break;
+            }
+            case c_nnodes:
+            case c_ncores:
+            case c_duration: {
+                if (v.empty()) break; // not known yet
+                const std::string_view key = cols[i] == c_nnodes ? "nnodes" : cols[i] == c_ncores ? "ncores" : "duration";
+                if (auto why = detail::flux_job_size(j, key, std::string(v)); !why.empty()) return bad(why.substr(why.find(' ') + 1));
                 break;
             }
             case c_other: break;
@@ -1022,6 +1052,7 @@ inline constexpr std::string_view jobs_table = "flux_jobs_table.txt";  ///< flux
 inline constexpr std::string_view jobs_order = "flux_jobs.txt";        ///< flux jobs -A -n -o '{id.f58} ...': the queue's order
 inline constexpr std::string_view plugin = "jobtap_mf_priority.json";  ///< flux jobtap query mf_priority.so
 inline constexpr std::string_view jobtap_list = "jobtap_list.txt";     ///< flux jobtap list
+inline constexpr std::string_view mfprio_plugin = "jobtap_mfprio_priority.json"; ///< flux jobtap query mfprio_priority.so
 inline constexpr std::string_view factors = "list_factors.json";       ///< flux account list-factors --json
 inline constexpr std::string_view queues = "list_queues.json";         ///< flux account list-queues --json
 inline constexpr std::string_view banks = "list_banks.json";           ///< flux account list-banks --json
@@ -1048,6 +1079,8 @@ struct flux_bundle {
     /// Without priority_update=: the updates the eventlogs show (flux_passes_from_eventlogs),
     /// each taken to have sent the database the bundle holds; `update` is the last.
     std::optional<std::vector<double>> passes;
+    /// jobtap_mfprio_priority.json: mfprio's own plugin was loaded, and what it reported.
+    std::optional<jobtap_report> mfprio;
 };
 
 namespace detail {
@@ -1148,6 +1181,11 @@ namespace detail {
     auto j = read_flux_jobs(*jobs, path(jobs_file), users);
     if (!j) return j.error();
     b.jobs = std::move(*j);
+    if (const std::string* t = text_of(flux_files::mfprio_plugin)) {
+        auto r = read_jobtap_report(*t, path(flux_files::mfprio_plugin));
+        if (!r) return r.error();
+        b.mfprio = std::move(*r);
+    }
     if (const std::string* t = text_of(flux_files::eventlogs)) {
         auto logs = read_flux_eventlogs(*t, path(flux_files::eventlogs));
         if (!logs) return logs.error();

@@ -80,21 +80,41 @@
 
 namespace mfprio::queue {
 
+/// Registers Slurm's age factor as `age` (option `max_age`) in `reg`; false if the name was
+/// taken.
+template <class J, class Ctx>
+[[nodiscard]] bool add_age_factor(registry<J, Ctx>& reg) {
+    return reg.template add_configured<slurm::age_factor>(
+        "age", {"max_age"}, [](const factor_options& o) -> expected<slurm::age_factor> {
+            const std::string* v = o.find("max_age");
+            if (v == nullptr) return slurm::age_factor{};
+            auto d = text::parse_slurm_time(*v);
+            if (!d) return factor_options::error("max_age", d.error().message);
+            // As slurm.conf stores PriorityMaxAge: whole minutes (rounded up) x 60, in a
+            // uint32 (UNLIMITED wraps to 4294967236 s, as in Slurm).
+            return slurm::age_factor{static_cast<std::uint32_t>(d->minutes() * 60u)};
+        });
+}
+
+/// Registers Slurm's job size factor as `jobsize` (options `favor_small`,
+/// `small_relative_to_time`) in `reg`; false if the name was taken.
+template <class J, class Ctx>
+[[nodiscard]] bool add_job_size_factor(registry<J, Ctx>& reg) {
+    return reg.template add_configured<slurm::job_size_factor>(
+        "jobsize", {"favor_small", "small_relative_to_time"}, [](const factor_options& o) -> expected<slurm::job_size_factor> {
+            auto small = o.boolean("favor_small", false);
+            if (!small) return small.error();
+            auto relative = o.boolean("small_relative_to_time", false);
+            if (!relative) return relative.error();
+            return slurm::job_size_factor{*small, *relative};
+        });
+}
+
 /// Registers Slurm's factors (all but TRES, see the file comment) in `reg`; false if a name
 /// was taken.
 template <class J, class Ctx>
 [[nodiscard]] bool add_slurm_factors(registry<J, Ctx>& reg) {
-    bool ok = true;
-    ok = reg.template add_configured<slurm::age_factor>(
-             "age", {"max_age"}, [](const factor_options& o) -> expected<slurm::age_factor> {
-                 const std::string* v = o.find("max_age");
-                 if (v == nullptr) return slurm::age_factor{};
-                 auto d = text::parse_slurm_time(*v);
-                 if (!d) return factor_options::error("max_age", d.error().message);
-                 // As slurm.conf stores PriorityMaxAge: whole minutes (rounded up) x 60, in a
-                 // uint32 (UNLIMITED wraps to 4294967236 s, as in Slurm).
-                 return slurm::age_factor{static_cast<std::uint32_t>(d->minutes() * 60u)};
-             }) && ok;
+    bool ok = add_age_factor(reg);
     ok = reg.template add_configured<slurm::association_factor>(
              "assoc", {"normalize"}, [](const factor_options& o) -> expected<slurm::association_factor> {
                  auto n = o.boolean("normalize", true);
@@ -102,15 +122,7 @@ template <class J, class Ctx>
                  return slurm::association_factor{*n};
              }) && ok;
     ok = reg.template add<slurm::fairshare_factor>("fairshare") && ok;
-    ok = reg.template add_configured<slurm::job_size_factor>(
-             "jobsize", {"favor_small", "small_relative_to_time"},
-             [](const factor_options& o) -> expected<slurm::job_size_factor> {
-                 auto small = o.boolean("favor_small", false);
-                 if (!small) return small.error();
-                 auto relative = o.boolean("small_relative_to_time", false);
-                 if (!relative) return relative.error();
-                 return slurm::job_size_factor{*small, *relative};
-             }) && ok;
+    ok = add_job_size_factor(reg) && ok;
     ok = reg.template add_configured<slurm::partition_factor>(
              "partition", {"normalize"}, [](const factor_options& o) -> expected<slurm::partition_factor> {
                  auto n = o.boolean("normalize", true);
@@ -177,6 +189,30 @@ inline constexpr std::string_view flux_accounting_preset =
     ok = add_flux_factors(reg) && ok;
     ok = add_seed003_aliases(reg) && ok;
     ok = reg.add_preset("fcfs", std::string(fcfs_preset)) && ok;
+    ok = reg.add_preset("flux-core", std::string(flux_core_preset)) && ok;
+    ok = reg.add_preset("flux-accounting", std::string(flux_accounting_preset)) && ok;
+    MFPRIO_ASSERT(ok);
+    (void)ok;
+    return reg;
+}
+
+/// The factors a Flux job carries into a jobtap plugin (examples/flux_priority): `age`
+/// (since submission), `jobsize` (nodes and cores against the instance's), `fairshare`
+/// (flux-accounting's, by user and bank), `queue`, `bank`, `urgency` and `flux_urgency`, with
+/// seed 003's aliases and the presets flux-core and flux-accounting. Slurm's partition, QOS,
+/// association, site and nice factors, and `fcfs` (a submission sequence the job manager does
+/// not keep), are not in it: a policy naming one is an error at its line, not a term that is
+/// always 0.
+[[nodiscard]] inline flux_registry jobtap_registry() {
+    flux_registry reg;
+    bool ok = add_age_factor(reg);
+    ok = reg.add<slurm::fairshare_factor>("fairshare") && ok;
+    ok = add_job_size_factor(reg) && ok;
+    ok = reg.add<flux::queue_factor>("queue") && ok;
+    ok = reg.add<flux::bank_factor>("bank") && ok;
+    ok = reg.add<flux::urgency_factor>("urgency") && ok;
+    ok = reg.add<flux::urgency_value>("flux_urgency") && ok;
+    ok = add_seed003_aliases(reg) && ok;
     ok = reg.add_preset("flux-core", std::string(flux_core_preset)) && ok;
     ok = reg.add_preset("flux-accounting", std::string(flux_accounting_preset)) && ok;
     MFPRIO_ASSERT(ok);

@@ -275,6 +275,9 @@ struct flux_job_row {
     std::optional<std::int64_t> priority; ///< as Flux printed it, when it did
     std::string state;        ///< DEPEND, PRIORITY, SCHED, RUN, CLEANUP or INACTIVE
     double t_submit = 0;
+    std::int64_t nnodes = 0;  ///< nodes it asks for (0: not known: its jobspec names none)
+    std::int64_t ncores = 0;  ///< cores it asks for (0: not known)
+    double duration = 0;      ///< its time limit in seconds (0: none)
     std::size_t line = 0;     ///< where the job starts in its input
     std::size_t column = 1;   ///< (its column there)
     /// From its eventlog, when the bundle holds it: the urgency it was submitted with, and
