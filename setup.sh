@@ -546,7 +546,8 @@ run_live() {
 # MFPRIO_NO_LIVE_SLURM set), about two and a half minutes. Then tests/live/flux.sh with the
 # Flux on PATH or the one build_flux makes (Debian packages none): a real instance filled,
 # edited and recomputed, an administrator's operations on 330 jobs, every scenario replayed
-# through `mfprio queue --from --check`, and `--live --check` against the instance. Then
+# through `mfprio queue --from --check`, and `--live --check` against the instance, and
+# mfprio's own jobtap plugin in an instance (flux_plugin_check). Then
 # tests/live/maui.sh where MFPRIO_MAUI names a Maui 3.3 build (none is packaged; tests/README.md, "A
 # real Maui"): Maui's simulator on three scenarios, each capture replayed with `mfprio
 # diagnose --from --check`; skipped otherwise (the unit tests replay tests/data/maui).
@@ -598,13 +599,33 @@ live_checks() {
         say "Flux: ${flux_core_archive##*/} and ${flux_accounting_archive##*/}, built once per machine"
         if flux_root=$(build_flux); then
             PATH=$flux_root/prefix/bin:$PATH run_live Flux flux.sh '^live Flux: '
+            PATH=$flux_root/prefix/bin:$PATH flux_plugin_check
         else
             fail "live Flux: flux-core and flux-accounting did not build (see $logdir/flux-build.log)"
         fi
     else
         run_live Flux flux.sh '^live Flux: ' optional
+        ! command -v flux >/dev/null 2>&1 || flux_plugin_check
     fi
     run_live Maui maui.sh '^live Maui: ' optional
+}
+
+# flux_plugin_check: examples/flux_priority's mfprio_priority.so built against the flux-core
+# on PATH (its pkg-config files beside it: -Dflux=enabled, the plugin's target alone), then
+# tests/live/flux_plugin.sh: the plugin in a real instance against flux-accounting's own plugin
+# and against `mfprio queue --live/--from --check`, about a minute.
+flux_plugin_check() {
+    local log=$logdir/flux-plugin-build.log prefix
+    prefix=$(dirname "$(dirname "$(command -v flux)")")
+    say "mfprio_priority.so against $prefix"
+    if PKG_CONFIG_PATH=$prefix/lib/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH} \
+        configure "$repo/build-flux" -Dflux=enabled -Dtests=false -Dbenchmarks=false -Dwerror=true >"$log" 2>&1 &&
+        ninja -C "$repo/build-flux" examples/flux_priority/mfprio_priority.so >>"$log" 2>&1; then
+        MFPRIO_FLUX_PLUGIN=$repo/build-flux/examples/flux_priority/mfprio_priority.so \
+            run_live Flux-plugin flux_plugin.sh '^live Flux plugin: '
+    else
+        fail "live Flux plugin: mfprio_priority.so did not build (see $log)"
+    fi
 }
 
 # build_current_slurm: the Slurm release of current_slurm_archive, configured (with munge,

@@ -93,7 +93,7 @@ bool load_policy(plugin_state& s) {
         s.tried_text = *text;
         s.policy_error = e.error().to_string();
         flux_log(s.h, LOG_ERR, "mfprio_priority: %s (%s)", s.policy_error.c_str(),
-                 s.engine ? "the policy in force stays" : "no policy loaded");
+                 s.engine ? "the policy in force stays" : "the plugin is not loaded");
         return false;
     }
     s.engine.emplace(std::move(*e));

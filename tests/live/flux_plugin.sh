@@ -20,7 +20,8 @@
 # computes, job by job, from what it reports) and the bundle it saved replayed with
 # `mfprio queue --from DIR --check`: 0 differ, queue order identical.
 #
-#   flux_plugin.sh OUT MFPRIO PLUGIN    bundles in OUT/plugin_*; exit 1 on a difference
+#   flux_plugin.sh OUT MFPRIO [PLUGIN]  bundles in OUT/plugin_*; exit 1 on a difference
+#                                       (PLUGIN: mfprio_priority.so, else $MFPRIO_FLUX_PLUGIN)
 #
 # Needs flux-core and flux-accounting on PATH (tests/README.md, "A real Flux") and the plugin
 # built (meson -Dflux=enabled). Skipped (exit 77) without them. About two minutes.
@@ -31,12 +32,12 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 skip() { printf 'live Flux plugin: skipped: %s\n' "$*"; exit 77; }
 
 if [[ ${1:-} != inner ]]; then
-    out=${1:?usage: flux_plugin.sh OUT MFPRIO PLUGIN}
-    mfprio=${2:?usage: flux_plugin.sh OUT MFPRIO PLUGIN}
-    plugin=${3:?usage: flux_plugin.sh OUT MFPRIO PLUGIN}
+    out=${1:?usage: flux_plugin.sh OUT MFPRIO [PLUGIN]}
+    mfprio=${2:?usage: flux_plugin.sh OUT MFPRIO [PLUGIN]}
+    plugin=${3:-${MFPRIO_FLUX_PLUGIN:-}}
     command -v flux >/dev/null || skip "flux is not installed"
     flux account --help >/dev/null 2>&1 || skip "flux-accounting is not installed"
-    [[ -f $plugin ]] || skip "$plugin is not built (meson -Dflux=enabled)"
+    [[ -n $plugin && -f $plugin ]] || skip "mfprio_priority.so is not built (meson -Dflux=enabled; give its path)"
     mfprio=$(cd "$(dirname "$mfprio")" && pwd)/$(basename "$mfprio")
     plugin=$(cd "$(dirname "$plugin")" && pwd)/$(basename "$plugin")
     mkdir -p "$out"
