@@ -260,16 +260,27 @@ void jobspec_counts(json_t* resources, std::int64_t factor, std::int64_t& nnodes
     }
 }
 
-/// The current job as mfprio's model reads it; false (and the job left to another plugin) if
-/// the job manager's arguments lack what every job has.
-bool current_job(flux_plugin_arg_t* args, mfprio::config::jobtap_job& j) {
-    int urgency = 0;
+/// What the plugin keeps of a job between computations (the job's aux item "mfprio::job"):
+/// all but the urgency, which is read at every call. Dropped at a jobspec-update
+/// (`job.update`), which may change the queue, bank, size or duration.
+struct job_facts {
+    std::uint32_t userid = 0;
+    double t_submit = 0;
+    std::string queue, bank;
+    std::int64_t nnodes = 0, ncores = 0;
+    double duration = 0;
+};
+constexpr const char* facts_key = "mfprio::job";
+
+/// The current job's facts from the job manager's arguments; nullptr if they lack what every
+/// job has.
+std::unique_ptr<job_facts> read_facts(flux_plugin_arg_t* args) {
     json_int_t userid = 0;
     double t_submit = 0;
     json_t* jobspec = nullptr;
-    if (flux_plugin_arg_unpack(args, FLUX_PLUGIN_ARG_IN, "{s:i s:I s:F s:o}", "urgency", &urgency, "userid", &userid,
-                               "t_submit", &t_submit, "jobspec", &jobspec) < 0)
-        return false;
+    if (flux_plugin_arg_unpack(args, FLUX_PLUGIN_ARG_IN, "{s:I s:F s:o}", "userid", &userid, "t_submit", &t_submit,
+                               "jobspec", &jobspec) < 0)
+        return nullptr;
     const char* queue = nullptr;
     const char* bank = nullptr;
     double duration = 0;
@@ -280,23 +291,56 @@ bool current_job(flux_plugin_arg_t* args, mfprio::config::jobtap_job& j) {
     bool exclusive = false;
     if (resources != nullptr && json_is_array(resources)) jobspec_counts(resources, 1, nnodes, nslots, slot_size, exclusive);
     if (nnodes > 0) nslots *= nnodes;
-    j.userid = static_cast<std::uint32_t>(userid);
+    auto f = std::make_unique<job_facts>();
+    f->userid = static_cast<std::uint32_t>(userid);
+    f->t_submit = t_submit;
+    f->queue = queue != nullptr ? queue : "";
+    f->bank = bank != nullptr ? bank : "";
+    f->nnodes = nnodes;
+    f->ncores = (nnodes > 0 && exclusive) ? 0 : nslots * slot_size;
+    f->duration = duration;
+    return f;
+}
+
+/// The current job as mfprio's model reads it (its facts kept from an earlier call, or read
+/// and kept now); false if the job manager's arguments lack what every job has.
+bool current_job(flux_plugin_t* p, flux_plugin_arg_t* args, mfprio::config::jobtap_job& j) {
+    int urgency = 0;
+    if (flux_plugin_arg_unpack(args, FLUX_PLUGIN_ARG_IN, "{s:i}", "urgency", &urgency) < 0) return false;
+    auto* f = static_cast<job_facts*>(flux_jobtap_job_aux_get(p, FLUX_JOBTAP_CURRENT_JOB, facts_key));
+    if (f == nullptr) {
+        auto read = read_facts(args);
+        if (!read) return false;
+        f = read.get();
+        if (flux_jobtap_job_aux_set(p, FLUX_JOBTAP_CURRENT_JOB, facts_key, f,
+                                    [](void* v) { delete static_cast<job_facts*>(v); }) == 0)
+            (void)read.release();
+        else
+            return false;
+    }
+    j.userid = f->userid;
     j.urgency = static_cast<std::uint8_t>(urgency < 0 ? 0 : urgency > 31 ? 31 : urgency);
-    j.t_submit = t_submit;
-    j.queue = queue != nullptr ? queue : "";
-    j.bank = bank != nullptr ? bank : "";
-    j.nnodes = nnodes;
-    j.ncores = (nnodes > 0 && exclusive) ? 0 : nslots * slot_size;
-    j.duration = duration;
+    j.t_submit = f->t_submit;
+    j.queue = f->queue;
+    j.bank = f->bank;
+    j.nnodes = f->nnodes;
+    j.ncores = f->ncores;
+    j.duration = f->duration;
     return true;
 }
 
+/// job.update: a jobspec-update; the job's facts are read again at its next computation.
+int update_cb(flux_plugin_t* p, const char*, flux_plugin_arg_t*, void*) {
+    (void)flux_jobtap_job_aux_set(p, FLUX_JOBTAP_CURRENT_JOB, facts_key, nullptr, nullptr);
+    return 0;
+}
+
 /// job.state.priority and job.priority.get: the job's priority under the policy in force.
-int priority_cb(flux_plugin_t*, const char*, flux_plugin_arg_t* args, void* data) {
+int priority_cb(flux_plugin_t* p, const char*, flux_plugin_arg_t* args, void* data) {
     auto& s = *static_cast<plugin_state*>(data);
     const auto start = clock_type::now();
     mfprio::config::jobtap_job j;
-    if (!current_job(args, j)) {
+    if (!current_job(p, args, j)) {
         flux_log(s.h, LOG_ERR, "mfprio_priority: %s", flux_plugin_arg_strerror(args));
         return -1;
     }
@@ -385,6 +429,7 @@ const flux_plugin_handler handlers[] = {
     {"job.state.priority", priority_cb, nullptr},
     {"job.priority.get", priority_cb, nullptr},
     {"plugin.query", query_cb, nullptr},
+    {"job.update", update_cb, nullptr},
     {nullptr, nullptr, nullptr},
 };
 

@@ -10,7 +10,8 @@
 #                      loaded with policy=flux-accounting on the same database: every pending
 #                      job's priority identical to the one mf_priority.so gave it
 #   plugin_site        a policy of its own (age, job size, queue, fair-share and urgency terms),
-#                      refreshed every 8 seconds, 60 more jobs submitted over 15 seconds
+#                      refreshed every 8 seconds, 60 more jobs submitted over 15 seconds, two
+#                      jobs moved to another queue (flux update) and two urgencies changed
 #   plugin_edited      the policy file edited (new weights), in force at the next query
 #   plugin_malformed   the file made malformed: the broker keeps running, its log names the file,
 #                      line and column, and the policy before stays in force; a fresh load of a
@@ -180,6 +181,13 @@ for ((b = 0; b < 6; b++)); do
     workload $((330 + b * 10)) 10 | submit_sized
     sleep 2.5
 done
+# An administrator's edits between refreshes: queues moved (the plugin reads the job again)
+# and urgencies changed (computed at once with the last refresh's numbers).
+mapfile -t some < <(flux jobs -A -n -o '{id.f58}' | sed -n '5p;50p;120p;200p')
+flux update "${some[0]}" queue=urgent
+flux update "${some[1]}" queue=batch
+flux job urgency "${some[2]}" 31
+flux job urgency "${some[3]}" 2
 twin plugin_site
 
 # 3. The file edited: in force at the next query.
