@@ -610,19 +610,26 @@ live_checks() {
     run_live Maui maui.sh '^live Maui: ' optional
 }
 
-# flux_plugin_check: examples/flux_priority's mfprio_priority.so built against the flux-core
-# on PATH (its pkg-config files beside it: -Dflux=enabled, the plugin's target alone), then
-# tests/live/flux_plugin.sh: the plugin in a real instance against flux-accounting's own plugin
-# and against `mfprio queue --live/--from --check`, about a minute.
+# flux_plugin_check: examples/flux_priority's mfprio_priority.so (and bench's
+# reprioritize_timer.so) built against the flux-core on PATH (its pkg-config files beside it:
+# -Dflux=enabled, those targets alone), then tests/live/flux_plugin.sh: the plugin in a real
+# instance against flux-accounting's own plugin and against `mfprio queue --live/--from
+# --check`, about a minute; then bench/flux_plugin/run.sh on 500 jobs, one round (it runs).
 flux_plugin_check() {
-    local log=$logdir/flux-plugin-build.log prefix
+    local log=$logdir/flux-plugin-build.log prefix build=$repo/build-flux
     prefix=$(dirname "$(dirname "$(command -v flux)")")
     say "mfprio_priority.so against $prefix"
     if PKG_CONFIG_PATH=$prefix/lib/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH} \
-        configure "$repo/build-flux" -Dflux=enabled -Dtests=false -Dbenchmarks=false -Dwerror=true >"$log" 2>&1 &&
-        ninja -C "$repo/build-flux" examples/flux_priority/mfprio_priority.so >>"$log" 2>&1; then
-        MFPRIO_FLUX_PLUGIN=$repo/build-flux/examples/flux_priority/mfprio_priority.so \
+        configure "$build" -Dflux=enabled -Dtests=false -Dbenchmarks=true -Dwerror=true >"$log" 2>&1 &&
+        ninja -C "$build" examples/flux_priority/mfprio_priority.so bench/reprioritize_timer.so >>"$log" 2>&1; then
+        MFPRIO_FLUX_PLUGIN=$build/examples/flux_priority/mfprio_priority.so \
             run_live Flux-plugin flux_plugin.sh '^live Flux plugin: '
+        if bash "$repo/bench/flux_plugin/run.sh" "$build/examples/flux_priority/mfprio_priority.so" \
+            "$build/bench/reprioritize_timer.so" 500 1 >"$logdir/flux-plugin-bench.log" 2>&1; then
+            pass "bench/flux_plugin/run.sh (500 jobs, one round)"
+        else
+            fail "bench/flux_plugin/run.sh: see $logdir/flux-plugin-bench.log"
+        fi
     else
         fail "live Flux plugin: mfprio_priority.so did not build (see $log)"
     fi
