@@ -16,6 +16,8 @@
 #   plugin_malformed   the file made malformed: the broker keeps running, its log names the file,
 #                      line and column, and the policy before stays in force; a fresh load of a
 #                      malformed policy fails and changes nothing
+#   plugin_core        flux-core's default plugin, then the flux-core preset: every priority
+#                      identical
 #
 # For each, `mfprio queue --live --check` inside the instance (the twin: what the plugin
 # computes, job by job, from what it reports) and the bundle it saved replayed with
@@ -217,4 +219,17 @@ elif ! flux dmesg | grep -qF "mfprio_priority: $work/bad.policy:2:1: age:" ||
     result "plugin_malformed: DIFFERS: a refused load did not log its place or changed the plugins: $(flux jobtap list | tr '\n' ' ')"
 else
     result "plugin_malformed: ok: a fresh load of a malformed policy fails, logged at its line, the loaded plugin untouched"
+fi
+
+# 5. The flux-core preset against flux-core's own default plugin, on the same jobs.
+flux jobtap remove mfprio_priority.so
+flux jobtap load .priority-default
+priorities >"$work/default.txt"
+flux jobtap load -r .priority-default "$plugin" policy=flux-core period=0
+priorities >"$work/core.txt"
+n=$(wc -l <"$work/default.txt")
+if ((n >= 390)) && cmp -s "$work/default.txt" "$work/core.txt"; then
+    result "plugin_core: ok: $n of $n pending jobs' priorities identical to flux-core's default plugin's"
+else
+    result "plugin_core: DIFFERS from flux-core's default: $(diff "$work/default.txt" "$work/core.txt" | grep -c '^>') of $n jobs"
 fi
