@@ -9,6 +9,8 @@
 #include <mfprio/model/flux_jobtap.hpp>
 #include <mfprio/queue/builtin.hpp>
 
+#include "cli.hpp"
+
 #include <string>
 #include <vector>
 
@@ -166,4 +168,35 @@ TEST_CASE("jobtap: the twin computes pending jobs only") {
     REQUIRE(p.size() == 2);
     CHECK(p[0] == 1994); // 100 x 20 + (10 - 16)
     CHECK_FALSE(p[1]);
+}
+
+TEST_CASE("jobtap: the captures of tests/live/flux_plugin.sh replayed: every pending job as Flux held it") {
+    // Captured by `mfprio queue --live --save` inside a real flux-core 0.88.0 instance with
+    // mfprio_priority.so loaded (flux-accounting 0.60.0's database of three bank levels):
+    // plugin_accounting under the flux-accounting preset, plugin_site under a five-term policy
+    // refreshed every 8 seconds (age, size, queue, fair-share, urgency; queues moved and
+    // urgencies changed between refreshes), plugin_edited after its weights changed,
+    // plugin_malformed with a malformed file refused and the policy before in force.
+    for (const char* name : {"plugin_accounting", "plugin_site", "plugin_edited", "plugin_malformed"}) {
+        CAPTURE(name);
+        const std::string dir = std::string(MFPRIO_TEST_DATA) + "/flux/" + name;
+        const std::vector<std::string_view> args{"--from", dir, "--check"};
+        const auto o = mfprio::cli::run_queue(args);
+        CHECK(o.status == 0);
+        CHECK(o.out.find(" pending jobs compared, 0 differ, queue order identical\n") != std::string::npos);
+        // The malformed file's error is said, with its place (line 8, column 23).
+        CHECK((o.err.find("site.policy:8:23: jobsize.favor_small: expected yes or no, not 'maybe'") != std::string::npos) ==
+              (std::string_view(name) == "plugin_malformed"));
+    }
+    // Another policy than the one in force: said on stderr, and every job differs.
+    const std::string dir = std::string(MFPRIO_TEST_DATA) + "/flux/plugin_site";
+    const std::vector<std::string_view> args{"--from", dir, "--check", "--policy", "flux-core"};
+    const auto o = mfprio::cli::run_queue(args);
+    CHECK(o.status == 1);
+    CHECK(o.err.find("mfprio_priority.so runs another policy than flux-core") != std::string::npos);
+    CHECK(o.out.find("check: 390 pending jobs compared, ") != std::string::npos);
+    CHECK(o.out.find(", 0 differ") == std::string::npos);
+    // The options of flux-accounting's plugin do not apply.
+    const std::vector<std::string_view> set{"--from", dir, "--set", "weight.queue=1"};
+    CHECK(mfprio::cli::run_queue(set).status == mfprio::cli::exit_usage);
 }
