@@ -26,18 +26,9 @@ if [[ ${1:-} != inner ]]; then
     timer=$(realpath "${2:?usage: run.sh PLUGIN TIMER [JOBS] [ROUNDS]}")
     work=$(mktemp -d "${TMPDIR:-/tmp}/mfprio-flux-bench.XXXXXX")
     trap 'rm -rf "$work"' EXIT
-    mkdir "$work/conf.d"
-    cat >"$work/R.json" <<'EOF'
-{"version": 1, "execution": {"R_lite": [{"rank": "0-7", "children": {"core": "0-3"}}], "starttime": 0, "expiration": 0, "nodelist": ["node[0-7]"]}}
-EOF
-    cat >"$work/conf.d/instance.toml" <<EOF
-[resource]
-noverify = true
-path = "$work/R.json"
-[queues.batch]
-[queues.debug]
-[queues.urgent]
-EOF
+    # shellcheck source=tests/live/flux_lib.sh
+    source "$live/flux_lib.sh"
+    eight_nodes "$work"
     exec timeout 3600 flux start --test-size=1 -o,--config-path="$work/conf.d" \
         bash "${BASH_SOURCE[0]}" inner "$work" "$plugin" "$timer" "${3:-10000}" "${4:-5}"
 fi
@@ -63,31 +54,7 @@ fairshare = 100000
 urgency = 500
 EOF
 echo "submitting $jobs jobs" >&2
-flux python -c '
-import base64, os, sys, flux, flux.job
-from flux.job import JobspecV1
-pairs = sys.argv[2].split()
-queues = ["batch", "debug", "urgent"]
-sizes = [(0, 1), (0, 3), (1, 2), (2, 8), (4, 4), (0, 6)]
-specs, handles, futures = {}, {}, []
-for i in range(int(sys.argv[1])):
-    k = (i * 5 + i // 16) % len(pairs)
-    uid, bank = pairs[k].split(":")
-    queue, (nodes, tasks) = queues[k % 3], sizes[i % len(sizes)]
-    key = (bank, queue, nodes, tasks)
-    if key not in specs:
-        js = JobspecV1.from_command(["true"], num_tasks=tasks, num_nodes=nodes if nodes else None)
-        js.setattr("system.queue", queue)
-        js.setattr("system.bank", bank)
-        specs[key] = base64.b64encode(js.dumps().encode()).decode()
-    if uid not in handles:
-        os.environ["FLUX_HANDLE_USERID"] = uid
-        handles[uid] = flux.Flux()
-    header = base64.b64encode(("version\0i1\0userid\0i%s\0mechanism\0snone\0" % uid).encode()).decode()
-    futures.append(flux.job.submit_async(handles[uid], header + "." + specs[key] + ".none", urgency=1 + (i * 7) % 30, pre_signed=True))
-for f in futures:
-    flux.job.submit_get_id(f)
-' "$jobs" "${three_level_pairs[*]}"
+sized_workload 0 "$jobs" | submit_sized
 flux jobtap remove mf_priority.so
 
 flux python -c '

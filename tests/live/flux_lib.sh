@@ -1,7 +1,25 @@
-# Sourced by tests/live/flux.sh and tests/live/flux_admin.sh inside a one-broker Flux instance:
-# flux-accounting set up as an administrator does it, jobs submitted for other users, and the
-# meta file and manifest of a bundle. Callers set `db` (the accounting database's path) and
-# `here` (this directory) first.
+# Sourced by tests/live/flux.sh, flux_admin.sh, flux_plugin.sh and bench's Flux scripts inside
+# a one-broker Flux instance: flux-accounting set up as an administrator does it, jobs submitted
+# for other users, and the meta file and manifest of a bundle. Callers set `db` (the accounting
+# database's path) and `here` (this directory) first. (eight_nodes runs before the instance.)
+
+# Writes DIR/R.json and DIR/conf.d/instance.toml: an instance of eight 4-core nodes (ranks 1-7
+# never come up: with scheduling stopped jobs only wait) and the queues batch, debug and
+# urgent. Start it with `flux start --test-size=1 -o,--config-path=DIR/conf.d`.
+eight_nodes() { # dir
+    mkdir -p "$1/conf.d"
+    cat >"$1/R.json" <<'EOF'
+{"version": 1, "execution": {"R_lite": [{"rank": "0-7", "children": {"core": "0-3"}}], "starttime": 0, "expiration": 0, "nodelist": ["node[0-7]"]}}
+EOF
+    cat >"$1/conf.d/instance.toml" <<EOF
+[resource]
+noverify = true
+path = "$1/R.json"
+[queues.batch]
+[queues.debug]
+[queues.urgent]
+EOF
+}
 
 # Creates the database, starts flux-accounting's service, loads its priority plugin in place
 # of flux-core's and stops scheduling (no job runs: they stay pending).
@@ -175,4 +193,43 @@ for d in flux.job.JobKVSLookup(h, [j["id"] for j in jobs], keys=["eventlog", "jo
         { "$mfprio" queue --live --check >"$work/live-$1.txt" 2>&1 || true; }
         printf 'live Flux: %s: queue --live: %s\n' "$1" "$(tail -1 "$work/live-$1.txt")" >>"$work/live-check.txt"
     fi
+}
+
+# Submits each line of standard input, `uid bank queue urgency nodes tasks`, for user uid
+# under flux-core's unsigned "none" envelope (only the instance owner may), one handle per
+# user, in one Python process. nodes 0: the jobspec names no nodes.
+submit_sized() {
+    flux python -c '
+import base64, os, sys, flux, flux.job
+from flux.job import JobspecV1
+specs, handles, futures = {}, {}, []
+for line in sys.stdin:
+    uid, bank, queue, urgency, nodes, tasks = line.split()
+    key = (bank, queue, nodes, tasks)
+    if key not in specs:
+        n = int(nodes)
+        js = JobspecV1.from_command(["true"], num_tasks=int(tasks), num_nodes=n if n else None)
+        js.setattr("system.queue", queue)
+        js.setattr("system.bank", bank)
+        specs[key] = base64.b64encode(js.dumps().encode()).decode()
+    if uid not in handles:
+        os.environ["FLUX_HANDLE_USERID"] = uid
+        handles[uid] = flux.Flux()
+    header = base64.b64encode(("version\0i1\0userid\0i%s\0mechanism\0snone\0" % uid).encode()).decode()
+    futures.append(flux.job.submit_async(handles[uid], header + "." + specs[key] + ".none", urgency=int(urgency), pre_signed=True))
+for f in futures:
+    flux.job.submit_get_id(f)
+'
+}
+
+# COUNT jobs for submit_sized from job number FIRST, over three_level_pairs: each association
+# in one queue of its own (so that mf_priority.so's per-association queue factor is each job's
+# queue), urgencies 0-31, sizes from one core to four whole nodes.
+sized_workload() { # first count
+    local i k queues=(batch debug urgent) sizes=("0 1" "0 3" "1 2" "2 8" "4 4" "0 6")
+    for ((i = $1; i < $1 + $2; i++)); do
+        k=$(((i * 5 + i / 16) % ${#three_level_pairs[@]}))
+        printf '%s %s %s %d %s\n' "${three_level_pairs[$k]%%:*}" "${three_level_pairs[$k]#*:}" "${queues[$((k % 3))]}" \
+            $(((i * 7) % 32)) "${sizes[$((i % ${#sizes[@]}))]}"
+    done
 }

@@ -47,19 +47,9 @@ if [[ ${1:-} != inner ]]; then
     out=$(cd "$out" && pwd)
     work=$(mktemp -d "${TMPDIR:-/tmp}/mfprio-flux-plugin.XXXXXX")
     trap 'rm -rf "$work"' EXIT
-    mkdir "$work/conf.d"
-    # Eight nodes of four cores (ranks 1-7 never come up: jobs only wait), three queues.
-    cat >"$work/R.json" <<'EOF'
-{"version": 1, "execution": {"R_lite": [{"rank": "0-7", "children": {"core": "0-3"}}], "starttime": 0, "expiration": 0, "nodelist": ["node[0-7]"]}}
-EOF
-    cat >"$work/conf.d/instance.toml" <<EOF
-[resource]
-noverify = true
-path = "$work/R.json"
-[queues.batch]
-[queues.debug]
-[queues.urgent]
-EOF
+    # shellcheck source=tests/live/flux_lib.sh
+    source "$here/flux_lib.sh"
+    eight_nodes "$work"
     status=0
     timeout 900 flux start --test-size=1 -o,--config-path="$work/conf.d" \
         bash "${BASH_SOURCE[0]}" inner "$out" "$work" "$mfprio" "$plugin" || status=$?
@@ -87,49 +77,21 @@ source "$here/flux_lib.sh"
 accounting_start
 three_level_accounts
 
-# Submits each line of standard input, `uid bank queue urgency nodes tasks`, for user uid
-# under flux-core's unsigned "none" envelope (only the instance owner may), one handle per
-# user, in one Python process. nodes 0: the jobspec names no nodes.
-submit_sized() {
-    flux python -c '
-import base64, os, sys, flux, flux.job
-from flux.job import JobspecV1
-specs, handles, futures = {}, {}, []
-for line in sys.stdin:
-    uid, bank, queue, urgency, nodes, tasks = line.split()
-    key = (bank, queue, nodes, tasks)
-    if key not in specs:
-        n = int(nodes)
-        js = JobspecV1.from_command(["true"], num_tasks=int(tasks), num_nodes=n if n else None)
-        js.setattr("system.queue", queue)
-        js.setattr("system.bank", bank)
-        specs[key] = base64.b64encode(js.dumps().encode()).decode()
-    if uid not in handles:
-        os.environ["FLUX_HANDLE_USERID"] = uid
-        handles[uid] = flux.Flux()
-    header = base64.b64encode(("version\0i1\0userid\0i%s\0mechanism\0snone\0" % uid).encode()).decode()
-    futures.append(flux.job.submit_async(handles[uid], header + "." + specs[key] + ".none", urgency=int(urgency), pre_signed=True))
-for f in futures:
-    flux.job.submit_get_id(f)
-'
-}
-
-# N jobs from job number FIRST: every association, each in one queue of its own (so that
-# mf_priority.so's per-association queue factor is each job's queue), urgencies 0-31, sizes
-# from one core to four whole nodes.
-queues=(batch debug urgent)
-sizes=("0 1" "0 3" "1 2" "2 8" "4 4" "0 6")
-workload() { # first count
-    local i k
-    for ((i = $1; i < $1 + $2; i++)); do
-        k=$(((i * 5 + i / 16) % ${#three_level_pairs[@]}))
-        printf '%s %s %s %d %s\n' "${three_level_pairs[$k]%%:*}" "${three_level_pairs[$k]#*:}" "${queues[$((k % 3))]}" \
-            $(((i * 7) % 32)) "${sizes[$((i % ${#sizes[@]}))]}"
-    done
-}
-
 # Each pending job's id and priority, sorted by id.
 priorities() { flux jobs -A -n -o '{id.dec} {priority}' | sort; }
+
+# Whether every pending job's priority in file AFTER is the one in BEFORE (priorities' output),
+# at least MIN jobs: a result line for scenario NAME either way.
+same_priorities() { # name min before after what
+    local n
+    n=$(wc -l <"$3")
+    if ((n >= $2)) && cmp -s "$3" "$4"; then
+        result "$1: ok: $n of $n pending jobs' priorities identical to $5"
+    else
+        result "$1: DIFFERS from $5: $(diff "$3" "$4" | grep -c '^>') of $n jobs"
+        diff "$3" "$4" | head -n 20 >>"$work/results.txt" || true
+    fi
+}
 
 # `mfprio queue --live --check --save OUT/NAME` inside the instance, then the bundle replayed.
 twin() { # name [mfprio options]
@@ -153,19 +115,13 @@ twin() { # name [mfprio options]
 # from the default: the preset takes the database's weights) and jobs.
 flux account edit-factor --factor=bank --weight=1000
 update # (as the instance's rc1 sends it at start: the plugin holds the data when jobs arrive)
-workload 0 330 | submit_sized
+sized_workload 0 330 | submit_sized
 update
 priorities >"$work/mf_priority.txt"
 flux jobtap remove mf_priority.so
 flux jobtap load "$plugin" policy=flux-accounting db="$db" period=0
 priorities >"$work/preset.txt"
-n=$(wc -l <"$work/mf_priority.txt")
-if ((n >= 330)) && cmp -s "$work/mf_priority.txt" "$work/preset.txt"; then
-    result "plugin_accounting: ok: $n of $n pending jobs' priorities identical to mf_priority.so's"
-else
-    result "plugin_accounting: DIFFERS from mf_priority.so: $(diff "$work/mf_priority.txt" "$work/preset.txt" | grep -c '^>') of $n jobs"
-    diff "$work/mf_priority.txt" "$work/preset.txt" | head -n 20 >>"$work/results.txt" || true
-fi
+same_priorities plugin_accounting 330 "$work/mf_priority.txt" "$work/preset.txt" "mf_priority.so's"
 twin plugin_accounting --policy flux-accounting
 
 # 2. A policy of the site's own, refreshed every 8 seconds, jobs arriving between refreshes.
@@ -180,7 +136,7 @@ urgency = 500
 EOF
 flux jobtap load -r mfprio_priority.so "$plugin" policy="$work/site.policy" db="$db" period=8
 for ((b = 0; b < 6; b++)); do
-    workload $((330 + b * 10)) 10 | submit_sized
+    sized_workload $((330 + b * 10)) 10 | submit_sized
     sleep 2.5
 done
 # An administrator's edits between refreshes: queues moved (the plugin reads the job again)
@@ -227,9 +183,4 @@ flux jobtap load .priority-default
 priorities >"$work/default.txt"
 flux jobtap load -r .priority-default "$plugin" policy=flux-core period=0
 priorities >"$work/core.txt"
-n=$(wc -l <"$work/default.txt")
-if ((n >= 390)) && cmp -s "$work/default.txt" "$work/core.txt"; then
-    result "plugin_core: ok: $n of $n pending jobs' priorities identical to flux-core's default plugin's"
-else
-    result "plugin_core: DIFFERS from flux-core's default: $(diff "$work/default.txt" "$work/core.txt" | grep -c '^>') of $n jobs"
-fi
+same_priorities plugin_core 390 "$work/default.txt" "$work/core.txt" "flux-core's default plugin's"
