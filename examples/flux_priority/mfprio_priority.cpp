@@ -52,6 +52,7 @@ struct plugin_state {
     double period = default_period;
     std::string database;
     std::string database_error;
+    bool resources_read = true; ///< the last refresh read resource.R
     mfprio::config::jobtap_model model;
     mfprio::flux::context ctx;
     std::uint64_t generation = 0;
@@ -194,9 +195,11 @@ void read_inputs(plugin_state& s) {
     in.now = static_cast<std::int64_t>(std::time(nullptr));
     in.nodes = s.model.inputs().nodes;
     in.cores = s.model.inputs().cores;
-    if (!read_resources(s.h, in.nodes, in.cores))
+    const bool sized = read_resources(s.h, in.nodes, in.cores);
+    if (!sized && s.resources_read) // (said once, until it can be read again)
         flux_log(s.h, LOG_ERR, "mfprio_priority: resource.R cannot be read: the instance's size stays %u nodes, %u cores",
                  in.nodes, in.cores);
+    s.resources_read = sized;
     if (!s.database.empty()) {
         std::string e = read_database(s.database, in);
         if (!e.empty()) {
