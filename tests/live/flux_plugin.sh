@@ -141,11 +141,11 @@ for ((b = 0; b < 6; b++)); do
 done
 # An administrator's edits between refreshes: queues moved (the plugin reads the job again)
 # and urgencies changed (computed at once with the last refresh's numbers).
-mapfile -t some < <(flux jobs -A -n -o '{id.f58}' | sed -n '5p;50p;120p;200p')
-flux update "${some[0]}" queue=urgent
-flux update "${some[1]}" queue=batch
-flux job urgency "${some[2]}" 31
-flux job urgency "${some[3]}" 2
+flux jobs -A -n -o '{id.f58} {queue} {urgency}' >"$work/pending.txt"
+flux update "$(awk '$2 == "batch" { print $1; exit }' "$work/pending.txt")" queue=urgent
+flux update "$(awk '$2 == "urgent" { print $1; exit }' "$work/pending.txt")" queue=batch
+flux job urgency "$(awk '$3 != 31 { print $1; exit }' "$work/pending.txt")" 31
+flux job urgency "$(awk '$3 != 2 && $3 != 31 { n++ } n == 2 { print $1; exit }' "$work/pending.txt")" 2
 twin plugin_site
 
 # 3. The file edited: in force at the next query.
