@@ -45,14 +45,7 @@ source "$live/flux_lib.sh"
 accounting_start
 three_level_accounts
 update
-cat >"$work/site.policy" <<'EOF'
-age = 40000
-age.max_age = 2
-jobsize = 20000
-queue = 1000
-fairshare = 100000
-urgency = 500
-EOF
+five_term_policy "$work/site.policy"
 echo "submitting $jobs jobs" >&2
 sized_workload 0 "$jobs" | submit_sized
 flux jobtap remove mf_priority.so

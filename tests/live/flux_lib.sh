@@ -222,6 +222,21 @@ for f in futures:
 '
 }
 
+# Writes FILE: the five-term policy of flux_plugin.sh and bench/flux_plugin/run.sh for
+# mfprio_priority.so (age over two minutes, size against the instance, the queue's priority,
+# fair-share, urgency).
+five_term_policy() { # file
+    cat >"$1" <<'EOF'
+# age over two minutes, size against the instance, the queue's priority, fair-share, urgency
+age = 40000
+age.max_age = 2
+jobsize = 20000
+queue = 1000
+fairshare = 100000
+urgency = 500
+EOF
+}
+
 # COUNT jobs for submit_sized from job number FIRST, over three_level_pairs: each association
 # in one queue of its own (so that mf_priority.so's per-association queue factor is each job's
 # queue), urgencies 0-31, sizes from one core to four whole nodes.

@@ -125,15 +125,7 @@ same_priorities plugin_accounting 330 "$work/mf_priority.txt" "$work/preset.txt"
 twin plugin_accounting --policy flux-accounting
 
 # 2. A policy of the site's own, refreshed every 8 seconds, jobs arriving between refreshes.
-cat >"$work/site.policy" <<'EOF'
-# age over two minutes, size against the instance, the queue's priority, fair-share, urgency
-age = 40000
-age.max_age = 2
-jobsize = 20000
-queue = 1000
-fairshare = 100000
-urgency = 500
-EOF
+five_term_policy "$work/site.policy"
 flux jobtap load -r mfprio_priority.so "$plugin" policy="$work/site.policy" db="$db" period=8
 for ((b = 0; b < 6; b++)); do
     sized_workload $((330 + b * 10)) 10 | submit_sized
