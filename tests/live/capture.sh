@@ -8,7 +8,8 @@
 # With MFPRIO (the mfprio tool), also runs `mfprio sprio --live` and `mfprio sshare --live`
 # with the same options as the expected outputs, into OUT/mfprio/ (same file names), and
 # `mfprio sprio --live --save OUT/saved`. All of it must happen within one recalculation
-# period: when slurmctld recalculated meanwhile, the capture is taken again (three tries).
+# period: when slurmctld recalculated meanwhile, or a job changed (its state, times, stored
+# priority or partition), the capture is taken again (three tries).
 #
 # sprio shows the factors of slurmctld's last recalculation, not of the moment it runs; that
 # time is in StateSaveLocation/priority_last_decay_ran (two packed 64-bit times: the last
@@ -43,6 +44,9 @@ squeue_format="JobID:0|,JobArrayID:0|,UserName:0|,Account:0|,Partition:0|,QOS:0|
 # config::sprio_listing_format: what sprio prints of every job's factors (mfprio's --live
 # runs the same; --verify compares with it).
 sprio_format="%i|%r|%Y|%S|%A|%B|%F|%J|%P|%Q|%N|%T"
+
+# What capture_once compares before and after.
+jobs_state="JobID:0|,State:0|,EligibleTime:0|,AccrueTime:0|,PriorityLong:0|,Partition:0"
 
 last_pass() { od -An -tx1 -N8 "$stamp" 2>/dev/null | tr -d ' \n'; }
 
@@ -81,6 +85,8 @@ capture_once() {
 
     rm -rf "$out"
     mkdir -p "$out/expected"
+    # Each job's state, times and stored priority before and after: a capture is one moment.
+    squeue -a -r -h -t all -O "$jobs_state" >"$dir/jobs_before"
     # The inputs.
     squeue -a --json >"$out/squeue.json"
     scontrol show job >"$out/scontrol_show_job.txt"
@@ -127,12 +133,21 @@ capture_once() {
         "$mfprio" sshare --live -A chem,theory -l >"$out/mfprio/sshare_A_chem_theory_l.txt"
         "$mfprio" sprio --live --save "$out/saved" >/dev/null
     fi
-    [[ $(last_pass) == "$pass" ]]
+    [[ $(last_pass) == "$pass" ]] || return 1
+    # A job that changed meanwhile (the scheduler's first look after a restart, an accrue
+    # time set) makes the outputs of different moments: the changed rows are shown.
+    squeue -a -r -h -t all -O "$jobs_state" >"$dir/jobs_after"
+    if ! cmp -s "$dir/jobs_before" "$dir/jobs_after"; then
+        echo "capture.sh: jobs changed during the capture:" >&2
+        diff "$dir/jobs_before" "$dir/jobs_after" >&2 || true
+        return 1
+    fi
+    rm -f "$dir/jobs_before" "$dir/jobs_after"
 }
 
 for try in 1 2 3; do
     capture_once && exit 0
-    echo "capture.sh: slurmctld recalculated during the capture (try $try); again" >&2
+    echo "capture.sh: slurmctld recalculated or a job changed during the capture (try $try); again" >&2
 done
 echo "capture.sh: no capture within one recalculation period in three tries" >&2
 exit 1

@@ -125,6 +125,10 @@ for scenario in fair_tree classic reconfigured; do
     else
         echo "live Slurm: $scenario: --verify found differences:" >&2
         cat "$w/verify.out" "$w/verify.err" >&2
+        # The evidence: squeue's rows of the jobs named.
+        for j in $(sed -n 's/^job \([0-9_]*\).*/\1/p' "$w/verify.out" | sort -u); do
+            grep "^$j|" "$b/saved/squeue.txt" >&2 || true
+        done
         differences=$((differences + 1))
     fi
     # sprio's own output changed by hand (one factor of one row): --verify must say so.
