@@ -76,11 +76,13 @@ template <class T>
     return static_cast<std::uint32_t>(~b >> 32);           // descending
 }
 
-/// Sorts [b, e) in `sibling_order` order. Large groups: a stable LSD radix sort on the
-/// coarse key (4 byte passes, a pass skipped when all entries share the digit) with the index
-/// as payload, then each run of equal coarse keys sorted exactly. `key_of(x)` is entry x's
-/// `coarse_descending_key` (computed here, or read where the caller kept it). `tmp_a` and
-/// `tmp_b` hold at least e - b entries. Small groups: a plain comparison sort.
+/// Sorts [b, e) in `sibling_order` order. Large groups: a stable LSD radix sort, index as
+/// payload, on the top 16 bits of each coarse key's distance from the group's smallest (two
+/// byte passes, a pass skipped when all entries share the digit; the bit patterns of doubles
+/// are close to logarithmic, so the keys spread over the group's range of magnitudes), then
+/// each run of equal keys sorted exactly. `key_of(x)` is entry x's `coarse_descending_key`
+/// (computed here, or read where the caller kept it). `tmp_a` and `tmp_b` hold at least
+/// e - b entries. Small groups: a plain comparison sort.
 template <class T, class KeyOf>
 void sort_siblings_by(std::uint32_t* b, std::uint32_t* e, const sibling_order<T>& before, KeyOf key_of,
                       std::uint64_t* tmp_a, std::uint64_t* tmp_b) noexcept {
@@ -89,18 +91,25 @@ void sort_siblings_by(std::uint32_t* b, std::uint32_t* e, const sibling_order<T>
         std::sort(b, e, before);
         return;
     }
-    std::uint32_t hist[4][256] = {};
+    std::uint32_t lo = 0xffffffffu, hi = 0;
     for (std::size_t i = 0; i < m; ++i) {
         const std::uint32_t k = key_of(b[i]);
         tmp_a[i] = (std::uint64_t{k} << 32) | b[i];
+        lo = std::min(lo, k);
+        hi = std::max(hi, k);
+    }
+    const unsigned width = static_cast<unsigned>(std::bit_width(hi - lo));
+    const unsigned drop = width > 16 ? width - 16 : 0;
+    std::uint32_t hist[2][256] = {};
+    for (std::size_t i = 0; i < m; ++i) {
+        const std::uint32_t k = (static_cast<std::uint32_t>(tmp_a[i] >> 32) - lo) >> drop;
+        tmp_a[i] = (std::uint64_t{k} << 32) | static_cast<std::uint32_t>(tmp_a[i]);
         ++hist[0][k & 255u];
-        ++hist[1][(k >> 8) & 255u];
-        ++hist[2][(k >> 16) & 255u];
-        ++hist[3][k >> 24];
+        ++hist[1][k >> 8];
     }
     std::uint64_t* src = tmp_a;
     std::uint64_t* dst = tmp_b;
-    for (unsigned pass = 0; pass < 4; ++pass) {
+    for (unsigned pass = 0; pass < 2; ++pass) {
         const unsigned shift = 32 + 8 * pass;
         if (hist[pass][(src[0] >> shift) & 255u] == m) continue; // one digit for all
         std::uint32_t offset[256];
