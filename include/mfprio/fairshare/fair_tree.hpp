@@ -76,40 +76,26 @@ template <class T>
     return static_cast<std::uint32_t>(~b >> 32);           // descending
 }
 
-/// Sorts [b, e) in `sibling_order` order. Large groups: a stable LSD radix sort, index as
-/// payload, on the top 16 bits of each coarse key's distance from the group's smallest (two
-/// byte passes, a pass skipped when all entries share the digit; the bit patterns of doubles
-/// are close to logarithmic, so the keys spread over the group's range of magnitudes), then
-/// each run of equal keys sorted exactly. `key_of(x)` is entry x's `coarse_descending_key`
-/// (computed here, or read where the caller kept it). `tmp_a` and `tmp_b` hold at least
-/// e - b entries. Small groups: a plain comparison sort.
-template <class T, class KeyOf>
-void sort_siblings_by(std::uint32_t* b, std::uint32_t* e, const sibling_order<T>& before, KeyOf key_of,
-                      std::uint64_t* tmp_a, std::uint64_t* tmp_b) noexcept {
-    const auto m = static_cast<std::size_t>(e - b);
-    if (m < 64) {
-        std::sort(b, e, before);
-        return;
-    }
-    std::uint32_t lo = 0xffffffffu, hi = 0;
+/// The LSD radix sort of `sort_siblings_by`: entry i of [b, b + m) goes into `src` as
+/// key(b[i]) in the high half and b[i] in the low, then is stably sorted on the key's low
+/// 8 * `Passes` bits (through `dst`), a pass skipped when all entries share its digit; returns
+/// the buffer (`src` or `dst`) that holds the result.
+template <unsigned Passes, class Key>
+    requires(Passes == 2 || Passes == 4)
+[[nodiscard, gnu::always_inline]] inline std::uint64_t* radix_passes(const std::uint32_t* b, std::size_t m, Key key, std::uint64_t* src,
+                                          std::uint64_t* dst) noexcept {
+    std::uint32_t hist[Passes][256] = {};
     for (std::size_t i = 0; i < m; ++i) {
-        const std::uint32_t k = key_of(b[i]);
-        tmp_a[i] = (std::uint64_t{k} << 32) | b[i];
-        lo = std::min(lo, k);
-        hi = std::max(hi, k);
-    }
-    const unsigned width = static_cast<unsigned>(std::bit_width(hi - lo));
-    const unsigned drop = width > 16 ? width - 16 : 0;
-    std::uint32_t hist[2][256] = {};
-    for (std::size_t i = 0; i < m; ++i) {
-        const std::uint32_t k = (static_cast<std::uint32_t>(tmp_a[i] >> 32) - lo) >> drop;
-        tmp_a[i] = (std::uint64_t{k} << 32) | static_cast<std::uint32_t>(tmp_a[i]);
+        const std::uint32_t k = key(b[i]);
+        src[i] = (std::uint64_t{k} << 32) | b[i];
         ++hist[0][k & 255u];
-        ++hist[1][k >> 8];
+        ++hist[1][(k >> 8) & 255u];
+        if constexpr (Passes == 4) {
+            ++hist[2][(k >> 16) & 255u];
+            ++hist[3][k >> 24];
+        }
     }
-    std::uint64_t* src = tmp_a;
-    std::uint64_t* dst = tmp_b;
-    for (unsigned pass = 0; pass < 2; ++pass) {
+    for (unsigned pass = 0; pass < Passes; ++pass) {
         const unsigned shift = 32 + 8 * pass;
         if (hist[pass][(src[0] >> shift) & 255u] == m) continue; // one digit for all
         std::uint32_t offset[256];
@@ -120,6 +106,39 @@ void sort_siblings_by(std::uint32_t* b, std::uint32_t* e, const sibling_order<T>
         }
         for (std::size_t i = 0; i < m; ++i) dst[offset[(src[i] >> shift) & 255u]++] = src[i];
         std::swap(src, dst);
+    }
+    return src;
+}
+
+/// Sorts [b, e) in `sibling_order` order. Large groups: a stable LSD radix sort on the coarse
+/// key with the index as payload, then each run of equal keys sorted exactly. Groups of up to
+/// 4,096 sort on the top 16 bits of each key's distance from the group's smallest (two byte
+/// passes: the bit patterns of doubles are close to logarithmic, so 16 bits over the group's
+/// own range of magnitudes separate almost every entry); larger ones on the whole key (four,
+/// a pass skipped when all entries share its digit). `key_of(x)` is entry x's
+/// `coarse_descending_key` (computed here, or read where the caller kept it). `tmp_a` and
+/// `tmp_b` hold at least e - b entries. Small groups: a plain comparison sort.
+template <class T, class KeyOf>
+void sort_siblings_by(std::uint32_t* b, std::uint32_t* e, const sibling_order<T>& before, KeyOf key_of,
+                      std::uint64_t* tmp_a, std::uint64_t* tmp_b) noexcept {
+    const auto m = static_cast<std::size_t>(e - b);
+    if (m < 64) {
+        std::sort(b, e, before);
+        return;
+    }
+    const std::uint64_t* src = nullptr;
+    if (m <= 4096) {
+        std::uint32_t lo = 0xffffffffu, hi = 0;
+        for (std::size_t i = 0; i < m; ++i) {
+            const std::uint32_t k = key_of(b[i]);
+            lo = std::min(lo, k);
+            hi = std::max(hi, k);
+        }
+        const auto width = static_cast<unsigned>(std::bit_width(hi - lo));
+        const unsigned drop = width > 16 ? width - 16 : 0;
+        src = radix_passes<2>(b, m, [&](std::uint32_t x) noexcept { return (key_of(x) - lo) >> drop; }, tmp_a, tmp_b);
+    } else {
+        src = radix_passes<4>(b, m, key_of, tmp_a, tmp_b);
     }
     for (std::size_t i = 0; i < m;) {
         const std::uint64_t key = src[i] >> 32;
