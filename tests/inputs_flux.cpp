@@ -212,6 +212,25 @@ TEST_CASE("flux readers: a bad value is refused at its file, line and column") {
           "q.json:1:33: \"priority\": '2147483648' is not an integer from -2147483648 to 2147483647");
     CHECK(err(mfprio::inputs::flux_banks_from("[{\"bank\": \"root\", \"priority\": 1e301}]", "b.json")) ==
           "b.json:1:31: \"priority\": '1e301' is not a number from -1e+300 to 1e+300");
+    // A job's size and time limit (flux-core's job-list: nnodes and ncores are counts, -1 or
+    // absent until known; duration in seconds, 0 for none): columns counted by hand, the
+    // value's first character.
+    CHECK(err(mfprio::inputs::flux_jobs_from("{\"jobs\": [{\"id\": 7, \"nnodes\": 4294967296}]}", "jobs.json")) ==
+          "jobs.json:1:31: \"nnodes\": '4294967296' is not a count of nodes");
+    CHECK(err(mfprio::inputs::flux_jobs_from("{\"jobs\": [{\"id\": 7, \"duration\": -5}]}", "jobs.json")) ==
+          "jobs.json:1:33: \"duration\": '-5' is not a duration in seconds");
+    const std::string head = "JOBID UID URG PRI STATE NNODES NCORES DURATION\n";
+    CHECK(err(mfprio::inputs::flux_jobs_text_from(head + "7 5001 16 16 SCHED x 4 60\n", "t")) ==
+          "t:2:20: NNODES: 'x' is not a count of nodes");
+    CHECK(err(mfprio::inputs::flux_jobs_text_from(head + "7 5001 16 16 SCHED 2 -2 60\n", "t")) ==
+          "t:2:22: NCORES: '-2' is not a count of cores");
+    CHECK(err(mfprio::inputs::flux_jobs_text_from(head + "7 5001 16 16 SCHED 2 4 1e16\n", "t")) ==
+          "t:2:24: DURATION: '1e16' is not a duration in seconds");
+    // Not known yet: an empty field, or -1 as job-list gives it.
+    const auto known = mfprio::inputs::flux_jobs_text_from(head + "7 5001 16 16 SCHED  -1 0\n", "t");
+    REQUIRE(known);
+    CHECK((*known)[0].nnodes == 0);
+    CHECK((*known)[0].ncores == 0);
 }
 
 TEST_CASE("flux readers: flux jobs -o text, ids in f58 and decimal, users by id, state letters") {

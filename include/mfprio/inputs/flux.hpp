@@ -518,8 +518,9 @@ namespace detail {
 
 /// `flux jobs -A -a -o FORMAT` with its header line, the fields separated by single spaces as
 /// FORMAT gives them (an empty queue or bank is an empty field): JOBID ({id}, {id.f58} or
-/// {id.dec}), UID or USER, URG, PRI, STATE or S ({state_single}), QUEUE, BANK and T_SUBMIT
-/// (epoch seconds); other columns are skipped. JOBID, UID (or USER known to `users`), URG
+/// {id.dec}), UID or USER, URG, PRI, STATE or S ({state_single}), QUEUE, BANK, T_SUBMIT
+/// (epoch seconds), NNODES and NCORES (counts; empty or -1 while not known) and DURATION
+/// (seconds); other columns are skipped. JOBID, UID (or USER known to `users`), URG
 /// and STATE (or S) are needed. An empty PRI is a job without a priority yet.
 [[nodiscard]] inline expected<std::vector<config::flux_job_row>> flux_jobs_text_from(std::string_view text, std::string_view file,
                                                                                     std::span<const config::flux_user_row> users = {}) {
