@@ -130,8 +130,7 @@ outcome run_jobtap_twin(outcome o, const inputs::flux_bundle& b, const std::stri
             o.err += "mfprio queue: job " + flux_f58(*explain) + " is not among the pending jobs of the bundle\n";
             return o;
         }
-        const config::jobtap_job x{k->userid, k->urgency, k->t_submit, k->queue, k->bank, k->nnodes, k->ncores, k->duration};
-        const flux::job j = model.job(x);
+        const flux::job j = model.job(inputs::jobtap_job_of(*k));
         o.out = detail::explain_policy_job(j, flux_f58(k->id), report::flux_user(*k), engine->explain(j, model.context())) +
                 "  (at " + std::to_string(r.inputs.now) + ", mfprio_priority.so's last refresh)\n";
         return o;

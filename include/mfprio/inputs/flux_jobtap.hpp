@@ -217,6 +217,11 @@ private:
     return config::jobtap_engine(*text, config::jobtap_policy_name(policy), r.inputs);
 }
 
+/// What the plugin knows of a job, from its row of `flux jobs`.
+[[nodiscard]] inline config::jobtap_job jobtap_job_of(const config::flux_job_row& j) {
+    return {j.userid, j.urgency, j.t_submit, j.queue, j.bank, j.nnodes, j.ncores, j.duration};
+}
+
 /// The priority the plugin gives each pending job of `jobs` (others: none), from the numbers of
 /// `model` (the report's) and `engine`.
 [[nodiscard]] inline std::vector<std::optional<std::int64_t>> jobtap_priorities(std::span<const config::flux_job_row> jobs,
@@ -227,16 +232,7 @@ private:
     for (std::size_t k = 0; k < jobs.size(); ++k) {
         const auto& j = jobs[k];
         if (!j.pending()) continue;
-        config::jobtap_job x;
-        x.userid = j.userid;
-        x.urgency = j.urgency;
-        x.t_submit = j.t_submit;
-        x.queue = j.queue;
-        x.bank = j.bank;
-        x.nnodes = j.nnodes;
-        x.ncores = j.ncores;
-        x.duration = j.duration;
-        out[k] = engine.priority(model.job(x), ctx).value;
+        out[k] = engine.priority(model.job(jobtap_job_of(j)), ctx).value;
     }
     return out;
 }
