@@ -52,6 +52,7 @@ struct plugin_state {
     double period = default_period;
     std::string database;
     std::string database_error;
+    bool database_read = false; ///< the database was read once
     bool resources_read = true; ///< the last refresh read resource.R
     mfprio::config::jobtap_model model;
     mfprio::flux::context ctx;
@@ -77,7 +78,9 @@ std::optional<std::string> policy_text_of(plugin_state& s) {
     auto t = mfprio::config::jobtap_policy_text(s.policy);
     if (!t) {
         const std::string e = t.error().to_string();
-        if (e != s.policy_error) flux_log(s.h, LOG_ERR, "mfprio_priority: %s (the policy in force stays)", e.c_str());
+        if (e != s.policy_error)
+            flux_log(s.h, LOG_ERR, "mfprio_priority: %s (%s)", e.c_str(),
+                     s.engine ? "the policy in force stays" : "the plugin is not loaded");
         s.policy_error = e;
         return std::nullopt;
     }
@@ -203,12 +206,15 @@ void read_inputs(plugin_state& s) {
     if (!s.database.empty()) {
         std::string e = read_database(s.database, in);
         if (!e.empty()) {
-            if (e != s.database_error) flux_log(s.h, LOG_ERR, "mfprio_priority: %s (the tables read before stay)", e.c_str());
+            if (e != s.database_error)
+                flux_log(s.h, LOG_ERR, "mfprio_priority: %s (%s)", e.c_str(),
+                         s.database_read ? "the tables read before stay" : "no table read yet: their terms are 0");
             in.queues = s.model.inputs().queues;
             in.banks = s.model.inputs().banks;
             in.associations = s.model.inputs().associations;
             in.weights = s.model.inputs().weights;
         }
+        s.database_read = s.database_read || e.empty();
         s.database_error = std::move(e);
     }
     const bool reweigh = in.weights != s.model.inputs().weights;

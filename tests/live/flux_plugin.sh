@@ -16,6 +16,9 @@
 #   plugin_malformed   the file made malformed: the broker keeps running, its log names the file,
 #                      line and column, and the policy before stays in force; a fresh load of a
 #                      malformed policy fails and changes nothing
+#   plugin_config      loads refused for a missing policy, a bad period, an unknown key and a
+#                      missing file, each logged; a database that cannot be opened logged and
+#                      shown in the query, the plugin running
 #   plugin_core        flux-core's default plugin, then the flux-core preset: every priority
 #                      identical
 #
@@ -169,7 +172,34 @@ else
     result "plugin_malformed: ok: a fresh load of a malformed policy fails, logged at its line, the loaded plugin untouched"
 fi
 
-# 5. The flux-core preset against flux-core's own default plugin, on the same jobs.
+# 5. Configuration errors: each load refused, what is wrong in the broker's log, the loaded
+# plugin untouched; then a database that cannot be opened: the plugin loads and runs, the error
+# in its log and its query.
+config_ok=1
+refused() { # WHAT LOGGED ARG...: a load that must fail, logging LOGGED
+    local what=$1 logged=$2
+    shift 2
+    if flux jobtap load "$plugin" "$@" 2>/dev/null; then
+        result "plugin_config: DIFFERS: loaded with $what"
+        config_ok=0
+    elif ! flux dmesg | grep -qF "mfprio_priority: $logged" || [[ $(flux jobtap list | grep -c '^mfprio_priority.so$') != 1 ]]; then
+        result "plugin_config: DIFFERS: $what: '$logged' not in the log, or the loaded plugins changed"
+        config_ok=0
+    fi
+}
+refused "no policy" "configuration:"
+refused "period=often" "period: expected seconds" policy="$work/good.policy" period=often
+refused "an unknown key" "configuration:" policy="$work/good.policy" colour=red
+refused "a policy file that does not exist" "$work/none.policy" policy="$work/none.policy"
+flux jobtap load -r mfprio_priority.so "$plugin" policy=flux-accounting period=0 db="$work/none.db"
+db_error=$(flux jobtap query mfprio_priority.so | jq -r .database_error)
+if [[ $db_error != "$work/none.db: "* ]] || ! flux dmesg | grep -qF "mfprio_priority: $work/none.db: " || ! flux uptime >/dev/null; then
+    result "plugin_config: DIFFERS: a database that cannot be opened: the query says '$db_error'"
+    config_ok=0
+fi
+((config_ok == 0)) || result "plugin_config: ok: no policy, a bad period, an unknown key and a missing file refused at load and logged; a missing database logged and in the query"
+
+# 6. The flux-core preset against flux-core's own default plugin, on the same jobs.
 flux jobtap remove mfprio_priority.so
 flux jobtap load .priority-default
 priorities >"$work/default.txt"
