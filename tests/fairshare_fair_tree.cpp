@@ -447,6 +447,25 @@ TEST_CASE("fairshare: Fair Tree agrees with a plain transcription of the referen
             }
 }
 
+TEST_CASE("fairshare: Fair Tree agrees with the plain transcription on sibling groups of both radix widths") {
+    // Groups of 3,000 users (sorted on 16 bits of the key's distance from the group's
+    // smallest) and of 5,000 (sorted on the whole key), with many exact ties (coarse) and with
+    // LFs spread over many magnitudes, zero and +inf among them (fine: usage 0 gives +inf).
+    for (const int users : {3000, 5000})
+        for (const bool coarse : {true, false}) {
+            CAPTURE(users);
+            CAPTURE(coarse);
+            const fs::tree t = random_tree(7, 1, 2, users, coarse);
+            fs::columns c;
+            fs::fair_tree(t, c);
+            const naive_fair_tree ref(t, false);
+            std::size_t differ = 0;
+            for (std::uint32_t a = 0; a < t.size(); ++a)
+                differ += c.fs_factor[a] != ref.out[a] || c.level_fs[a] != ref.lf[a];
+            CHECK(differ == 0);
+        }
+}
+
 TEST_CASE("fairshare: Fair Tree on 100,000 associations gives every user a factor in (0, 1]") {
     // 10 accounts x 10 sub-accounts x 999 users, shares 1-100, random usage.
     std::mt19937 rng(2024);

@@ -82,8 +82,8 @@ template <class T>
 /// the buffer (`src` or `dst`) that holds the result.
 template <unsigned Passes, class Key>
     requires(Passes == 2 || Passes == 4)
-[[nodiscard, gnu::always_inline]] inline std::uint64_t* radix_passes(const std::uint32_t* b, std::size_t m, Key key, std::uint64_t* src,
-                                          std::uint64_t* dst) noexcept {
+[[nodiscard, gnu::always_inline]] inline std::uint64_t* radix_passes(const std::uint32_t* b, std::size_t m, Key key,
+                                                                     std::uint64_t* src, std::uint64_t* dst) noexcept {
     std::uint32_t hist[Passes][256] = {};
     for (std::size_t i = 0; i < m; ++i) {
         const std::uint32_t k = key(b[i]);
