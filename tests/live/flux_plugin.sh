@@ -179,6 +179,7 @@ config_ok=1
 refused() { # WHAT LOGGED ARG...: a load that must fail, logging LOGGED
     local what=$1 logged=$2
     shift 2
+    flux dmesg -C # each load's messages alone
     if flux jobtap load "$plugin" "$@" 2>/dev/null; then
         result "plugin_config: DIFFERS: loaded with $what"
         config_ok=0
@@ -191,6 +192,7 @@ refused "no policy" "configuration:"
 refused "period=often" "period: expected seconds" policy="$work/good.policy" period=often
 refused "an unknown key" "configuration:" policy="$work/good.policy" colour=red
 refused "a policy file that does not exist" "$work/none.policy" policy="$work/none.policy"
+flux dmesg -C
 flux jobtap load -r mfprio_priority.so "$plugin" policy=flux-accounting period=0 db="$work/none.db"
 db_error=$(flux jobtap query mfprio_priority.so | jq -r .database_error)
 if [[ $db_error != "$work/none.db: "* ]] || ! flux dmesg | grep -qF "mfprio_priority: $work/none.db: " || ! flux uptime >/dev/null; then
