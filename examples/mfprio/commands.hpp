@@ -15,6 +15,8 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include <mfprio/read/assoc_table.hpp>
@@ -545,12 +547,43 @@ inline const std::string sprio_help = render_help(
     return std::move(*l);
 }
 
-/// mfprio's priorities of job `id` in `rows`, one a row ("40387" or "4000, 2500").
-[[nodiscard]] inline std::string priorities_of(std::span<const report::sprio_row> rows, std::uint32_t id) {
-    std::string list;
-    for (const auto& r : rows)
-        if (r.job_id == id) list += (list.empty() ? "" : ", ") + std::to_string(static_cast<long long>(r.priority()));
-    return list;
+/// The rows of each job in a listing of sprio rows: found by job id in O(log n), for the
+/// checks that visit every job (a busy cluster has tens of thousands of rows).
+class rows_by_job {
+public:
+    explicit rows_by_job(std::span<const report::sprio_row> rows) : rows_(rows) {
+        order_.reserve(rows.size());
+        for (std::size_t i = 0; i < rows.size(); ++i) order_.emplace_back(rows[i].job_id, i);
+        std::sort(order_.begin(), order_.end()); // by id, then listing order
+    }
+    /// Calls `f(row)` for each row of job `id`, in listing order.
+    template <class F> void each(std::uint32_t id, F&& f) const {
+        auto it = std::lower_bound(order_.begin(), order_.end(), std::pair<std::uint32_t, std::size_t>{id, 0});
+        for (; it != order_.end() && it->first == id; ++it) f(rows_[it->second]);
+    }
+    /// mfprio's priorities of job `id`, one a row ("40387" or "4000, 2500"); empty when it has none.
+    [[nodiscard]] std::string priorities(std::uint32_t id) const {
+        std::string list;
+        each(id, [&](const report::sprio_row& r) {
+            list += (list.empty() ? "" : ", ") + std::to_string(static_cast<long long>(r.priority()));
+        });
+        return list;
+    }
+
+private:
+    std::span<const report::sprio_row> rows_;
+    std::vector<std::pair<std::uint32_t, std::size_t>> order_;
+};
+
+/// What differs in each job's sprio rows (report::sprio_difference::what, joined by "; "), by job id.
+[[nodiscard]] inline std::unordered_map<std::uint32_t, std::string>
+differences_by_job(std::span<const report::sprio_difference> diffs) {
+    std::unordered_map<std::uint32_t, std::string> why;
+    for (const auto& d : diffs) {
+        std::string& w = why[d.job_id];
+        w += (w.empty() ? "" : "; ") + d.what();
+    }
+    return why;
 }
 
 /// Names on standard error each job whose priority as slurmctld holds it mfprio cannot
@@ -561,14 +594,16 @@ inline void name_unexplained(const loaded_cluster& lc, std::span<const report::s
                              const config::stored_priorities& placed, std::span<const report::sprio_difference> diffs,
                              bool have_listing, std::string_view cmd, outcome& o) {
     const auto& m = lc.model;
+    std::optional<rows_by_job> by_job;
+    const auto whys = differences_by_job(diffs);
     for (std::size_t k = 0; k < placed.origin.size() && k < m.jobs.size(); ++k) {
         if (placed.origin[k] != config::priority_origin::unexplained) continue;
+        if (!by_job) by_job.emplace(rows);
         const std::uint32_t id = m.jobs[k].id;
-        const std::string ours = priorities_of(rows, id);
+        const std::string ours = by_job->priorities(id);
         if (ours.empty()) continue; // sprio does not list it: slurmctld's pass skips it too
-        std::string why;
-        for (const auto& d : diffs)
-            if (d.job_id == id) why += (why.empty() ? "" : "; ") + d.what();
+        const auto found = whys.find(id);
+        std::string why = found == whys.end() ? std::string() : found->second;
         if (why.empty())
             why = have_listing ? "sprio's rows for it equal mfprio's: the stored priority was computed at a moment "
                                  "or from inputs the outputs do not show"
@@ -646,10 +681,11 @@ inline void verify_priorities(const loaded_cluster& lc, std::span<const report::
     const auto& m = lc.model;
     std::size_t compared = 0;
     std::vector<std::uint32_t> differ;
+    const rows_by_job by_job(rows);
     for (std::size_t k = 0; k < m.jobs.size(); ++k) {
         if (!m.current_priorities[k]) continue;
         const std::uint32_t id = m.jobs[k].id;
-        const std::string ours = priorities_of(rows, id);
+        const std::string ours = by_job.priorities(id);
         if (ours.empty()) continue; // not listed by sprio: not recalculated
         ++compared;
         const auto origin = k < placed.origin.size() ? placed.origin[k] : config::priority_origin::unknown;
@@ -666,12 +702,11 @@ inline void verify_priorities(const loaded_cluster& lc, std::span<const report::
         const long long theirs = *m.current_priorities[k];
         bool found = m.jobs[k].admin_priority != 0;
         long long first = -1;
-        for (const auto& r : rows)
-            if (r.job_id == id) {
-                const auto v = static_cast<long long>(r.priority());
-                if (first < 0) first = v;
-                found = found || v == theirs;
-            }
+        by_job.each(id, [&](const report::sprio_row& r) {
+            const auto v = static_cast<long long>(r.priority());
+            if (first < 0) first = v;
+            found = found || v == theirs;
+        });
         if (found) continue;
         differ.push_back(id);
         o.out += "job " + std::to_string(id) + ": slurmctld " + std::to_string(theirs) + ", mfprio " + ours + " (" +
