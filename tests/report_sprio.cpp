@@ -27,11 +27,16 @@
 
 #include <doctest/doctest.h>
 
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
 #include <fstream>
 #include <sstream>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include <mfprio/report/sprio.hpp>
 
 #include "cli.hpp"
 
@@ -194,4 +199,39 @@ TEST_CASE("report: sprio bad input data exits 65 and names the file") {
     const auto o = mfprio::cli::run_sprio(args);
     CHECK(o.status == 65);
     CHECK(o.err.find("no-such-jobs.txt") != std::string::npos);
+}
+
+TEST_CASE("report: sprio's numbers are printf's %.0f and %.7f, ties and signs included") {
+    // The oracle is the C library's printf, which sprio prints its columns with.
+    const auto printf_text = [](double v, int precision) {
+        char buf[400];
+        const int n = std::snprintf(buf, sizeof buf, "%.*f", precision, v);
+        return std::string(buf, static_cast<std::size_t>(n));
+    };
+    std::vector<double> values = {0.0, -0.0, 0.5, 1.5, 2.5, -0.5, -1.5, -2.5, 0.49999999999999994, -0.3, 1e-300,
+                                  4294967295.0, 4294967295.5, 0x1p52 - 0.5, 0x1p52, -0x1p52, 0x1p53 + 2, 1e300,
+                                  -2147483648.0, 12345.678901234567, 999.5, 1000.5};
+    std::uint64_t x = 0x9E3779B97F4A7C15ull; // splitmix64: doubles of every magnitude and sign
+    for (int i = 0; i < 20000; ++i) {
+        x += 0x9E3779B97F4A7C15ull;
+        std::uint64_t z = x;
+        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+        z ^= z >> 31;
+        const double unit = static_cast<double>(z >> 11) * 0x1p-53;
+        const double magnitude = std::ldexp(1.0, static_cast<int>(z % 70) - 10);
+        values.push_back((z & 1) ? -unit * magnitude : unit * magnitude);
+        values.push_back(std::round(unit * magnitude * 2) / 2); // halves: exact ties
+    }
+    std::size_t compared = 0, differ = 0;
+    for (const double v : values)
+        for (const int precision : {0, 7}) {
+            const std::string want = printf_text(v, precision);
+            const mfprio::report::detail::fixed_text got(v, precision);
+            ++compared;
+            if (got.view() == want) continue;
+            if (++differ <= 10) FAIL_CHECK(v << " %." << precision << "f: mfprio " << got.view() << ", printf " << want);
+        }
+    CHECK(compared == 2 * values.size());
+    CHECK(differ == 0);
 }

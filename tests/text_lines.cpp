@@ -110,6 +110,16 @@ TEST_CASE("config: text lines: a BOM, CR-only and mixed line ends") {
     CHECK(lines[4].text == "d");
     CHECK(lines[4].number == 5);
     CHECK(split_lines("\xEF\xBB\xBF").empty());
+    // Lone CRs before the next LF, a CR before a CRLF, a CR at the very end.
+    const auto cr = split_lines("a\rb\rc\nd\r\r\ne\r");
+    REQUIRE(cr.size() == 6);
+    CHECK(cr[0].text == "a");
+    CHECK(cr[1].text == "b");
+    CHECK(cr[2].text == "c");
+    CHECK(cr[3].text == "d");
+    CHECK(cr[4].text.empty());
+    CHECK(cr[5].text == "e");
+    CHECK(cr[5].number == 6);
 }
 
 TEST_CASE("config: text read_text_file refuses inputs past its bound, devices and directories by name") {

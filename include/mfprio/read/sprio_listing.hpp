@@ -186,6 +186,7 @@ struct sprio_listing {
         return make_error(name, lines[first].number, 1, {},
                           "not a sprio header: JOBID and PRIORITY columns are required (sprio without -h)");
     const std::size_t tres_col = col[static_cast<std::size_t>(sprio_column::tres)];
+    out.rows.reserve(lines.size() - first - 1);
     for (std::size_t n = first + 1; n < lines.size(); ++n) {
         const auto& l = lines[n];
         if (trim(l.text).empty()) continue;

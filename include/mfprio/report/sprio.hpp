@@ -350,6 +350,17 @@ struct fixed_text {
     char buf[400];
     std::size_t size = 0;
     fixed_text(double v, int precision) {
+        if (precision == 0 && std::fabs(v) < 0x1p52) {
+            // Whole numbers, most of what sprio prints: a double below 2^52 rounded to the
+            // nearest integer, ties to even (the default rounding mode; an exact tie is a true
+            // tie), is what %.0f prints; -0 keeps its sign as printf's does.
+            const double r = std::nearbyint(v);
+            char* p = buf;
+            if (r == 0 && std::signbit(r)) *p++ = '-';
+            p = std::to_chars(p, buf + sizeof buf, static_cast<long long>(r)).ptr;
+            size = static_cast<std::size_t>(p - buf);
+            return;
+        }
         if (std::isfinite(v)) {
             const auto r = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::fixed, precision);
             if (r.ec == std::errc()) {

@@ -9,9 +9,9 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
-#include <map>
 #include <span>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -59,14 +59,30 @@ namespace detail {
 /// null for a row only one side lists. In job id order.
 template <class F>
 void each_sprio_pair(std::span<const sprio_row> rows, const config::sprio_listing& listing, F&& f) {
-    using key = std::pair<std::uint32_t, std::string>;
-    std::map<key, std::pair<std::vector<const sprio_row*>, std::vector<const config::sprio_listing_row*>>> by;
-    for (const auto& r : rows) by[{r.job_id, r.partition}].first.push_back(&r);
-    for (const auto& r : listing.rows) by[{r.job_id, r.partition}].second.push_back(&r);
-    for (const auto& [k, both] : by) {
-        const auto& [ours, theirs] = both;
-        for (std::size_t i = 0; i < std::max(ours.size(), theirs.size()); ++i)
-            f(i < ours.size() ? ours[i] : nullptr, i < theirs.size() ? theirs[i] : nullptr);
+    // Both sides sorted by (job, partition), stably (a job's rows per QOS stay in order), then
+    // merged: one sort of pointers each, where a map of the pairs costs a node per row.
+    const auto key = [](const auto* r) { return std::pair<std::uint32_t, std::string_view>(r->job_id, r->partition); };
+    const auto by_key = [&](const auto* a, const auto* b) { return key(a) < key(b); };
+    std::vector<const sprio_row*> ours;
+    std::vector<const config::sprio_listing_row*> theirs;
+    ours.reserve(rows.size());
+    theirs.reserve(listing.rows.size());
+    for (const auto& r : rows) ours.push_back(&r);
+    for (const auto& r : listing.rows) theirs.push_back(&r);
+    std::stable_sort(ours.begin(), ours.end(), by_key);
+    std::stable_sort(theirs.begin(), theirs.end(), by_key);
+    std::size_t i = 0, j = 0;
+    while (i < ours.size() || j < theirs.size()) {
+        const auto k = i == ours.size()     ? key(theirs[j])
+                       : j == theirs.size() ? key(ours[i])
+                                            : std::min(key(ours[i]), key(theirs[j]));
+        std::size_t i_end = i, j_end = j;
+        while (i_end < ours.size() && key(ours[i_end]) == k) ++i_end;
+        while (j_end < theirs.size() && key(theirs[j_end]) == k) ++j_end;
+        for (std::size_t n = 0; n < std::max(i_end - i, j_end - j); ++n)
+            f(i + n < i_end ? ours[i + n] : nullptr, j + n < j_end ? theirs[j + n] : nullptr);
+        i = i_end;
+        j = j_end;
     }
 }
 
