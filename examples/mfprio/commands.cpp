@@ -55,6 +55,7 @@ outcome run_sprio(std::span<const std::string_view> args, const slurm_sources* e
     if (embedded != nullptr) ci = inputs_of(*embedded, o);
     else ci = gather_inputs(copt, true, "sprio", o);
     if (!ci) return o;
+    auto listing_read = sprio_listing_reader(*ci);
     auto lc = load_cluster(*ci, copt.fs, o, copt.live || !copt.from.empty());
     if (!lc) return o;
     opt.slurm_version = config::slurm_version_number(lc->slurm_version);
@@ -81,7 +82,7 @@ outcome run_sprio(std::span<const std::string_view> args, const slurm_sources* e
         apply_site_policy(*site, lc->model, snapshot ? snapshot->pass : times.calc, now_gpu, pass_gpu);
     }
     bool bad_listing = false;
-    const auto listing = sprio_listing_of(*ci, bad_listing, o);
+    const auto listing = sprio_listing_of(*ci, bad_listing, o, &listing_read);
     if (bad_listing) return o;
     // Without a policy, each job's SITE is what slurmctld holds, where sprio printed it.
     if (listing && site_policy.empty()) (void)config::take_site_factors(lc->model, *listing);
@@ -94,17 +95,25 @@ outcome run_sprio(std::span<const std::string_view> args, const slurm_sources* e
                  "for now, sprio shows them as of that recalculation (at most PriorityCalcPeriod ago)\n";
     auto rows = sprio_rows_of(lc->model, lc->slurm_version, times, listing ? &*listing : nullptr);
     const report::sprio_weights w{model.weights, model.tres_weight_text};
+    // The text is rendered on a second thread while the rows are compared with sprio's own
+    // (both only read them); where the rows change below, it is rendered again.
+    std::future<report::sprio_output> rendered;
+    if (listing && !verify && !explain)
+        rendered = std::async(std::launch::async, [&rows, &w, &opt] { return report::render_sprio(rows, w, opt); });
     auto diffs = listing ? report::compare_sprio(rows, w, *listing) : std::vector<report::sprio_difference>{};
     // The priorities slurmctld stores: `rows`, but for the PARTITION term of a job in several
     // partitions in the window after a reconfigure (below).
     std::optional<std::vector<report::sprio_row>> stored_rows;
-    if (listing && !diffs.empty() && times.from_cluster)
+    if (listing && !diffs.empty() && times.from_cluster) {
+        if (rendered.valid()) rendered.wait(); // done with `rows` before they may change
         if (held_weights(*lc, unplaced, rows, w, *listing, *ci, times, "sprio", o)) {
+            rendered = {};
             placed = place_stored(lc->model, lc->fairshare_taken, times, &*listing);
             stored_rows = sprio_rows_of(lc->model, lc->slurm_version, times, &*listing);
             rows = sprio_rows_after_reconfigure(*stored_rows, rows);
             diffs = report::compare_sprio(rows, w, *listing);
         }
+    }
     const auto& stored = stored_rows ? *stored_rows : rows;
     name_unexplained(*lc, stored, placed, diffs, listing.has_value(), "sprio", o);
     if (verify) {
@@ -115,7 +124,7 @@ outcome run_sprio(std::span<const std::string_view> args, const slurm_sources* e
         explain_sprio_job(rows, w, model, ci->jobs ? ci->jobs->name : std::string("the jobs input"), *explain, o);
         return o;
     }
-    auto res = report::render_sprio(std::move(rows), w, opt);
+    auto res = rendered.valid() ? rendered.get() : report::render_sprio(rows, w, opt);
     if (!res.error.empty()) return usage(res.error);
     for (const auto& w : res.warnings) o.err += "sprio: error: " + w + "\n"; // as sprio logs it, exit 0
     o.out = std::move(res.text);

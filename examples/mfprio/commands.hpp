@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <future>
 #include <initializer_list>
 #include <ctime>
 #include <memory>
@@ -536,15 +537,26 @@ inline const std::string sprio_help = render_help(
 /// What sprio printed, read from the inputs when they hold it (a bundle's sprio_factors.txt,
 /// or --live's own run of sprio); nullopt without, and with `failed` set (exit 65 in `o`) when
 /// it does not read.
-[[nodiscard]] inline std::optional<config::sprio_listing> sprio_listing_of(const cluster_inputs& ci, bool& failed,
-                                                                          outcome& o) {
+/// `read`: the listing already read (sprio_listing_reader), else it is read here.
+[[nodiscard]] inline std::optional<config::sprio_listing>
+sprio_listing_of(const cluster_inputs& ci, bool& failed, outcome& o,
+                 std::future<expected<config::sprio_listing>>* read = nullptr) {
     if (!ci.sprio) return std::nullopt;
-    auto l = config::parse_sprio_listing(ci.sprio->text, ci.sprio->name);
+    auto l = read != nullptr && read->valid() ? read->get() : config::parse_sprio_listing(ci.sprio->text, ci.sprio->name);
     if (!l) {
         failed = true;
         return data_error(l.error(), o);
     }
     return std::move(*l);
+}
+
+/// Starts reading what sprio printed (ci.sprio: tens of thousands of rows on a busy cluster)
+/// on a thread of its own, for sprio_listing_of to take, while the caller reads the other
+/// inputs and builds the model; no future without a listing. `ci` must outlive the future.
+[[nodiscard]] inline std::future<expected<config::sprio_listing>> sprio_listing_reader(const cluster_inputs& ci) {
+    if (!ci.sprio) return {};
+    return std::async(std::launch::async,
+                      [&ci] { return config::parse_sprio_listing(ci.sprio->text, ci.sprio->name); });
 }
 
 /// The rows of each job in a listing of sprio rows: found by job id in O(log n), for the

@@ -467,7 +467,7 @@ struct sprio_output {
 };
 
 /// Renders sprio's output for `rows` (already built by `sprio_rows`).
-[[nodiscard]] inline sprio_output render_sprio(std::vector<sprio_row> rows, const sprio_weights& w,
+[[nodiscard]] inline sprio_output render_sprio(std::span<const sprio_row> rows, const sprio_weights& w,
                                                const sprio_options& o, std::string_view cluster = {}) {
     sprio_output res;
     std::vector<sprio_field> fields;
@@ -477,13 +477,17 @@ struct sprio_output {
         return res;
     }
     // Filters (-j, -u, -p): the controller filters by job id, user and partition entry.
-    std::erase_if(rows, [&](const sprio_row& r) {
-        if (!o.jobs.empty() && std::find(o.jobs.begin(), o.jobs.end(), r.job_id) == o.jobs.end()) return true;
-        if (!o.users.empty() && std::find(o.users.begin(), o.users.end(), r.user) == o.users.end()) return true;
+    const auto listed = [&](const sprio_row& r) {
+        if (!o.jobs.empty() && std::find(o.jobs.begin(), o.jobs.end(), r.job_id) == o.jobs.end()) return false;
+        if (!o.users.empty() && std::find(o.users.begin(), o.users.end(), r.user) == o.users.end()) return false;
         if (!o.partitions.empty() && std::find(o.partitions.begin(), o.partitions.end(), r.partition) == o.partitions.end())
-            return true;
-        return false;
-    });
+            return false;
+        return true;
+    };
+    std::vector<std::uint32_t> order; // the rows listed, by index
+    order.reserve(rows.size());
+    for (std::uint32_t i = 0; i < rows.size(); ++i)
+        if (listed(rows[i])) order.push_back(i);
     const auto line = [&](auto&& put) {
         for (const auto& f : fields) {
             if (f.type != '\0') put(f);
@@ -491,7 +495,7 @@ struct sprio_output {
         }
         res.text += '\n';
     };
-    if (!o.weights && !o.jobs.empty() && rows.empty()) {
+    if (!o.weights && !o.jobs.empty() && order.empty()) {
         res.text = "Unable to find jobs matching user/id(s) specified\n";
         return res;
     }
@@ -508,8 +512,6 @@ struct sprio_output {
     // qsort, a merge sort) keep that order among rows of equal keys. Each row's `place`
     // stands for the list's order (config::job_list_places: job id order but for array
     // tasks split off).
-    std::vector<std::uint32_t> order(rows.size());
-    for (std::uint32_t i = 0; i < order.size(); ++i) order[i] = i;
     std::stable_sort(order.begin(), order.end(),
                      [&](std::uint32_t a, std::uint32_t b) { return rows[a].place < rows[b].place; });
     for (std::size_t k = o.sort.size(); k-- > 0;) {
@@ -550,7 +552,7 @@ struct sprio_output {
         });
     }
     // Every line about as long as the header: one allocation for the whole text.
-    res.text.reserve(res.text.size() + (res.text.size() + 16) * (rows.size() + 1));
+    res.text.reserve(res.text.size() + (res.text.size() + 16) * (order.size() + 1));
     for (const std::uint32_t i : order)
         line([&](const sprio_field& f) { detail::put_value(res.text, f, rows[i], w, cluster, sprio_before_2302(o)); });
     return res;

@@ -11,6 +11,7 @@
 /// later: `fmt_data`), src/sprio/print.c's headers and values, src/sprio/sort.c's sort keys,
 /// src/sprio/sprio.c's default formats; 26.05.3's for the newest release.
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
@@ -117,10 +118,27 @@ inline constexpr sprio_field_row sprio_fields[] = {
 };
 
 /// The row of `letter`, or nullptr when sprio has no such field.
+namespace detail {
+/// Each ASCII letter's index in sprio_fields (size: none), for a lookup per printed cell.
+inline constexpr auto sprio_field_index = [] {
+    std::array<std::uint8_t, 128> index{};
+    index.fill(static_cast<std::uint8_t>(std::size(sprio_fields)));
+    for (std::size_t i = 0; i < std::size(sprio_fields); ++i)
+        index[static_cast<unsigned char>(sprio_fields[i].letter)] = static_cast<std::uint8_t>(i);
+    return index;
+}();
+static_assert(std::size(sprio_fields) < 255 && [] {
+    for (const auto& r : sprio_fields)
+        if (static_cast<unsigned char>(r.letter) >= 128) return false;
+    return true;
+}());
+} // namespace detail
+
 [[nodiscard]] constexpr const sprio_field_row* sprio_field(char letter) noexcept {
-    for (const sprio_field_row& r : sprio_fields)
-        if (r.letter == letter) return &r;
-    return nullptr;
+    const auto u = static_cast<unsigned char>(letter);
+    if (u >= detail::sprio_field_index.size()) return nullptr;
+    const std::size_t i = detail::sprio_field_index[u];
+    return i < std::size(sprio_fields) ? &sprio_fields[i] : nullptr;
 }
 
 /// The row of `letter` when the sprio of `release` (major*100+minor; 0: the newest) knows

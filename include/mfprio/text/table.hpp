@@ -100,7 +100,9 @@ inline void split_cells(std::string_view line, std::vector<std::string>& cells,
     table t;
     t.file = std::string(file_name);
     bool have_header = false;
-    for (const auto& [line, number] : split_lines(text)) {
+    const auto lines = split_lines(text);
+    t.rows.reserve(lines.size());
+    for (const auto& [line, number] : lines) {
         if (table_impl::is_skipped_line(line)) continue;
         if (!have_header) {
             std::vector<std::string> cells;
@@ -129,6 +131,8 @@ inline void split_cells(std::string_view line, std::vector<std::string>& cells,
         }
         table_row row;
         row.line = number;
+        row.cells.reserve(t.header.size() + 1); // one more: a caller may add a cell (squeue's array id)
+        row.columns.reserve(t.header.size() + 1);
         std::string_view content = line;
         if (t.trailing_pipe) {
             const std::string_view r = trim_right(content);
