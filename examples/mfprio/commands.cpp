@@ -52,10 +52,14 @@ outcome run_sprio(std::span<const std::string_view> args, const slurm_sources* e
     if (opt.long_list && !opt.format.empty()) return usage("-l and -o cannot be used together");
     copt.sprio_listing = true;
     std::optional<cluster_inputs> ci;
+    // sprio's own listing is read while the other outputs are awaited (--live) or read.
+    // (Declared after `ci`: destroyed first, waiting for a read of ci's text to end.)
+    std::future<expected<config::sprio_listing>> listing_read;
+    copt.sprio_done = [&listing_read](const std::string& text) { listing_read = sprio_listing_reader(text); };
     if (embedded != nullptr) ci = inputs_of(*embedded, o);
     else ci = gather_inputs(copt, true, "sprio", o);
     if (!ci) return o;
-    auto listing_read = sprio_listing_reader(*ci);
+    if (!listing_read.valid()) listing_read = sprio_listing_reader(*ci);
     auto lc = load_cluster(*ci, copt.fs, o, copt.live || !copt.from.empty());
     if (!lc) return o;
     opt.slurm_version = config::slurm_version_number(lc->slurm_version);

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <functional>
 #include <future>
 #include <initializer_list>
 #include <ctime>
@@ -332,6 +333,8 @@ struct cluster_options {
     int timeout = 60;        ///< --timeout seconds for the Slurm commands, together
     bool usage_factors = false; ///< --live also asks sacctmgr for the QOS UsageFactor (charging usage)
     bool sprio_listing = false; ///< --live also runs sprio (the jobs' stored priorities are placed)
+    /// With sprio_listing: called with sprio's output as soon as it is complete (capture_live).
+    std::function<void(const std::string&)> sprio_done;
 };
 
 /// Reads the option at `args[i]` into `c` when it is one of these, advancing `i` past its
@@ -417,7 +420,7 @@ inline std::optional<cluster_inputs> gather_inputs(const cluster_options& c, boo
     if (c.live) {
         std::string err;
         std::string notes;
-        ci = capture_live(err, c.timeout, c.usage_factors, &notes, c.sprio_listing);
+        ci = capture_live(err, c.timeout, c.usage_factors, &notes, c.sprio_listing, c.sprio_done);
         if (!notes.empty()) o.err += "mfprio " + std::string(cmd) + " --live: warning: " + notes;
         if (!ci) {
             o.status = exit_data;
@@ -550,9 +553,15 @@ sprio_listing_of(const cluster_inputs& ci, bool& failed, outcome& o,
     return std::move(*l);
 }
 
-/// Starts reading what sprio printed (ci.sprio: tens of thousands of rows on a busy cluster)
-/// on a thread of its own, for sprio_listing_of to take, while the caller reads the other
-/// inputs and builds the model; no future without a listing. `ci` must outlive the future.
+/// Starts reading what sprio printed (tens of thousands of rows on a busy cluster) on a thread
+/// of its own, for sprio_listing_of to take, while the caller waits for the other outputs or
+/// reads them and builds the model: `text` as named in cluster_inputs::sprio.
+[[nodiscard]] inline std::future<expected<config::sprio_listing>> sprio_listing_reader(std::string text) {
+    return std::async(std::launch::async, [t = std::move(text)] {
+        return config::parse_sprio_listing(t, "live:" + std::string(sprio_listing_file().name));
+    });
+}
+/// The same for a listing in `ci` (a bundle's); no future without one. `ci` must outlive it.
 [[nodiscard]] inline std::future<expected<config::sprio_listing>> sprio_listing_reader(const cluster_inputs& ci) {
     if (!ci.sprio) return {};
     return std::async(std::launch::async,

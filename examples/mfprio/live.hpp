@@ -255,8 +255,11 @@ inline void finish_child(child_process& c, command_output& r) {
 /// result, and its open output would otherwise hold the read), and so is whatever it
 /// detached into a session of its own. An output that takes the outputs together past their
 /// bound kills its group. Nothing is left running when this returns.
-[[nodiscard]] inline std::vector<command_output> run_commands(const std::vector<std::vector<std::string_view>>& argvs,
-                                                              int timeout_s = 60) {
+/// `finished(i, output)`, when given, is called for each command that exited with status 0
+/// as soon as its outputs are complete, while the others may still run.
+[[nodiscard]] inline std::vector<command_output>
+run_commands(const std::vector<std::vector<std::string_view>>& argvs, int timeout_s = 60,
+             const std::function<void(std::size_t, const command_output&)>& finished = {}) {
     const std::size_t n = argvs.size();
     std::vector<command_output> r(n);
     const detail::subreaper reaper;
@@ -310,6 +313,7 @@ inline void finish_child(child_process& c, command_output& r) {
     };
     std::vector<pollfd> p;
     std::vector<std::pair<std::size_t, int>> which; // child, 0/1 output or 2 its pidfd
+    std::vector<bool> announced(n);                 // finished() called or passed over
     for (;;) {
         bool polling_exit = false;
         p.clear();
@@ -336,6 +340,13 @@ inline void finish_child(child_process& c, command_output& r) {
                 which.emplace_back(i, 2);
             }
         }
+        if (finished)
+            for (std::size_t i = 0; i < n; ++i) {
+                detail::child_process& c = cs[i];
+                if (announced[i] || !c.exited || c.fd[0] >= 0 || c.fd[1] >= 0) continue;
+                announced[i] = true;
+                if (!c.over && !c.killed && r[i].status == 0) finished(i, r[i]);
+            }
         if (p.empty() && !polling_exit) break;
         const auto left =
             std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
@@ -413,10 +424,12 @@ inline void finish_child(child_process& c, command_output& r) {
 /// seconds together. `err` gets the failing command, its status and its standard error.
 /// `with_sacctmgr`: also sacctmgr's QOS (for the UsageFactor only it prints), skipped with a
 /// note in `notes` when sacctmgr fails (slurmdbd down). `with_sprio`: also what sprio prints
-/// (sprio_listing_file), skipped with a note when sprio fails.
-[[nodiscard]] inline std::optional<cluster_inputs> capture_live(std::string& err, int timeout_s = 60,
-                                                                bool with_sacctmgr = false, std::string* notes = nullptr,
-                                                                bool with_sprio = false) {
+/// (sprio_listing_file), skipped with a note when sprio fails; `sprio_done`, when given, is
+/// called with its output as soon as sprio has exited with status 0 (the other commands may
+/// still run), for the caller to start reading it.
+[[nodiscard]] inline std::optional<cluster_inputs>
+capture_live(std::string& err, int timeout_s = 60, bool with_sacctmgr = false, std::string* notes = nullptr,
+             bool with_sprio = false, const std::function<void(const std::string&)>& sprio_done = {}) {
     cluster_inputs ci;
     std::vector<std::vector<std::string_view>> commands;
     std::vector<std::string> names; // each command's file name
@@ -434,7 +447,10 @@ inline void finish_child(child_process& c, command_output& r) {
         commands.push_back(sprio_listing_file().command);
         names.emplace_back(sprio_listing_file().name);
     }
-    auto outputs = run_commands(commands, timeout_s);
+    const std::size_t sprio_at = with_sprio ? commands.size() - 1 : commands.size();
+    auto outputs = run_commands(commands, timeout_s, [&](std::size_t i, const command_output& out) {
+        if (i == sprio_at && sprio_done) sprio_done(out.out);
+    });
     ci.captured = static_cast<std::int64_t>(std::time(nullptr));
     for (std::size_t i = 0; i < commands.size(); ++i) {
         command_output& r = outputs[i];
