@@ -671,6 +671,27 @@ TEST_CASE("live: a bundle that is not whole is refused, naming the file") {
     fs::remove_all(tmp);
 }
 
+TEST_CASE("live: each command's output is handed on as soon as it is complete, the failed ones' not") {
+    // The first ends at once, the second after the third has failed; the callback sees each
+    // finished output whole, in the order they end, and nothing of the one that failed.
+    std::vector<std::pair<std::size_t, std::string>> seen;
+    std::vector<bool> second_done_then;
+    bool second_done = false;
+    const auto r = mfprio::cli::run_commands(
+        {{"sh", "-c", "echo quick"}, {"sh", "-c", "sleep 0.5; echo slow"}, {"sh", "-c", "echo no; exit 3"}}, 20,
+        [&](std::size_t i, const mfprio::cli::command_output& out) {
+            if (i == 1) second_done = true;
+            seen.emplace_back(i, out.out);
+            second_done_then.push_back(second_done);
+        });
+    REQUIRE(seen.size() == 2);
+    CHECK(seen[0] == std::pair<std::size_t, std::string>{0, "quick\n"});
+    CHECK(seen[1] == std::pair<std::size_t, std::string>{1, "slow\n"});
+    CHECK_FALSE(second_done_then[0]);
+    CHECK(r[2].status == 3);
+    CHECK(r[0].out == "quick\n");
+}
+
 TEST_CASE("live: the commands --live runs are bounded in time and output, and leave nothing running") {
     using mfprio::cli::run_commands;
     const auto alive = [](const char* marker) {
