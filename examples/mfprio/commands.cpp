@@ -3,6 +3,38 @@
 
 namespace mfprio::cli {
 
+namespace {
+
+/// `--site-snapshot` (the fair-share the plugin's snapshot holds) and `--site-policy` (each
+/// job's SITE as site_factor/mfprio computes it) taken into `lc`; false with `o` filled when
+/// either does not read.
+bool site_inputs_taken(const std::string& site_snapshot, const std::string& site_policy, const sprio_times& times,
+                       loaded_cluster& lc, outcome& o) {
+    std::optional<config::site_snapshot> snapshot;
+    if (!site_snapshot.empty()) {
+        bool failed = false;
+        snapshot = read_site_snapshot(site_snapshot, times.calc, lc.conf.calc_period, failed, o);
+        if (failed) return false;
+    }
+    if (snapshot && !snapshot_fairshare_taken(lc, *snapshot, site_snapshot, o)) return false;
+    if (site_policy.empty()) return true;
+    auto site = queue::load_site_policy_file(site_policy, queue::site_factors());
+    if (!site) {
+        o.status = exit_data;
+        o.err += "mfprio: " + site.error().to_string() + "\n";
+        return false;
+    }
+    // Without the plugin's snapshot, its update is taken to run at the recalculation's
+    // start (it runs within the same pass, usually the same second).
+    const auto now_gpu = gpu_minutes_of(lc.assoc);
+    const auto pass_gpu = snapshot ? config::snapshot_gpu_minutes(*snapshot, lc.assoc)
+                                   : std::vector<std::optional<std::uint64_t>>{};
+    apply_site_policy(*site, lc.model, snapshot ? snapshot->pass : times.calc, now_gpu, pass_gpu);
+    return true;
+}
+
+} // namespace
+
 /// `mfprio sprio ...`
 outcome run_sprio(std::span<const std::string_view> args, const slurm_sources* embedded) {
     outcome o;
@@ -64,27 +96,7 @@ outcome run_sprio(std::span<const std::string_view> args, const slurm_sources* e
     if (!lc) return o;
     opt.slurm_version = config::slurm_version_number(lc->slurm_version);
     const sprio_times times = times_of(*ci, now);
-    std::optional<config::site_snapshot> snapshot;
-    if (!site_snapshot.empty()) {
-        bool failed = false;
-        snapshot = read_site_snapshot(site_snapshot, times.calc, lc->conf.calc_period, failed, o);
-        if (failed) return o;
-    }
-    if (snapshot && !snapshot_fairshare_taken(*lc, *snapshot, site_snapshot, o)) return o;
-    if (!site_policy.empty()) {
-        auto site = queue::load_site_policy_file(site_policy, queue::site_factors());
-        if (!site) {
-            o.status = exit_data;
-            o.err += "mfprio: " + site.error().to_string() + "\n";
-            return o;
-        }
-        // Without the plugin's snapshot, its update is taken to run at the recalculation's
-        // start (it runs within the same pass, usually the same second).
-        const auto now_gpu = gpu_minutes_of(lc->assoc);
-        const auto pass_gpu = snapshot ? config::snapshot_gpu_minutes(*snapshot, lc->assoc)
-                                       : std::vector<std::optional<std::uint64_t>>{};
-        apply_site_policy(*site, lc->model, snapshot ? snapshot->pass : times.calc, now_gpu, pass_gpu);
-    }
+    if (!site_inputs_taken(site_snapshot, site_policy, times, *lc, o)) return o;
     bool bad_listing = false;
     const auto listing = sprio_listing_of(*ci, bad_listing, o, &listing_read);
     if (bad_listing) return o;
