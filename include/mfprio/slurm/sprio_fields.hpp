@@ -117,7 +117,6 @@ inline constexpr sprio_field_row sprio_fields[] = {
      .meaning = "TRES, weighted"},
 };
 
-/// The row of `letter`, or nullptr when sprio has no such field.
 namespace detail {
 /// Each ASCII letter's index in sprio_fields (size: none), for a lookup per printed cell.
 inline constexpr auto sprio_field_index = [] {
@@ -134,6 +133,7 @@ static_assert(std::size(sprio_fields) < 255 && [] {
 }());
 } // namespace detail
 
+/// The row of `letter`, or nullptr when sprio has no such field.
 [[nodiscard]] constexpr const sprio_field_row* sprio_field(char letter) noexcept {
     const auto u = static_cast<unsigned char>(letter);
     if (u >= detail::sprio_field_index.size()) return nullptr;
