@@ -45,7 +45,7 @@ for ((n = 0; n < jobs; n++)); do
     printf '%s %s %s %s\n' "${p%%:*}" "${p#*:}" "${queues[n % 3]}" $((n * 7 % 32))
 done | submit_all
 update
-pending=$(flux jobs -A -n -f pending -o '{id}' | wc -l)
+pending=$(flux jobs -A -c 0 -n -f pending -o '{id}' | wc -l)
 echo "live_flux.sh: $pending jobs pending" >&2
 
 "$mfprio" queue --live --check >"$work/check.txt" || {

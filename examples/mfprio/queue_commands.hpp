@@ -56,9 +56,9 @@ inline constexpr option_row queue_option_rows[] = {
                    "flux-accounting's tables, replayed through the plugin as it behaves\n"
                    "(cached queue and bank factors per user-bank pair, int products,\n"
                    "no upper clamp); the bundles named by its meta's previous= too"},
-    {"--live", "the Flux instance of FLUX_URI: runs flux jobs, flux account list-*,\n"
-               "flux jobtap query, flux dmesg and reads the pending jobs' eventlogs\n"
-               "(60 s together), and replays them: the priority each job has now"},
+    {"--live", "the Flux instance of FLUX_URI: asks what flux jobs, flux account list-*\n"
+               "and flux jobtap query print, runs flux dmesg, reads the pending jobs'\n"
+               "eventlogs (60 s together), and replays them: the priority each job has now"},
     {"--save DIR", "with --live: keep what Flux printed as a bundle for --from (a new or\n"
                    "empty directory)"},
     {"--force", "with --save: replace the bundle DIR holds"},
@@ -235,168 +235,169 @@ template <class Engine, class Ctx>
 /// `mfprio queue --from DIR`: a Flux bundle replayed (`whatif --from` takes the same path).
 outcome run_queue_from(args_t args);
 
-/// The program `flux python -c` runs for `queue --live`: the bundle's Python commands in one
-/// interpreter, so that Python starts and imports Flux's modules once, not once per command.
-/// Arguments: a scratch directory, then the commands of each process (`---` between
-/// processes, `--` between commands): a bundle file's name and the `flux` subcommand with its
-/// arguments (none: the eventlogs, below). Each command is its own script (`flux-NAME.py` in
-/// FLUX_EXEC_PATH, the file `flux NAME` runs), compiled here with its imports loaded, then
-/// run as `__main__` in a fork of this process, its standard output and error in
-/// scratch/FILE.out and .err; a command without such a script is exec'd as `flux NAME ...`.
-/// The processes run at once, each forked as soon as what it runs is loaded (the objects
-/// loaded before are frozen out of the garbage collector, whose passes would otherwise copy
-/// every page the fork shares). One line per command on standard output: `FILE STATUS`.
+/// The program `flux python -c` runs for `queue --live`: the bundle's Flux commands in one
+/// process, each command's request sent by the program itself and its answer printed as the
+/// command prints it, so that neither a Python process nor a command's own imports and
+/// argument parser are paid per command (those were most of what a capture cost). Arguments:
+/// a scratch directory, then the commands (`--` between them): a bundle file's name, then the
+/// `flux` command the file holds the output of, or `=STEP` for one of the program's own
+/// steps (below). Every request is sent before any answer is read; each command's standard
+/// output and error go to scratch/FILE.out and .err, and one line per command on standard
+/// output says `FILE STATUS`. The commands it knows (tests/live/flux.sh compares their files
+/// with what the commands themselves print):
+/// - `jobtap list`: job-manager's list of jobtap plugins, those not starting with '.';
+/// - `jobtap query NAME`: the plugin's answer to job-manager's jobtap-query, as it came;
+/// - `account list-{factors,queues,banks,users} --json`: flux-accounting's service asked as its
+///   `flux account` command asks (fields unset, `json`, an empty `format`; the other options of
+///   those commands are unset, which the service reads as their defaults), the first value of
+///   its answer printed.
 ///
-/// The eventlogs (eventlogs.json): the pending jobs of every user (job-list, whose answer
-/// comes in parts), then their eventlogs from the KVS in one batch of lookups, one line per
-/// job: `{"id": ID, "eventlog": [...], "submitted": {"bank": B, "queue": Q}}`, the events the
-/// plugin acts on (submit, urgency, jobspec-update) with its last 256 memos (bounded: one is
-/// posted at every update) and, for a job whose eventlog holds a jobspec-update (which may
+/// `=table`: the pending and running jobs of every user from one job-list request, printed as
+/// `flux jobs -A -c 0 -o FORMAT` prints them (FORMAT: the fields below, each as flux-core's
+/// JobInfo gives it, its default where job-list sends none; the header its headings), without
+/// building a JobInfo per job, which is most of what `flux jobs` spends on a long queue.
+///
+/// `=eventlogs` (eventlogs.json): the pending jobs' eventlogs (those `=table` listed, when it
+/// ran before, else job-list's pending jobs), read from the KVS in one batch of lookups
+/// (through job-info, which takes a second hop per job, where the KVS refuses them), one line
+/// per job: `{"id": ID, "eventlog": [...], "submitted": {"bank": B, "queue": Q}}`, the events
+/// the plugin acts on (submit, urgency, jobspec-update) with its last 256 memos (bounded: one
+/// is posted at every update) and, for a job whose eventlog holds a jobspec-update (which may
 /// have changed them since), the bank and queue of its jobspec as submitted (a second batch).
-inline constexpr std::string_view flux_capture_program = R"(import gc, json, os, sys, traceback
+inline constexpr std::string_view flux_capture_program = R"(import io, json, os, sys, traceback
 import flux, flux.job, flux.constants as c
-scratch, children = sys.argv[1], [[[]]]
+scratch, commands = sys.argv[1], [[]]
 for a in sys.argv[2:]:
-    if a == "---": children.append([[]])
-    elif a == "--": children[-1].append([])
-    else: children[-1][-1].append(a)
-def script(cmd):
-    for d in os.environ.get("FLUX_EXEC_PATH", "").split(":"):
-        p = os.path.join(d, "flux-" + cmd + ".py")
-        if d and os.path.isfile(p): return p
-code = {}
-def load(path):
-    import ast
+    if a == "--": commands.append([])
+    else: commands[-1].append(a)
+h, listed = flux.Flux(), None
+TABLE = (("id", "JOBID", None), ("userid", "UID", None), ("urgency", "URG", None), ("priority", "PRI", ""),
+         ("state", "STATE", None), ("queue", "QUEUE", ""), ("bank", "BANK", ""), ("t_submit", "T_SUBMIT", None),
+         ("nnodes", "NNODES", ""), ("ncores", "NCORES", ""), ("duration", "DURATION", 0.0))
+def table():
+    rpc = flux.job.job_list(h, max_entries=0, attrs=[k for k, _, _ in TABLE[1:]], userid=c.FLUX_USERID_UNKNOWN,
+                            states=c.FLUX_JOB_STATE_PENDING | c.FLUX_JOB_STATE_RUNNING)
+    def finish(out):
+        global listed
+        from flux.job.info import statetostr
+        listed = rpc.get_jobs()
+        lines = [" ".join(t for _, t, _ in TABLE)]
+        for j in listed:
+            lines.append(" ".join(str(statetostr(j[k]) if k == "state" else j[k] if d is None else j.get(k, d)) for k, _, d in TABLE))
+        out.write("\n".join(lines) + "\n")
+    return finish
+def lookup(ids):
     try:
-        tree = ast.parse(open(path, encoding="utf-8").read(), path)
-        imports = [n for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom))]
-        exec(compile(ast.Module(imports, []), path, "exec"), {"__name__": "preload"})
-        code[path] = compile(tree, path, "exec")
+        from flux.kvs import RAW
+        from flux.core.inner import ffi
+        futures = [RAW.flux_kvs_lookup(h, ffi.NULL, 0, (flux.job.JobID(i).kvs + ".eventlog").encode()) for i in ids]
+        value, logs = ffi.new("char *[1]"), []
+        for i, f in zip(ids, futures):
+            RAW.flux_kvs_lookup_get(f, value)
+            logs.append({"id": i, "eventlog": ffi.string(value[0]).decode()})
+            RAW.flux_future_destroy(f)
+        return logs
     except Exception:
-        pass
+        return flux.job.JobKVSLookup(h, ids, keys=["eventlog"]).data()
+WANTED = ("submit", "urgency", "jobspec-update", "memo")
 def eventlogs():
-    h = flux.Flux()
-    jobs = flux.job.job_list(h, max_entries=0, attrs=[], userid=c.FLUX_USERID_UNKNOWN, states=c.FLUX_JOB_STATE_PENDING).get_jobs()
-    ids = [j["id"] for j in jobs]
-    logs = flux.job.JobKVSLookup(h, ids, keys=["eventlog"]).data() if ids else []
-    updated = [d["id"] for d in logs if '"jobspec-update"' in d["eventlog"]]
-    specs = {d["id"]: d["jobspec"] for d in flux.job.JobKVSLookup(h, updated, keys=["jobspec"], original=True).data()} if updated else {}
-    for d in logs:
-        keep, memos = [], []
-        for line in d["eventlog"].splitlines():
-            e = json.loads(line)
-            if e["name"] == "memo": memos.append(e)
-            elif e["name"] in ("submit", "urgency", "jobspec-update"): keep.append(e)
-        out = {"id": d["id"], "eventlog": keep + memos[-256:]}
-        if d["id"] in specs:
-            system = specs[d["id"]].get("attributes", {}).get("system", {})
-            out["submitted"] = {k: system[k] for k in ("bank", "queue") if k in system}
-        print(json.dumps(out, separators=(",", ":")))
-def run(name, cmd):
-    for fd, ext in ((1, ".out"), (2, ".err")):
-        f = os.open(os.path.join(scratch, name + ext), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        os.dup2(f, fd)
-        os.close(f)
-    path = script(cmd[0]) if cmd else None
-    if not cmd:
-        eventlogs()
-        return 0
-    if path not in code:
-        pid = os.fork()
-        if pid == 0:
-            os.execvp("flux", ["flux"] + cmd)
-        return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
-    sys.argv = [path] + cmd[1:]
+    def finish(out):
+        jobs = listed if listed is not None else flux.job.job_list(h, max_entries=0, attrs=[], userid=c.FLUX_USERID_UNKNOWN,
+                                                                   states=c.FLUX_JOB_STATE_PENDING).get_jobs()
+        ids = [j["id"] for j in jobs if j.get("state", c.FLUX_JOB_STATE_PENDING) & c.FLUX_JOB_STATE_PENDING]
+        logs = lookup(ids) if ids else []
+        updated = [d["id"] for d in logs if '"jobspec-update"' in d["eventlog"]]
+        specs = {d["id"]: d["jobspec"] for d in flux.job.JobKVSLookup(h, updated, keys=["jobspec"], original=True).data()} if updated else {}
+        for d in logs:
+            keep, memos = [], []
+            for line in d["eventlog"].splitlines():
+                if not any('"' + w + '"' in line for w in WANTED): continue
+                e = json.loads(line)
+                if e["name"] == "memo": memos.append(e)
+                elif e["name"] in WANTED: keep.append(e)
+            job = {"id": d["id"], "eventlog": keep + memos[-256:]}
+            if d["id"] in specs:
+                system = specs[d["id"]].get("attributes", {}).get("system", {})
+                job["submitted"] = {k: system[k] for k in ("bank", "queue") if k in system}
+            out.write(json.dumps(job, separators=(",", ":")) + "\n")
+    return finish
+def begin(cmd):
+    if cmd == ["=table"]: return table()
+    if cmd == ["=eventlogs"]: return eventlogs()
+    if cmd == ["jobtap", "list"]:
+        rpc = h.rpc("job-manager.jobtap", {"query_only": True})
+        return lambda out: out.write("".join(n + "\n" for n in rpc.get()["plugins"] if not n.startswith(".")))
+    if len(cmd) == 3 and cmd[:2] == ["jobtap", "query"]:
+        rpc = h.rpc("job-manager.jobtap-query", {"name": cmd[2]})
+        return lambda out: out.write(rpc.get_str() + "\n")
+    if len(cmd) == 3 and cmd[0] == "account" and cmd[1] in ("list-factors", "list-queues", "list-banks", "list-users") and cmd[2] == "--json":
+        rpc = h.rpc("accounting." + cmd[1].replace("-", "_"), {"fields": None, "json": True, "format": ""})
+        def finish(out):
+            value = list(rpc.get().values())[0]
+            if value != 0: out.write(str(value) + "\n")
+        return finish
+    raise ValueError("mfprio's capture program does not run `flux " + " ".join(cmd) + "`")
+started = []
+for name, *cmd in commands:
     try:
-        exec(code[path], {"__name__": "__main__", "__file__": path, "__builtins__": __builtins__})
-    except SystemExit as e:
-        if isinstance(e.code, str): print(e.code, file=sys.stderr)
-        return e.code if isinstance(e.code, int) else int(e.code is not None)
-    return 0
-def start(commands):
-    sys.stdout.flush()
-    sys.stderr.flush()
-    gc.freeze()
-    pid = os.fork()
-    if pid: return pid
-    out, err, kept = sys.stdout, sys.stderr, []
-    for name, *cmd in commands:
-        try:
-            status = run(name, cmd)
-        except BaseException:
-            traceback.print_exc()
-            status = 1
-        try:
-            for stream in (sys.stdout, sys.stderr, out, err):
-                stream.flush()
-        except BaseException:
-            status = status or 1
-        kept += [sys.stdout, sys.stderr]
-        sys.stdout, sys.stderr = out, err
-        os.write(fds[1], (name + " " + str(status) + "\n").encode())
-    os._exit(0)
-fds = os.pipe()
-pids = []
-for commands in children:
-    for name, *cmd in commands:
-        if cmd and script(cmd[0]) and script(cmd[0]) not in code: load(script(cmd[0]))
-    pids.append(start(commands))
-os.close(fds[1])
-with os.fdopen(fds[0], "rb") as r:
-    sys.stdout.buffer.write(r.read())
-for pid in pids: os.waitpid(pid, 0)
+        started.append((name, cmd, begin(cmd), None))
+    except Exception as e:
+        started.append((name, cmd, None, e))
+for name, cmd, finish, error in started:
+    out, status = io.StringIO(), 0
+    try:
+        if error is not None: raise error
+        finish(out)
+        err = ""
+    except Exception as e:
+        status, err = 1, "flux-" + cmd[0].lstrip("=") + ": ERROR: " + (e.strerror if isinstance(e, OSError) and e.strerror else str(e)) + "\n"
+    for ext, text in ((".out", out.getvalue()), (".err", err)):
+        with open(os.path.join(scratch, name + ext), "w", encoding="utf-8") as f:
+            f.write(text)
+    print(name, status, flush=True)
 )";
 
-/// What `queue --live` captures: each bundle file and the `flux` subcommand that prints it
-/// (none: the eventlogs, which flux_capture_program reads itself). `flux jobtap list` says
+/// What `queue --live` captures: each bundle file and the `flux` command whose output it
+/// holds, or the capture program's own step that prints it (flux_capture_program), in the
+/// order the program answers them (the jobs before their eventlogs). `flux jobtap list` says
 /// whether flux-accounting's plugin or mfprio's (examples/flux_priority) is loaded; without
-/// them, only `flux jobs` is kept, with mfprio's its query too (the others may fail: they are
-/// not read). `flux jobs -o` with the fields the replay reads
-/// (--json would print them all) lists the jobs in the order job-list gives them, the order
-/// Flux's queue listing prints.
-/// The commands run in four processes, one after the other in each: those that take longest
-/// (the eventlogs, flux jobs) alone, the small ones three by three.
+/// them, only the jobs are kept, with mfprio's its query too (the others may fail: they are
+/// not read). The jobs table holds the fields the replay reads (`flux jobs --json` would print
+/// them all), every pending and running job (`flux jobs` alone stops at 1,000), in the order
+/// job-list gives them, the order Flux's queue listing prints.
 struct flux_capture_file {
     std::string_view file;
-    std::vector<std::string_view> command; ///< after `flux`
-    int process = 0;                       ///< which of the program's processes runs it
+    std::vector<std::string_view> command; ///< after `flux`, or the program's own step (`=NAME`)
 };
 inline const std::vector<flux_capture_file>& flux_capture_files() {
     static const std::vector<flux_capture_file> files = {
-        {inputs::flux_files::jobtap_list, {"jobtap", "list"}, 2},
-        {inputs::flux_files::jobs_table, {"jobs", "-A", "-a", "-o", "{id.dec} {userid} {urgency} {priority} {state} {queue} {bank} {t_submit} {nnodes} {ncores} {duration}"}, 1},
-        {inputs::flux_files::mfprio_plugin, {"jobtap", "query", "mfprio_priority.so"}, 2},
-        {inputs::flux_files::plugin, {"jobtap", "query", "mf_priority.so"}, 2},
-        {inputs::flux_files::factors, {"account", "list-factors", "--json"}, 2},
-        {inputs::flux_files::queues, {"account", "list-queues", "--json"}, 3},
-        {inputs::flux_files::banks, {"account", "list-banks", "--json"}, 3},
-        {inputs::flux_files::users, {"account", "list-users", "--json"}, 3},
-        {inputs::flux_files::eventlogs, {}, 0},
+        {inputs::flux_files::jobtap_list, {"jobtap", "list"}},
+        {inputs::flux_files::jobs_table, {"=table"}},
+        {inputs::flux_files::mfprio_plugin, {"jobtap", "query", "mfprio_priority.so"}},
+        {inputs::flux_files::plugin, {"jobtap", "query", "mf_priority.so"}},
+        {inputs::flux_files::factors, {"account", "list-factors", "--json"}},
+        {inputs::flux_files::queues, {"account", "list-queues", "--json"}},
+        {inputs::flux_files::banks, {"account", "list-banks", "--json"}},
+        {inputs::flux_files::users, {"account", "list-users", "--json"}},
+        {inputs::flux_files::eventlogs, {"=eventlogs"}},
     };
     return files;
 }
 
 /// The command line that runs mfprio's capture program (`flux python -c`) over `scratch`:
-/// each process's commands, their bundle file first, `--` between commands, `---` between
-/// processes.
+/// each command, its bundle file first, `--` between commands.
 [[nodiscard]] inline std::vector<std::string_view> flux_capture_command(const std::string& scratch) {
     std::vector<std::string_view> program = {"flux", "python", "-c", flux_capture_program, scratch};
-    for (int process = 0; process < 4; ++process) {
-        if (process > 0) program.push_back("---");
-        bool first = true;
-        for (const auto& f : flux_capture_files()) {
-            if (f.process != process) continue;
-            if (!first) program.push_back("--");
-            first = false;
-            program.push_back(f.file);
-            program.insert(program.end(), f.command.begin(), f.command.end());
-        }
+    for (const auto& f : flux_capture_files()) {
+        if (program.size() > 5) program.push_back("--");
+        program.push_back(f.file);
+        program.insert(program.end(), f.command.begin(), f.command.end());
     }
     return program;
 }
 
-/// Runs the commands of a Flux bundle on the instance of FLUX_URI within 60 s: the Python
-/// ones in one `flux python` process (flux_capture_program), `flux dmesg` beside it. Writes
+/// Runs the commands of a Flux bundle on the instance of FLUX_URI within 60 s: all but
+/// `flux dmesg` in one `flux python` process (flux_capture_program), that one beside it. Writes
 /// their outputs into `dir` with `meta` (the time of capture and each command line with the
 /// file that ran, `command.FILE=LINE`) and the manifest. flux-accounting's commands run when
 /// its plugin is loaded, with the pending jobs' eventlogs and `flux dmesg` (when the plugin
@@ -409,7 +410,11 @@ inline bool capture_flux_live(const std::string& dir, std::string& err,
     namespace fs = std::filesystem;
     const auto& files = flux_capture_files();
     const auto line_of = [](const flux_capture_file& f) {
-        if (f.command.empty()) return std::string("flux python -c PROGRAM (mfprio's eventlogs program)");
+        if (f.command.front() == "=table")
+            return std::string("flux python -c PROGRAM (mfprio's capture program: the jobs as `flux jobs -A -c 0 -o` "
+                               "prints the fields its header names)");
+        if (f.command.front().starts_with("="))
+            return "flux python -c PROGRAM (mfprio's capture program: " + std::string(f.command.front().substr(1)) + ")";
         std::vector<std::string_view> c = {"flux"};
         c.insert(c.end(), f.command.begin(), f.command.end());
         return command_text(c);

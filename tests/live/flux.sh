@@ -72,6 +72,13 @@ EOF
             [[ ! -f $f ]] || head -n 40 "$f"
         done
     done < <(grep -hv ' 0 differ, queue order identical$' "${checks[@]}")
+    # The files `queue --live --save` wrote against the commands' own output (same_as_commands):
+    # one line per scenario of flux_admin.sh and flux_held.sh, each "identical".
+    files=("$work/admin/files-check.txt" "$work/held/files-check.txt")
+    cat "${files[@]}"
+    compared=$(cat "${files[@]}" | wc -l)
+    ((compared >= 10)) || failed+=("queue --live --save compared with the commands in $compared scenarios")
+    while IFS= read -r line; do failed+=("$line"); done < <(grep -hv ', files identical to what the commands print$' "${files[@]}")
     # --set's predictions against what Flux then computed (flux_admin.sh).
     cat "$work/admin/set-check.txt"
     grep -q '^live Flux: --set .*: identical' "$work/admin/set-check.txt" || failed+=("--set's prediction differs")

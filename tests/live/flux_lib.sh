@@ -138,8 +138,8 @@ submit_all() {
 # ones in the order it lists them) and, with flux-accounting's plugin loaded, what the plugin
 # holds and the database's tables.
 capture_tables() { # dir
-    flux jobs -A -a --json >"$1/flux_jobs.json"
-    flux jobs -A -n -o '{id.f58} {id.dec} {userid} {urgency} {priority} {state} {queue} {bank}' >"$1/flux_jobs.txt"
+    flux jobs -A -a -c 0 --json >"$1/flux_jobs.json"
+    flux jobs -A -c 0 -n -o '{id.f58} {id.dec} {userid} {urgency} {priority} {state} {queue} {bank}' >"$1/flux_jobs.txt"
     flux jobtap list | grep -q '^mf_priority.so$' || return 0
     flux jobtap query mf_priority.so >"$1/jobtap_mf_priority.json"
     flux account list-factors --json >"$1/list_factors.json"
@@ -192,6 +192,35 @@ for d in flux.job.JobKVSLookup(h, [j["id"] for j in jobs], keys=["eventlog", "jo
     if [[ -n $mfprio ]]; then
         { "$mfprio" queue --live --check >"$work/live-$1.txt" 2>&1 || true; }
         printf 'live Flux: %s: queue --live: %s\n' "$1" "$(tail -1 "$work/live-$1.txt")" >>"$work/live-check.txt"
+        same_as_commands "$1" "$d"
+    fi
+}
+
+# What `mfprio queue --live --save` writes against what the commands it stands for print at the
+# same moment (its capture program sends their requests itself and prints the answers, and
+# prints the jobs table as `flux jobs -o` does): the jobs table against `flux jobs -A -c 0 -o`,
+# flux-accounting's tables and the plugin's query against BUNDLE's (capture_tables ran the
+# commands). One line in files-check.txt: "identical", or the files that differ.
+same_as_commands() { # name bundle
+    local saved=$work/saved-$1 f differ=()
+    rm -rf "$saved"
+    if ! "$mfprio" queue --live --save "$saved" --force >"$work/saved-$1.txt" 2>&1; then
+        printf 'live Flux: %s: queue --live --save failed: %s\n' "$1" "$(tail -1 "$work/saved-$1.txt")" >>"$work/files-check.txt"
+        return
+    fi
+    flux jobs -A -c 0 -o '{id.dec} {userid} {urgency} {priority} {state} {queue} {bank} {t_submit} {nnodes} {ncores} {duration}' \
+        >"$work/table-$1.txt"
+    cmp -s "$saved/flux_jobs_table.txt" "$work/table-$1.txt" || differ+=(flux_jobs_table.txt)
+    for f in jobtap_mf_priority.json list_factors.json list_queues.json list_banks.json list_users.json; do
+        [[ -f $2/$f || -f $saved/$f ]] || continue # (only with the plugin loaded)
+        cmp -s "$saved/$f" "$2/$f" || differ+=("$f")
+    done
+    if ((${#differ[@]} == 0)); then
+        printf 'live Flux: %s: queue --live --save: %s jobs, files identical to what the commands print\n' \
+            "$1" "$(($(wc -l <"$saved/flux_jobs_table.txt") - 1))" >>"$work/files-check.txt"
+    else
+        printf 'live Flux: %s: queue --live --save: differ from what the commands print: %s\n' "$1" "${differ[*]}" \
+            >>"$work/files-check.txt"
     fi
 }
 

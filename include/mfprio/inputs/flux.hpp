@@ -1049,7 +1049,7 @@ private:
 /// tests/live/flux.sh) and `read_flux_bundle` reads, each what one command printed.
 namespace flux_files {
 inline constexpr std::string_view jobs_json = "flux_jobs.json";        ///< flux jobs -A -a --json
-inline constexpr std::string_view jobs_table = "flux_jobs_table.txt";  ///< flux jobs -A -a -o '{id.dec} {userid} ...'
+inline constexpr std::string_view jobs_table = "flux_jobs_table.txt";  ///< flux jobs -A -c 0 -o '{id.dec} {userid} ...'
 inline constexpr std::string_view jobs_order = "flux_jobs.txt";        ///< flux jobs -A -n -o '{id.f58} ...': the queue's order
 inline constexpr std::string_view plugin = "jobtap_mf_priority.json";  ///< flux jobtap query mf_priority.so
 inline constexpr std::string_view jobtap_list = "jobtap_list.txt";     ///< flux jobtap list
