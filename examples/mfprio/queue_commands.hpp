@@ -258,12 +258,13 @@ outcome run_queue_from(args_t args);
 /// building a JobInfo per job, which is most of what `flux jobs` spends on a long queue.
 ///
 /// `=eventlogs` (eventlogs.json): the pending jobs' eventlogs (those `=table` listed, when it
-/// ran before, else job-list's pending jobs), read from the KVS in one batch of lookups
-/// (through job-info, which takes a second hop per job, where the KVS refuses them), one line
-/// per job: `{"id": ID, "eventlog": [...], "submitted": {"bank": B, "queue": Q}}`, the events
-/// the plugin acts on (submit, urgency, jobspec-update) with its last 256 memos (bounded: one
-/// is posted at every update) and, for a job whose eventlog holds a jobspec-update (which may
-/// have changed them since), the bank and queue of its jobspec as submitted (a second batch).
+/// ran before, else job-list's pending jobs) and signed requests (J, the jobspec as submitted),
+/// read from the KVS in one batch of lookups (through job-info, which takes a second hop per
+/// job, where the KVS refuses them), one line per job: `{"id": ID, "eventlog": [...],
+/// "submitted": {"bank": B, "queue": Q}}`, the events the plugin acts on (submit, urgency,
+/// jobspec-update) with its last 256 memos (bounded: one is posted at every update) and, for a
+/// job whose eventlog holds a jobspec-update (which may have changed them since; flux-accounting's
+/// plugin posts one at each submission), the bank and queue of its jobspec as submitted.
 inline constexpr std::string_view flux_capture_program = R"(import io, json, os, sys, traceback
 import flux, flux.job, flux.constants as c
 scratch, commands = sys.argv[1], [[]]
@@ -290,34 +291,41 @@ def lookup(ids):
     try:
         from flux.kvs import RAW
         from flux.core.inner import ffi
-        futures = [RAW.flux_kvs_lookup(h, ffi.NULL, 0, (flux.job.JobID(i).kvs + ".eventlog").encode()) for i in ids]
-        value, logs = ffi.new("char *[1]"), []
-        for i, f in zip(ids, futures):
+        from _flux._core import lib
+        def original(J):
+            v = lib.flux_unwrap_string(J.encode(), False, ffi.NULL, ffi.NULL)
+            if v == ffi.NULL: raise ValueError("a job's signed request (J) cannot be read")
+            try: return json.loads(ffi.string(v).decode())
+            finally: lib.free(v)
+        futures = [RAW.flux_kvs_lookup(h, ffi.NULL, 0, (flux.job.JobID(i).kvs + "." + k).encode()) for i in ids for k in ("eventlog", "J")]
+        value, text = ffi.new("char *[1]"), []
+        for f in futures:
             RAW.flux_kvs_lookup_get(f, value)
-            logs.append({"id": i, "eventlog": ffi.string(value[0]).decode()})
+            text.append(ffi.string(value[0]).decode())
             RAW.flux_future_destroy(f)
-        return logs
+        return [(i, log, lambda J=J: original(J)) for i, log, J in zip(ids, text[0::2], text[1::2])]
     except Exception:
-        return flux.job.JobKVSLookup(h, ids, keys=["eventlog"]).data()
+        logs = flux.job.JobKVSLookup(h, ids, keys=["eventlog"]).data()
+        updated = [d["id"] for d in logs if '"jobspec-update"' in d["eventlog"]]
+        specs = {d["id"]: d["jobspec"] for d in flux.job.JobKVSLookup(h, updated, keys=["jobspec"], original=True).data()} if updated else {}
+        return [(d["id"], d["eventlog"], lambda i=d["id"]: specs.get(i)) for d in logs]
 WANTED = ("submit", "urgency", "jobspec-update", "memo")
 def eventlogs():
     def finish(out):
         jobs = listed if listed is not None else flux.job.job_list(h, max_entries=0, attrs=[], userid=c.FLUX_USERID_UNKNOWN,
                                                                    states=c.FLUX_JOB_STATE_PENDING).get_jobs()
         ids = [j["id"] for j in jobs if j.get("state", c.FLUX_JOB_STATE_PENDING) & c.FLUX_JOB_STATE_PENDING]
-        logs = lookup(ids) if ids else []
-        updated = [d["id"] for d in logs if '"jobspec-update"' in d["eventlog"]]
-        specs = {d["id"]: d["jobspec"] for d in flux.job.JobKVSLookup(h, updated, keys=["jobspec"], original=True).data()} if updated else {}
-        for d in logs:
+        for i, log, original in lookup(ids) if ids else []:
             keep, memos = [], []
-            for line in d["eventlog"].splitlines():
+            for line in log.splitlines():
                 if not any('"' + w + '"' in line for w in WANTED): continue
                 e = json.loads(line)
                 if e["name"] == "memo": memos.append(e)
                 elif e["name"] in WANTED: keep.append(e)
-            job = {"id": d["id"], "eventlog": keep + memos[-256:]}
-            if d["id"] in specs:
-                system = specs[d["id"]].get("attributes", {}).get("system", {})
+            job = {"id": i, "eventlog": keep + memos[-256:]}
+            spec = original() if '"jobspec-update"' in log else None
+            if spec is not None:
+                system = spec.get("attributes", {}).get("system", {})
                 job["submitted"] = {k: system[k] for k in ("bank", "queue") if k in system}
             out.write(json.dumps(job, separators=(",", ":")) + "\n")
     return finish
