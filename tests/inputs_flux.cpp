@@ -652,8 +652,8 @@ TEST_CASE("flux: queue --live names the flux command whose output is wrong, not 
     namespace fs = std::filesystem;
     const std::string dir = fs::temp_directory_path().string() + "/mfprio-fake-flux-" + std::to_string(::getpid());
     fs::create_directories(dir);
-    // A flux without flux-accounting's plugin whose `flux jobs -o` prints an urgency out of
-    // range. (Its `flux python` does what mfprio's capture program does: each command's
+    // A flux without flux-accounting's plugin whose jobs table (what `flux jobs -o` prints)
+    // holds an urgency out of range. (Its `flux python` does what mfprio's capture program does: each command's
     // output in the scratch directory given, then `FILE STATUS` per command.)
     std::ofstream(dir + "/flux") << "#!/bin/sh\n"
                                     "case \"$1\" in\n"
@@ -671,9 +671,8 @@ TEST_CASE("flux: queue --live names the flux command whose output is wrong, not 
     setenv("PATH", saved.c_str(), 1);
     CHECK(o.status == 65);
     // Line 2, column 8: the URG field (after "7 5001 ").
-    CHECK(o.err == "mfprio: `flux jobs -A -a -o {id.dec} {userid} {urgency} {priority} {state} {queue} {bank} {t_submit} "
-                   "{nnodes} {ncores} {duration}` "
-                   "output:2:8: URG: '32' is not an urgency from 0 to 31\n");
+    CHECK(o.err == "mfprio: `flux python -c PROGRAM (mfprio's capture program: the jobs as `flux jobs -A -c 0 -o` "
+                   "prints the fields its header names)` output:2:8: URG: '32' is not an urgency from 0 to 31\n");
     fs::remove_all(dir);
 }
 
